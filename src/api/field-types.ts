@@ -1,0 +1,283 @@
+/**
+ * Field types of API v3 worksheets (platform notes §4) and the filter operators each
+ * family supports (platform notes §3). The spec shows numeric codes as strings ("2",
+ * "11"); the public structure uses names. Both are accepted everywhere through
+ * {@link fieldTypeName}.
+ */
+
+export const FIELD_TYPE_NAMES = [
+  'Text',
+  'PhoneNumber',
+  'LandlinePhone',
+  'Email',
+  'Number',
+  'Certificate',
+  'Currency',
+  'SingleSelect',
+  'MultipleSelect',
+  'Dropdown',
+  'Attachment',
+  'Date',
+  'DateTime',
+  'DateRange',
+  'Region',
+  'DynamicLink',
+  'AmountInWords',
+  'Collaborator',
+  'Department',
+  'Rating',
+  'Relation',
+  'Lookup',
+  'Formula',
+  'Concatenate',
+  'AutoNumber',
+  'SubTable',
+  'CascadingSelect',
+  'Checkbox',
+  'Rollup',
+  'DateFormula',
+  'Location',
+  'RichText',
+  'Signature',
+  'Time',
+  'OrgRole',
+  'FunctionFormula',
+] as const;
+
+export type FieldTypeName = (typeof FIELD_TYPE_NAMES)[number];
+
+/** Numeric wire codes → names (platform notes §4 [C]). */
+export const FIELD_TYPE_CODES: Readonly<Record<number, FieldTypeName>> = {
+  2: 'Text',
+  3: 'PhoneNumber',
+  4: 'LandlinePhone',
+  5: 'Email',
+  6: 'Number',
+  7: 'Certificate',
+  8: 'Currency',
+  9: 'SingleSelect',
+  10: 'MultipleSelect',
+  11: 'Dropdown',
+  14: 'Attachment',
+  15: 'Date',
+  16: 'DateTime',
+  17: 'DateRange',
+  18: 'DateRange',
+  19: 'Region',
+  21: 'DynamicLink',
+  23: 'Region',
+  24: 'Region',
+  25: 'AmountInWords',
+  26: 'Collaborator',
+  27: 'Department',
+  28: 'Rating',
+  29: 'Relation',
+  30: 'Lookup',
+  31: 'Formula',
+  32: 'Concatenate',
+  33: 'AutoNumber',
+  34: 'SubTable',
+  35: 'CascadingSelect',
+  36: 'Checkbox',
+  37: 'Rollup',
+  38: 'DateFormula',
+  40: 'Location',
+  41: 'RichText',
+  42: 'Signature',
+  46: 'Time',
+  48: 'OrgRole',
+  53: 'FunctionFormula',
+};
+
+const NAME_TO_CODE: ReadonlyMap<FieldTypeName, number> = new Map(
+  Object.entries(FIELD_TYPE_CODES)
+    .reverse() // the first code listed for a name wins (17 for DateRange, 19 for Region)
+    .map(([code, name]) => [name, Number(code)] as const),
+);
+
+const NAMES: ReadonlySet<string> = new Set(FIELD_TYPE_NAMES);
+
+/** Resolves a type given as a name ("Text"), a numeric code (2) or a code string ("2"). */
+export function fieldTypeName(type: string | number): FieldTypeName | undefined {
+  if (typeof type === 'number') return FIELD_TYPE_CODES[type];
+  if (NAMES.has(type)) return type as FieldTypeName;
+  if (/^\d+$/.test(type)) return FIELD_TYPE_CODES[Number(type)];
+  return undefined;
+}
+
+/** The numeric wire code of a type name. */
+export function fieldTypeCode(name: FieldTypeName): number {
+  const code = NAME_TO_CODE.get(name);
+  if (code === undefined) throw new Error(`field type ${name} has no code`);
+  return code;
+}
+
+/** Computed types: the platform rejects writes to them. */
+export const READ_ONLY_FIELD_TYPES: ReadonlySet<FieldTypeName> = new Set([
+  'Lookup',
+  'Formula',
+  'Concatenate',
+  'AutoNumber',
+  'Rollup',
+  'DateFormula',
+  'AmountInWords',
+  'FunctionFormula',
+]);
+
+export function isReadOnlyFieldType(name: FieldTypeName): boolean {
+  return READ_ONLY_FIELD_TYPES.has(name);
+}
+
+/** Types whose value is written as an array (option keys, ids, accounts, attachments). */
+export const ARRAY_VALUED_FIELD_TYPES: ReadonlySet<FieldTypeName> = new Set([
+  'SingleSelect',
+  'MultipleSelect',
+  'Dropdown',
+  'Collaborator',
+  'Department',
+  'Relation',
+  'Attachment',
+  'OrgRole',
+  'CascadingSelect',
+]);
+
+export const OPTION_FIELD_TYPES: ReadonlySet<FieldTypeName> = new Set([
+  'SingleSelect',
+  'MultipleSelect',
+  'Dropdown',
+]);
+
+export const FILTER_OPERATORS = [
+  'eq',
+  'ne',
+  'contains',
+  'notcontains',
+  'startswith',
+  'notstartswith',
+  'endswith',
+  'notendswith',
+  'concurrent',
+  'isempty',
+  'isnotempty',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'between',
+  'notbetween',
+  'in',
+  'notin',
+  'belongsto',
+  'notbelongsto',
+] as const;
+
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+const TEXT_OPS: readonly FilterOperator[] = [
+  'eq',
+  'ne',
+  'contains',
+  'notcontains',
+  'startswith',
+  'notstartswith',
+  'endswith',
+  'notendswith',
+  'concurrent',
+  'isempty',
+  'isnotempty',
+];
+const NUMBER_OPS: readonly FilterOperator[] = [
+  'eq',
+  'ne',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'between',
+  'notbetween',
+  'isempty',
+  'isnotempty',
+];
+const SELECT_OPS: readonly FilterOperator[] = ['in', 'notin', 'eq', 'ne', 'concurrent', 'isempty', 'isnotempty'];
+const HIERARCHY_OPS: readonly FilterOperator[] = [...SELECT_OPS, 'belongsto', 'notbelongsto'];
+// platform notes §3: for dates only between/notbetween are confirmed; the rest are [U].
+const DATE_OPS: readonly FilterOperator[] = ['between', 'notbetween', 'isempty', 'isnotempty'];
+const EMPTINESS_OPS: readonly FilterOperator[] = ['isempty', 'isnotempty'];
+
+/** Filter operators each field type supports (platform notes §3 [C]). */
+export function operatorsFor(name: FieldTypeName): readonly FilterOperator[] {
+  switch (name) {
+    case 'Text':
+    case 'PhoneNumber':
+    case 'LandlinePhone':
+    case 'Email':
+    case 'Certificate':
+    case 'Concatenate':
+    case 'AutoNumber':
+    case 'AmountInWords':
+      return TEXT_OPS;
+    case 'Number':
+    case 'Currency':
+    case 'Rating':
+    case 'Formula':
+    case 'Rollup':
+    case 'FunctionFormula':
+      return NUMBER_OPS;
+    case 'SingleSelect':
+    case 'MultipleSelect':
+    case 'Dropdown':
+    case 'Collaborator':
+    case 'Relation':
+    case 'OrgRole':
+      return SELECT_OPS;
+    case 'Department':
+    case 'Region':
+    case 'CascadingSelect':
+      return HIERARCHY_OPS;
+    case 'Date':
+    case 'DateTime':
+    case 'Time':
+    case 'DateRange':
+    case 'DateFormula':
+      return DATE_OPS;
+    case 'Attachment':
+    case 'Checkbox':
+    case 'RichText':
+    case 'SubTable':
+    case 'Location':
+    case 'Signature':
+    case 'Lookup':
+    case 'DynamicLink':
+      return EMPTINESS_OPS;
+  }
+}
+
+/**
+ * System fields usable in filters and sorts (platform notes §3), with the v3 names the
+ * spec uses for the same fields (spec §2).
+ */
+export const SYSTEM_FILTER_FIELDS = {
+  rowid: { v3: 'id', family: 'text' },
+  ctime: { v3: '_createdAt', family: 'date' },
+  utime: { v3: '_updatedAt', family: 'date' },
+  caid: { v3: '_createdBy', family: 'member' },
+  uaid: { v3: '_updatedBy', family: 'member' },
+  ownerid: { v3: '_owner', family: 'member' },
+  autoid: { v3: '_autoId', family: 'number' },
+} as const;
+
+export type SystemFilterField = keyof typeof SYSTEM_FILTER_FIELDS;
+
+/** Operators of the system filter fields. rowid takes `in` for fetching rows by id [L]. */
+export function systemFieldOperators(field: SystemFilterField): readonly FilterOperator[] {
+  switch (SYSTEM_FILTER_FIELDS[field].family) {
+    case 'text':
+      return ['eq', 'ne', 'in', 'notin'];
+    case 'date':
+      return [...DATE_OPS, 'gt', 'ge', 'lt', 'le'];
+    case 'member':
+      return SELECT_OPS;
+    case 'number':
+      return NUMBER_OPS;
+  }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+/**
+ * rowbridge command line. Each command lives in src/cli/<name>.ts and exports
+ * `main(args, io)`, which resolves to the process exit code:
+ * 0 success, 1 failure, 2 finished with dead-lettered rows (run), 64 usage error.
+ */
+import { commands, usage } from './cli/commands.ts';
+import { EXIT } from './cli/io.ts';
+import { createCliIo } from './cli/io.ts';
+
+const [name, ...args] = process.argv.slice(2);
+const io = createCliIo();
+
+if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  io.out(usage());
+  process.exitCode = name === undefined ? EXIT.usage : EXIT.ok;
+} else {
+  const load = commands[name];
+  if (load === undefined) {
+    io.err(`rowbridge: unknown command "${name}"\n\n${usage()}`);
+    process.exitCode = EXIT.usage;
+  } else {
+    const command = await load();
+    process.exitCode = await command.main(args, io);
+  }
+}

@@ -1,0 +1,33 @@
+/** Exit codes of the CLI: a public contract. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  /** `run` finished, but some rows were dead-lettered. */
+  deadLettered: 2,
+  usage: 64,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** What a command may print to; injected so tests can capture it. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  isTty: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface CliCommand {
+  main(args: string[], io: CliIo): Promise<number>;
+}
+
+export function createCliIo(): CliIo {
+  return {
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    isTty: process.stdout.isTTY === true,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}

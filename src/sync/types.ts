@@ -1,0 +1,63 @@
+/**
+ * Types shared across the sync engine: what sources yield, what the mapping consumes
+ * and produces, and the normalised row that every worksheet read becomes.
+ */
+
+/** Where a record came from, so a dead letter can point a user at it. */
+export interface SourcePosition {
+  /** 0-based ordinal of the record within the source run. */
+  index: number;
+  /** 1-based line in a text file (csv: the physical line the record starts on). */
+  line?: number;
+  /** Page number or cursor value for paged sources. */
+  page?: number | string;
+  /** The source's own identifier of the record, when it has one (a row id, a primary key). */
+  id?: string;
+}
+
+/** One record read from a source. */
+export interface SourceRecord {
+  data: Record<string, unknown>;
+  position: SourcePosition;
+  /** The value of the incremental cursor column for this record, when the job has one. */
+  cursor?: unknown;
+}
+
+/** A source is an async generator of records (the faros/airbyte shape). */
+export type Source = AsyncIterable<SourceRecord>;
+
+/** Normalised worksheet row, whatever shape the server answered in (platform notes §5). */
+export interface NormalisedRow {
+  id: string;
+  /** Field values keyed by field id AND by alias when the structure tells both. */
+  values: Record<string, unknown>;
+  createdAt?: Date;
+  updatedAt?: Date;
+  createdBy?: { accountId: string; fullname?: string };
+  updatedBy?: { accountId: string; fullname?: string };
+  owner?: { accountId: string; fullname?: string };
+  /** Other system fields (`_processStatus`, ...) as received. */
+  system: Record<string, unknown>;
+}
+
+/** One target-field mapping, after the job spec's shorthand is expanded. */
+export interface FieldMapping {
+  /** Target field id or alias (the key in the job spec's `fields`). */
+  target: string;
+  /** Source column; absent when `value` is a constant. */
+  from?: string;
+  /** A constant value. */
+  value?: unknown;
+  /** Date/datetime input format in dayjs tokens (DD/MM/YYYY, YYYY-MM-DD HH:mm). */
+  format?: string;
+  /** IANA zone the source's date/datetime values are in (default UTC). */
+  timezone?: string;
+  /** Select fields: create options missing from the structure instead of rejecting. */
+  createOptions?: boolean;
+  /** Relation fields: the related worksheet's field used to find the related row. */
+  relationKey?: string;
+  /** Member fields: how to find the account (`accountId` as is, or lookup by name/email). */
+  lookupBy?: 'accountId' | 'name' | 'email';
+  /** Value used when the source value is empty. */
+  default?: unknown;
+}
