@@ -1,0 +1,143 @@
+import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { ConfigError, networkError } from './errors.ts';
+import type { RawResponse } from './envelope.ts';
+import type { HttpMethod } from './types.ts';
+
+/** Transport settings. */
+export interface TransportOptions {
+  /**
+   * Where `/v3/...` paths are appended: the SaaS base URL, or `{host}/api` for a private
+   * deployment (see {@link resolveBaseUrl}).
+   */
+  baseUrl: string;
+  /** An undici dispatcher (a MockAgent in tests); by default a keep-alive Agent. */
+  dispatcher?: Dispatcher;
+  /** @defaultValue 10_000 */
+  connectTimeoutMs?: number;
+  /** Time to wait for the response headers. @defaultValue 30_000 */
+  headersTimeoutMs?: number;
+  /** Time between body chunks. @defaultValue 30_000 */
+  bodyTimeoutMs?: number;
+  /** Sockets per origin. @defaultValue 16 */
+  connections?: number;
+  /** @defaultValue 30_000 */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface TransportRequest {
+  method: HttpMethod;
+  /** Path beginning with `/v3/` (or any absolute URL, for the OAuth token endpoint). */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** JSON-encoded unless it is already a string (form bodies). */
+  body?: unknown;
+  /** Whether the request changes data: decides ambiguous vs transient on failures. */
+  isWrite: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Transport {
+  send(req: TransportRequest): Promise<RawResponse>;
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Base URL of a deployment: SaaS hosts serve `/v3/...` at their root; a private
+ * deployment serves it under `/api` (spec §1, platform notes §1).
+ */
+export function resolveBaseUrl(options: { baseUrl?: string; privateHost?: string }): string {
+  const raw = options.privateHost !== undefined ? `${options.privateHost.replace(/\/+$/, '')}/api` : options.baseUrl;
+  if (raw === undefined || raw === '') throw new ConfigError('API base URL is not set (ROWBRIDGE_API_URL)');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`API base URL is not a URL (ROWBRIDGE_API_URL): expected http(s)://host[/api]`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`API base URL must be http or https, got ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError('API base URL must not carry credentials: use ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token');
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function buildUrl(baseUrl: string, path: string, query: TransportRequest['query']): string {
+  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(`${baseUrl}${path}`);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  return url.toString();
+}
+
+/** undici `request` on a keep-alive pool, with timeouts, turning failures into ApiErrors. */
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const owned = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ??
+    new Agent({
+      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      connections: options.connections ?? 16,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    });
+  const headersTimeout = options.headersTimeoutMs ?? 30_000;
+  const bodyTimeout = options.bodyTimeoutMs ?? 30_000;
+
+  async function send(req: TransportRequest): Promise<RawResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      if (typeof req.body === 'string') {
+        body = req.body;
+      } else {
+        body = JSON.stringify(req.body);
+        headers['content-type'] = 'application/json';
+      }
+    }
+    const ref = { method: req.method, path: stripQuery(req.path), isWrite: req.isWrite };
+    try {
+      const res = await request(buildUrl(baseUrl, req.path, req.query), {
+        method: req.method,
+        headers,
+        body,
+        dispatcher,
+        headersTimeout,
+        bodyTimeout,
+        signal: req.signal,
+      });
+      const text = await res.body.text();
+      let parsed: unknown = text;
+      let json = false;
+      if (text !== '') {
+        try {
+          parsed = JSON.parse(text);
+          json = true;
+        } catch {
+          json = false;
+        }
+      }
+      return { status: res.statusCode, headers: res.headers, body: parsed, json };
+    } catch (err) {
+      if (req.signal?.aborted === true) throw err;
+      throw networkError(err, ref);
+    }
+  }
+
+  return {
+    send,
+    baseUrl,
+    async close() {
+      if (owned) await dispatcher.close();
+    },
+  };
+}
+
+function stripQuery(path: string): string {
+  const i = path.indexOf('?');
+  return i === -1 ? path : path.slice(0, i);
+}
