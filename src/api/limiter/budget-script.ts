@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Lua mirror of `budget-transitions.ts`, run atomically by Redis so that every process
+ * sharing a budget sees one consistent bucket. Keep the two in step: the integration
+ * test `limiter-redis-script.test.ts` replays the same operations through both and
+ * compares the stored state field by field.
+ *
+ * KEYS[1]: the budget hash (fields tokens, lastRefillMs, rate, pausedUntilMs,
+ * lastIncreaseMs, lastWaitMs).
+ * ARGV: op ("acquire" | "throttled" | "success"), initialRate, minRate, maxRate,
+ * decreaseFactor, increasePerSec, increaseIntervalMs, burstMs, idleTtlMs, pauseMs,
+ * nowMs ("" in production: Redis server TIME, so the clocks of the machines running
+ * the workers never matter; a number only when a test replays a fixed timeline).
+ * Returns { waitMs, rate } as strings: Redis would truncate Lua numbers to integers.
+ * Numbers are stored with 17 significant digits so a double survives the round trip.
+ */
+export const BUDGET_SCRIPT = `
+local key = KEYS[1]
+local op = ARGV[1]
+local initialRate = tonumber(ARGV[2])
+local minRate = tonumber(ARGV[3])
+local maxRate = tonumber(ARGV[4])
+local decreaseFactor = tonumber(ARGV[5])
+local increasePerSec = tonumber(ARGV[6])
+local increaseIntervalMs = tonumber(ARGV[7])
+local burstMs = tonumber(ARGV[8])
+local idleTtlMs = tonumber(ARGV[9])
+local pauseMs = tonumber(ARGV[10])
+
+local now
+if ARGV[11] ~= '' then
+  now = tonumber(ARGV[11])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+
+local function clamp(v, lo, hi) return math.min(hi, math.max(lo, v)) end
+local function capacity(rate) return math.max(1, (rate * burstMs) / 1000) end
+local function fmt(v) return string.format('%.17g', v) end
+
+local raw = redis.call('HMGET', key, 'tokens', 'lastRefillMs', 'rate', 'pausedUntilMs', 'lastIncreaseMs', 'lastWaitMs')
+local s
+if not raw[1] then
+  s = { tokens = 1, lastRefillMs = now, rate = clamp(initialRate, minRate, maxRate),
+        pausedUntilMs = 0, lastIncreaseMs = now, lastWaitMs = 0 }
+else
+  s = { tokens = tonumber(raw[1]), lastRefillMs = tonumber(raw[2]), rate = tonumber(raw[3]),
+        pausedUntilMs = tonumber(raw[4]), lastIncreaseMs = tonumber(raw[5]), lastWaitMs = tonumber(raw[6]) }
+end
+
+local function refill()
+  local rate = clamp(s.rate, minRate, maxRate)
+  local elapsed = math.max(0, now - s.lastRefillMs)
+  s.tokens = math.min(capacity(rate), s.tokens + (elapsed * rate) / 1000)
+  s.rate = rate
+  s.lastRefillMs = math.max(s.lastRefillMs, now)
+end
+
+local waitMs = 0
+if op == 'acquire' then
+  if now < s.pausedUntilMs then
+    waitMs = s.pausedUntilMs - now
+  else
+    refill()
+    if s.tokens >= 1 then
+      s.tokens = s.tokens - 1
+    else
+      s.lastWaitMs = now
+      waitMs = ((1 - s.tokens) * 1000) / s.rate
+    end
+  end
+elseif op == 'throttled' then
+  refill()
+  local wasPaused = now < s.pausedUntilMs
+  local pausedUntil = math.max(s.pausedUntilMs, now + pauseMs)
+  if not wasPaused then
+    s.rate = math.max(minRate, s.rate * decreaseFactor)
+  end
+  s.pausedUntilMs = pausedUntil
+  s.tokens = 0
+  s.lastRefillMs = math.max(s.lastRefillMs, pausedUntil)
+  s.lastIncreaseMs = math.max(s.lastIncreaseMs, pausedUntil)
+elseif op == 'success' then
+  refill()
+  local due = now >= s.pausedUntilMs and now - s.lastIncreaseMs >= increaseIntervalMs
+  local demandBound = s.lastWaitMs >= s.lastIncreaseMs
+  if due and demandBound and s.rate < maxRate then
+    s.rate = math.min(maxRate, s.rate + increasePerSec)
+    s.lastIncreaseMs = now
+  end
+else
+  return redis.error_reply('rowbridge budget script: unknown op ' .. tostring(op))
+end
+
+redis.call('HSET', key, 'tokens', fmt(s.tokens), 'lastRefillMs', fmt(s.lastRefillMs), 'rate', fmt(s.rate),
+  'pausedUntilMs', fmt(s.pausedUntilMs), 'lastIncreaseMs', fmt(s.lastIncreaseMs), 'lastWaitMs', fmt(s.lastWaitMs))
+-- An idle budget disappears; a pause outlives the idle TTL so a quota pause is not forgotten.
+redis.call('PEXPIRE', key, math.ceil(math.max(idleTtlMs, s.pausedUntilMs - now + idleTtlMs)))
+return { fmt(waitMs), fmt(s.rate) }
+`;
+
+/** SHA-1 of the script, for EVALSHA. */
+export const BUDGET_SCRIPT_SHA = createHash('sha1').update(BUDGET_SCRIPT).digest('hex');

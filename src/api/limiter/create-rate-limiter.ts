@@ -1,0 +1,159 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Bottleneck from 'bottleneck';
+import type { Redis } from 'ioredis';
+import type { BudgetReply, BudgetStore } from './budget-store.ts';
+import { createMemoryBudgetStore } from './create-memory-budget-store.ts';
+import { createRedisBudgetStore } from './create-redis-budget-store.ts';
+import { resolveLimiterSettings } from './limiter-options.ts';
+
+/**
+ * Options of {@link createRateLimiter}. Rates are for the whole budget, i.e. all
+ * processes sharing `budgetKey`, not per process.
+ *
+ * The shared state expires after `idleTtlMs` without use: the next run then starts
+ * again from `initialRatePerSec` rather than from what the last run learned.
+ */
+export interface RateLimiterOptions {
+  /** Shared-budget key; the client derives it from a hash of the credential identity, never the secret. e.g. "rowbridge:budget:3f9a..." */
+  budgetKey: string;
+  /** ioredis client; when absent the budget is in-process only (single-process use, unit tests). */
+  redis?: Redis;
+  /** Rate of a new budget in requests/second. @defaultValue 10 */
+  initialRatePerSec?: number;
+  /** Ceiling of the rate. @defaultValue 50 */
+  maxRatePerSec?: number;
+  /** Floor of the rate. @defaultValue 0.5 */
+  minRatePerSec?: number;
+  /** Max in-flight requests in this process (bottleneck maxConcurrent). @defaultValue 8 */
+  maxConcurrent?: number;
+  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.7 */
+  decreaseFactor?: number;
+  /** Additive increase (requests/second) per success window. @defaultValue 1 */
+  increasePerSec?: number;
+  /** Length of a success window: at most one increase per window. @defaultValue 1000 */
+  increaseIntervalMs?: number;
+  /** Burst allowance: the bucket holds this many milliseconds of the rate (at least one request). @defaultValue 200 */
+  burstMs?: number;
+  /** Pause of the whole budget after code 51 or HTTP 429 without Retry-After. @defaultValue 2000 */
+  backoff51Ms?: number;
+  /** Pause of the whole budget after code 90000 (count over the limit, quota-like) without Retry-After. @defaultValue 60000 */
+  backoff90000Ms?: number;
+  /** A budget nobody touched for this long is deleted from Redis. @defaultValue 600000 */
+  idleTtlMs?: number;
+  /** Receives failures of the background update behind onSuccess (the rate then just does not rise). */
+  onError?: (err: Error) => void;
+  /** Clock of the in-process budget, for tests; the Redis budget always uses Redis server time. @defaultValue Date.now */
+  now?: () => number;
+}
+
+/** Paces requests of one credential: shared rate budget plus in-process concurrency. */
+export interface RateLimiter {
+  /** Runs fn once this process's concurrency and the shared budget allow. */
+  schedule<T>(fn: () => Promise<T>): Promise<T>;
+  /** Report a throttled answer (code 51, 90000, or 429 from HTTP): pauses the shared budget (retryAfterMs when given, else the configured backoff) and lowers the shared rate. */
+  onThrottled(info: { code: number; retryAfterMs?: number }): void | Promise<void>;
+  /** Report a successful (non-throttled) answer: lets the shared rate probe back up. */
+  onSuccess(): void;
+  /** Current shared rate in requests/second (for metrics and the run report). */
+  currentRate(): number;
+  /** Stops timers, releases bottleneck; does NOT quit the injected redis client. */
+  stop(): Promise<void>;
+}
+
+const QUOTA_CODE = 90000;
+
+/** Creates a limiter; with `redis` the budget is shared by every process using the same `budgetKey`. */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const settings = resolveLimiterSettings(options);
+  const now = options.now ?? Date.now;
+  const store: BudgetStore = options.redis
+    ? createRedisBudgetStore({ redis: options.redis, budgetKey: settings.budgetKey, config: settings.budget, idleTtlMs: settings.idleTtlMs })
+    : createMemoryBudgetStore({ config: settings.budget, now });
+  const bottleneck = new Bottleneck({ maxConcurrent: settings.maxConcurrent });
+  const abort = new AbortController();
+  const stoppedMessage = `rate limiter for ${settings.budgetKey} was stopped`;
+
+  let rate = settings.budget.initialRate;
+  let stopPromise: Promise<void> | undefined;
+  // One poller per process: jobs take their turn for a token in FIFO order instead of
+  // maxConcurrent loops hammering Redis for the same token.
+  let acquireTail: Promise<void> = Promise.resolve();
+  let successInFlight: Promise<void> | undefined;
+  let lastSuccessSentMs = Number.NEGATIVE_INFINITY;
+
+  const note = (reply: BudgetReply): BudgetReply => {
+    rate = reply.rate;
+    return reply;
+  };
+
+  async function waitForToken(): Promise<void> {
+    for (;;) {
+      if (abort.signal.aborted) throw new Error(stoppedMessage);
+      const { waitMs } = note(await store.acquire());
+      if (waitMs <= 0) return;
+      try {
+        await sleep(Math.ceil(waitMs), undefined, { signal: abort.signal });
+      } catch {
+        throw new Error(stoppedMessage);
+      }
+    }
+  }
+
+  function takeTurn(): Promise<void> {
+    const turn = acquireTail.then(waitForToken);
+    acquireTail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  return {
+    schedule<T>(fn: () => Promise<T>): Promise<T> {
+      if (stopPromise) return Promise.reject(new Error(stoppedMessage));
+      return bottleneck.schedule(async () => {
+        await takeTurn();
+        return fn();
+      });
+    },
+
+    async onThrottled(info) {
+      if (stopPromise) return;
+      const retryAfterMs = info.retryAfterMs;
+      const pauseMs =
+        retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0
+          ? retryAfterMs
+          : info.code === QUOTA_CODE
+            ? settings.backoff90000Ms
+            : settings.backoff51Ms;
+      note(await store.throttled(pauseMs));
+    },
+
+    onSuccess() {
+      // The budget raises the rate at most once per increaseIntervalMs anyway; reporting
+      // every answer would only add one Redis round trip per request.
+      const t = now();
+      if (stopPromise || successInFlight || t - lastSuccessSentMs < settings.budget.increaseIntervalMs / 4) return;
+      lastSuccessSentMs = t;
+      successInFlight = store
+        .success()
+        .then(note)
+        .then(
+          () => undefined,
+          (err: unknown) => options.onError?.(err instanceof Error ? err : new Error(String(err))),
+        )
+        .finally(() => {
+          successInFlight = undefined;
+        });
+    },
+
+    currentRate: () => rate,
+
+    stop() {
+      stopPromise ??= (async () => {
+        abort.abort();
+        await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: stoppedMessage });
+        await acquireTail;
+        await successInFlight;
+      })();
+      return stopPromise;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+import { BUDGET_SCRIPT, BUDGET_SCRIPT_SHA } from './budget-script.ts';
+import type { BudgetReply, BudgetStore } from './budget-store.ts';
+import type { BudgetConfig } from './budget-transitions.ts';
+
+/** Dependencies of the Redis-shared budget. */
+export interface RedisBudgetStoreDeps {
+  redis: Redis;
+  /** The budget's hash key; every process with the same key shares one budget. */
+  budgetKey: string;
+  config: BudgetConfig;
+  /** An untouched budget is deleted after this long; the next run starts at initialRate again. */
+  idleTtlMs: number;
+}
+
+type Op = 'acquire' | 'throttled' | 'success';
+
+function parseReply(reply: unknown, budgetKey: string): BudgetReply {
+  if (Array.isArray(reply) && reply.length === 2) {
+    const waitMs = Number(reply[0]);
+    const rate = Number(reply[1]);
+    if (Number.isFinite(waitMs) && Number.isFinite(rate)) {
+      return { waitMs, rate };
+    }
+  }
+  throw new Error(`rate limiter: unexpected reply from the budget script for ${budgetKey}`);
+}
+
+/**
+ * A budget shared through Redis by every process that uses the same budgetKey: one
+ * atomic script call per operation (no read-modify-write race between processes).
+ * Uses EVALSHA and falls back to EVAL once after a restart or SCRIPT FLUSH, so the
+ * injected client is not modified (no defineCommand on someone else's connection).
+ */
+export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore {
+  const { redis, budgetKey, config } = deps;
+  const idleTtlMs = String(Math.ceil(deps.idleTtlMs));
+
+  async function run(op: Op, pauseMs = 0): Promise<BudgetReply> {
+    const args = [
+      op,
+      String(config.initialRate),
+      String(config.minRate),
+      String(config.maxRate),
+      String(config.decreaseFactor),
+      String(config.increasePerSec),
+      String(config.increaseIntervalMs),
+      String(config.burstMs),
+      idleTtlMs,
+      String(pauseMs),
+      '',
+    ];
+    let reply: unknown;
+    try {
+      reply = await redis.evalsha(BUDGET_SCRIPT_SHA, 1, budgetKey, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
+        throw new Error(`rate limiter: budget ${op} failed for ${budgetKey}`, { cause: err });
+      }
+      try {
+        reply = await redis.eval(BUDGET_SCRIPT, 1, budgetKey, ...args);
+      } catch (evalErr) {
+        throw new Error(`rate limiter: budget ${op} failed for ${budgetKey}`, { cause: evalErr });
+      }
+    }
+    return parseReply(reply, budgetKey);
+  }
+
+  return {
+    acquire: () => run('acquire'),
+    throttled: (pauseMs) => run('throttled', pauseMs),
+    success: () => run('success'),
+  };
+}
