@@ -1,0 +1,225 @@
+/**
+ * Builds row-list filters (platform notes §3) and checks them against a worksheet's
+ * structure. The check matters because the server silently ignores a condition whose
+ * operator it does not know and answers with the unfiltered table [C]: a typo would turn
+ * "rows of customer 42" into "every row".
+ */
+import {
+  FILTER_OPERATORS,
+  SYSTEM_FILTER_FIELDS,
+  fieldTypeName,
+  operatorsFor,
+  systemFieldOperators,
+} from '../field-types.ts';
+import type { FilterOperator, SystemFilterField } from '../field-types.ts';
+import type { Filter, FilterCondition, FilterGroup, WorksheetField, WorksheetStructure } from '../types.ts';
+import { FilterError } from './row-errors.ts';
+
+const KNOWN_OPERATORS: ReadonlySet<string> = new Set(FILTER_OPERATORS);
+const LISTED_FIELDS = 30;
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // BigInt or a cycle: the type is enough to tell the user what went wrong.
+  }
+  text ??= `a ${typeof value}`;
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** What is wrong with a condition's value for its operator, or undefined when it fits. */
+function valueProblem(operator: FilterOperator, value: unknown): string | undefined {
+  switch (operator) {
+    case 'between':
+    case 'notbetween':
+      return Array.isArray(value) && value.length === 2
+        ? undefined
+        : `needs a [min, max] array of 2 values, got ${show(value)}`;
+    case 'in':
+    case 'notin':
+      // An empty list is refused: what the server does with it is not documented, and
+      // "rowid in []" meaning "every row" would be the worst reading.
+      return Array.isArray(value) && value.length > 0
+        ? undefined
+        : `needs a non-empty array of values, got ${show(value)}`;
+    case 'isempty':
+    case 'isnotempty':
+      return value === undefined || value === null ? undefined : `takes no value, got ${show(value)}`;
+    default:
+      return value === undefined || value === null
+        ? 'needs a value (use isempty / isnotempty to match empty cells)'
+        : undefined;
+  }
+}
+
+/** A condition on one field. `value` is omitted for `isempty` / `isnotempty`. */
+export function where(field: string, operator: FilterOperator, value?: unknown): FilterCondition {
+  const path = `where(${JSON.stringify(field)}, ${JSON.stringify(operator)})`;
+  if (typeof field !== 'string' || field === '') {
+    throw new FilterError(`filter ${path}: the field must be a non-empty field id or alias`, { path });
+  }
+  if (!KNOWN_OPERATORS.has(operator)) {
+    throw new FilterError(
+      `filter ${path}: "${String(operator)}" is not a platform operator; operators are ${FILTER_OPERATORS.join(', ')}`,
+      { path, field, operator },
+    );
+  }
+  const problem = valueProblem(operator, value);
+  if (problem !== undefined) {
+    throw new FilterError(`filter ${path}: field "${field}" with operator "${operator}" ${problem}`, {
+      path,
+      field,
+      operator,
+    });
+  }
+  return value === undefined
+    ? { type: 'condition', field, operator }
+    : { type: 'condition', field, operator, value };
+}
+
+function group(logic: 'AND' | 'OR', children: Filter[]): FilterGroup {
+  if (children.length === 0) {
+    // An empty group would match every row or none depending on the server; neither is
+    // what a caller with an empty list of conditions meant to send.
+    throw new FilterError(`filter ${logic.toLowerCase()}(): needs at least one condition`, {
+      path: `${logic.toLowerCase()}()`,
+    });
+  }
+  return { type: 'group', logic, children };
+}
+
+/** All of the children must match. */
+export function and(...children: Filter[]): FilterGroup {
+  return group('AND', children);
+}
+
+/** Any of the children may match. */
+export function or(...children: Filter[]): FilterGroup {
+  return group('OR', children);
+}
+
+/** How a v3 or row-level name is spelled in filters (platform notes §3 and §5). */
+const FILTER_NAME_OF: Readonly<Record<string, SystemFilterField>> = Object.fromEntries(
+  Object.entries(SYSTEM_FILTER_FIELDS).map(([name, { v3 }]) => [v3, name as SystemFilterField]),
+);
+
+function isSystemFilterField(name: string): name is SystemFilterField {
+  return Object.hasOwn(SYSTEM_FILTER_FIELDS, name);
+}
+
+interface FieldMatch {
+  type: string;
+  allowed: readonly FilterOperator[];
+}
+
+function resolveField(name: string, structure: WorksheetStructure, path: string, sheet: string): FieldMatch {
+  const field: WorksheetField | undefined =
+    structure.fields.find((f) => f.id === name) ?? structure.fields.find((f) => f.alias === name);
+  if (field !== undefined) {
+    const type = fieldTypeName(field.type);
+    if (type === undefined) {
+      throw new FilterError(
+        `filter on ${sheet} at ${path}: field "${name}" has type "${field.type}", which rowbridge does not know, so its operators cannot be checked`,
+        { path, field: name, fieldType: field.type },
+      );
+    }
+    return { type, allowed: operatorsFor(type) };
+  }
+  if (isSystemFilterField(name)) {
+    return { type: `system ${SYSTEM_FILTER_FIELDS[name].family}`, allowed: systemFieldOperators(name) };
+  }
+  const filterName = FILTER_NAME_OF[name];
+  const hint = filterName === undefined ? '' : ` (filters name this system field "${filterName}")`;
+  const known = structure.fields.map((f) => (f.alias !== undefined && f.alias !== '' ? f.alias : f.id));
+  const listed = known.slice(0, LISTED_FIELDS).join(', ');
+  const more = known.length > LISTED_FIELDS ? ` and ${known.length - LISTED_FIELDS} more` : '';
+  throw new FilterError(
+    `filter on ${sheet} at ${path}: field "${name}" is not in the worksheet${hint}; use a field id or alias (${listed}${more}) or a system field (${Object.keys(SYSTEM_FILTER_FIELDS).join(', ')})`,
+    { path, field: name },
+  );
+}
+
+function validateCondition(
+  node: Record<string, unknown>,
+  structure: WorksheetStructure,
+  path: string,
+  sheet: string,
+) {
+  const { field, operator } = node;
+  if (typeof field !== 'string' || field === '') {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: a condition needs a field id or alias, got ${show(field)}`,
+      {
+        path,
+      },
+    );
+  }
+  const match = resolveField(field, structure, path, sheet);
+  const described = `field "${field}" (${match.type})`;
+  if (typeof operator !== 'string' || !match.allowed.includes(operator as FilterOperator)) {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: ${described} does not support operator ${show(operator)}; allowed: ${match.allowed.join(', ')}`,
+      { path, field, fieldType: match.type, operator: String(operator), allowed: match.allowed },
+    );
+  }
+  const problem = valueProblem(operator as FilterOperator, node.value);
+  if (problem !== undefined) {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: ${described} with operator "${operator}" ${problem}`,
+      {
+        path,
+        field,
+        fieldType: match.type,
+        operator,
+        allowed: match.allowed,
+      },
+    );
+  }
+}
+
+function validateNode(node: unknown, structure: WorksheetStructure, path: string, sheet: string): void {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: expected a condition or a group object, got ${show(node)}`,
+      {
+        path,
+      },
+    );
+  }
+  const record = node as Record<string, unknown>;
+  if (record.type === 'condition') return validateCondition(record, structure, path, sheet);
+  if (record.type !== 'group') {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: type must be "condition" or "group", got ${show(record.type)}`,
+      { path },
+    );
+  }
+  if (record.logic !== 'AND' && record.logic !== 'OR') {
+    throw new FilterError(
+      `filter on ${sheet} at ${path}: group logic must be "AND" or "OR", got ${show(record.logic)}`,
+      {
+        path,
+      },
+    );
+  }
+  const children = record.children;
+  if (!Array.isArray(children) || children.length === 0) {
+    throw new FilterError(`filter on ${sheet} at ${path}: a group needs a non-empty children array`, {
+      path,
+    });
+  }
+  children.forEach((child, i) => validateNode(child, structure, `${path}.children[${i}]`, sheet));
+}
+
+/**
+ * Throws a {@link FilterError} when the filter names a field the worksheet does not have,
+ * uses an operator the field's type does not support (`operatorsFor`, or
+ * `systemFieldOperators` for rowid ctime utime caid uaid ownerid autoid), or gives a
+ * value of the wrong shape for its operator. Fields match by id or alias.
+ */
+export function validateFilter(filter: Filter, structure: WorksheetStructure): void {
+  validateNode(filter, structure, 'filter', `worksheet "${structure.name}"`);
+}
