@@ -75,7 +75,8 @@ export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: b
         category: httpCategory(res.status, ref.isWrite),
       });
     }
-    return throwError(`platform reported failure${message ? `: ${clip(message)}` : ''}`, {
+    const codeText = typeof code === 'number' ? ` (error_code ${code})` : '';
+    return throwError(`platform reported failure${codeText}${message ? `: ${clip(message)}` : ''}`, {
       ...withRetry,
       category: 'unknown',
       ...(typeof code === 'number' ? { errorCode: code } : {}),

@@ -29,13 +29,13 @@ export interface TransportRequest {
   method: HttpMethod;
   /** Path beginning with `/v3/` (or any absolute URL, for the OAuth token endpoint). */
   path: string;
-  query?: Record<string, string | number | boolean | undefined>;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
   headers?: Record<string, string>;
   /** JSON-encoded unless it is already a string (form bodies). */
   body?: unknown;
   /** Whether the request changes data: decides ambiguous vs transient on failures. */
   isWrite: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface Transport {
@@ -104,11 +104,11 @@ export function createTransport(options: TransportOptions): Transport {
       const res = await request(buildUrl(baseUrl, req.path, req.query), {
         method: req.method,
         headers,
-        body,
         dispatcher,
         headersTimeout,
         bodyTimeout,
-        signal: req.signal,
+        ...(body === undefined ? {} : { body }),
+        ...(req.signal === undefined ? {} : { signal: req.signal }),
       });
       const text = await res.body.text();
       let parsed: unknown = text;

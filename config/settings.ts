@@ -1,0 +1,136 @@
+/**
+ * rowbridge's runtime settings: one schema, and the only place that reads
+ * `process.env` (graphile-worker's config.ts). Every setting names its environment
+ * variable, its default and whether it is secret; secrets are never logged, never put
+ * in job data and never echoed in error messages.
+ */
+import type { Credentials } from '../src/api/auth.ts';
+import { ConfigError } from '../src/api/errors.ts';
+
+type Parse<T> = (raw: string, name: string) => T;
+
+interface Setting<T> {
+  env: string;
+  description: string;
+  default?: T;
+  secret?: boolean;
+  parse: Parse<T>;
+}
+
+const text: Parse<string> = (raw) => raw;
+
+const positiveNumber: Parse<number> = (raw, name) => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+};
+
+const positiveInt: Parse<number> = (raw, name) => {
+  const value = positiveNumber(raw, name);
+  if (!Number.isInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return value;
+};
+
+const logLevel: Parse<string> = (raw, name) => {
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(raw)) throw new ConfigError(`${name} must be one of ${levels.join(', ')}, got "${raw}"`);
+  return raw;
+};
+
+/** The schema: setting key → its variable, default and secrecy. */
+export const SETTINGS = {
+  apiUrl: { env: 'ROWBRIDGE_API_URL', description: 'platform base URL ({host}/api for a private deployment)', parse: text },
+  appKey: { env: 'ROWBRIDGE_APPKEY', description: 'application key', secret: true, parse: text },
+  sign: { env: 'ROWBRIDGE_SIGN', description: 'application sign (static secret)', secret: true, parse: text },
+  token: { env: 'ROWBRIDGE_TOKEN', description: 'personal access token', secret: true, parse: text },
+  appId: { env: 'ROWBRIDGE_APPID', description: 'application id sent with tokens', parse: text },
+  oauthTokenUrl: { env: 'ROWBRIDGE_OAUTH_TOKEN_URL', description: 'OAuth 2.0 token endpoint', parse: text },
+  oauthClientId: { env: 'ROWBRIDGE_OAUTH_CLIENT_ID', description: 'OAuth client id', parse: text },
+  oauthClientSecret: { env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET', description: 'OAuth client secret', secret: true, parse: text },
+  oauthRefreshToken: { env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN', description: 'OAuth refresh token', secret: true, parse: text },
+  headerPrefix: { env: 'ROWBRIDGE_HEADER_PREFIX', description: 'authentication header prefix', default: 'APP-', parse: text },
+  redisUrl: { env: 'REDIS_URL', description: 'Redis for queues, budgets and state', default: 'redis://127.0.0.1:6379', secret: true, parse: text },
+  queuePrefix: { env: 'ROWBRIDGE_QUEUE_PREFIX', description: 'BullMQ key prefix (use {hash-tags} on Redis Cluster)', default: 'rowbridge', parse: text },
+  initialRate: { env: 'ROWBRIDGE_RATE', description: 'starting requests/s per credential, all workers together', default: 10, parse: positiveNumber },
+  maxRate: { env: 'ROWBRIDGE_MAX_RATE', description: 'ceiling requests/s per credential', default: 50, parse: positiveNumber },
+  maxConcurrent: { env: 'ROWBRIDGE_MAX_CONCURRENT', description: 'in-flight requests per process', default: 8, parse: positiveInt },
+  logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
+} satisfies Record<string, Setting<unknown>>;
+
+type Schema = typeof SETTINGS;
+type ValueOf<S> = S extends Setting<infer T> ? T : never;
+
+/** Loaded settings: keys with a default are always set. */
+export type Settings = {
+  [K in keyof Schema as Schema[K] extends { default: unknown } ? K : never]: ValueOf<Schema[K]>;
+} & {
+  [K in keyof Schema as Schema[K] extends { default: unknown } ? never : K]?: ValueOf<Schema[K]>;
+};
+
+/** Reads every setting from `env` (process.env by default) and applies the defaults. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const out: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as Array<[string, Setting<unknown>]>) {
+    const raw = env[setting.env];
+    if (raw !== undefined && raw !== '') out[key] = setting.parse(raw.trim(), setting.env);
+    else if (setting.default !== undefined) out[key] = setting.default;
+  }
+  return out as Settings;
+}
+
+/** Names of the variables holding secrets, for redaction and for `--help` texts. */
+export function secretVariables(): string[] {
+  return Object.values(SETTINGS as Record<string, Setting<unknown>>)
+    .filter((s) => s.secret === true)
+    .map((s) => s.env);
+}
+
+/**
+ * Credentials from environment variables under a prefix: `ROWBRIDGE_` for the main
+ * platform, another prefix (`CRM_` → CRM_APPKEY, CRM_SIGN, CRM_TOKEN, CRM_APPID,
+ * CRM_OAUTH_*, CRM_API_URL) for a second application. App key + sign wins over OAuth,
+ * OAuth over a personal token. The error names the variables to set, never values.
+ */
+export function credentialsFromEnv(
+  env: NodeJS.ProcessEnv,
+  prefix = 'ROWBRIDGE_',
+): { credentials: Credentials; apiUrl: string | undefined } {
+  const get = (name: string) => {
+    const value = env[`${prefix}${name}`];
+    return value === undefined || value === '' ? undefined : value.trim();
+  };
+  const apiUrl = get('API_URL');
+  const appKey = get('APPKEY');
+  const sign = get('SIGN');
+  if (appKey !== undefined || sign !== undefined) {
+    if (appKey === undefined || sign === undefined) {
+      throw new ConfigError(`set both ${prefix}APPKEY and ${prefix}SIGN (app key + sign authentication)`);
+    }
+    return { credentials: { kind: 'appkey', appKey, sign }, apiUrl };
+  }
+  const appId = get('APPID');
+  const refreshToken = get('OAUTH_REFRESH_TOKEN');
+  if (refreshToken !== undefined) {
+    const tokenUrl = get('OAUTH_TOKEN_URL');
+    const clientId = get('OAUTH_CLIENT_ID');
+    const clientSecret = get('OAUTH_CLIENT_SECRET');
+    const missing = [
+      tokenUrl === undefined ? `${prefix}OAUTH_TOKEN_URL` : '',
+      clientId === undefined ? `${prefix}OAUTH_CLIENT_ID` : '',
+      clientSecret === undefined ? `${prefix}OAUTH_CLIENT_SECRET` : '',
+    ].filter(Boolean);
+    if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
+      throw new ConfigError(`OAuth needs ${missing.join(', ')} besides ${prefix}OAUTH_REFRESH_TOKEN`);
+    }
+    return {
+      credentials: { kind: 'oauth', tokenUrl, clientId, clientSecret, refreshToken, ...(appId ? { appId } : {}) },
+      apiUrl,
+    };
+  }
+  const token = get('TOKEN');
+  if (token !== undefined) return { credentials: { kind: 'token', token, ...(appId ? { appId } : {}) }, apiUrl };
+  throw new ConfigError(
+    `no platform credentials: set ${prefix}APPKEY and ${prefix}SIGN, or ${prefix}TOKEN (with ${prefix}APPID), ` +
+      `or ${prefix}OAUTH_TOKEN_URL, ${prefix}OAUTH_CLIENT_ID, ${prefix}OAUTH_CLIENT_SECRET and ${prefix}OAUTH_REFRESH_TOKEN`,
+  );
+}

@@ -1,0 +1,170 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/create-api-client.ts';
+import { ApiError, ConfigError } from '../../src/api/errors.ts';
+
+/**
+ * A token endpoint and one API endpoint on a real HTTP server: the API answers 600100
+ * to any token but the latest one issued, as the platform does once a token expires.
+ */
+interface OAuthServer {
+  url: string;
+  grants: number;
+  current: string;
+  apiCalls: number;
+  rejectClient: boolean;
+  rotate: boolean;
+  seenRefreshTokens: string[];
+  lastAppId: string | undefined;
+  server: Server;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    req.on('end', () => resolve(data));
+  });
+}
+
+async function startOAuthServer(): Promise<OAuthServer> {
+  const state: Omit<OAuthServer, 'url' | 'server'> = {
+    grants: 0,
+    current: 'initial-expired',
+    apiCalls: 0,
+    rejectClient: false,
+    rotate: false,
+    seenRefreshTokens: [],
+    lastAppId: undefined,
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/oauth2/token') {
+        const form = new URLSearchParams(body);
+        state.seenRefreshTokens.push(form.get('refresh_token') ?? '');
+        if (state.rejectClient || form.get('client_secret') !== 'client-secret-value') {
+          res.end(JSON.stringify({ success: false, error_code: 600112, error_msg: 'client_id or client_secret wrong' }));
+          return;
+        }
+        // Answer slowly so that concurrent requests pile up behind the refresh.
+        await new Promise((r) => setTimeout(r, 50));
+        state.grants += 1;
+        state.current = `access-${state.grants}`;
+        res.end(
+          JSON.stringify({
+            access_token: state.current,
+            token_type: 'Bearer',
+            expires_in: 3600,
+            ...(state.rotate ? { refresh_token: `refresh-${state.grants}` } : {}),
+          }),
+        );
+        return;
+      }
+      state.apiCalls += 1;
+      state.lastAppId = req.headers['app-appid'] as string | undefined;
+      if (req.headers.authorization !== `Bearer ${state.current}`) {
+        res.end(JSON.stringify({ success: false, error_code: 600100, error_msg: 'access token expired' }));
+        return;
+      }
+      res.end(JSON.stringify({ success: true, error_code: 1, error_msg: '', data: { ok: true } }));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(state, { url, server });
+}
+
+describe('OAuth refresh', () => {
+  let srv: OAuthServer;
+  beforeAll(async () => {
+    srv = await startOAuthServer();
+  });
+  afterAll(async () => {
+    await new Promise((r) => srv.server.close(r));
+  });
+  beforeEach(() => {
+    srv.grants = 0;
+    srv.current = 'initial-expired';
+    srv.apiCalls = 0;
+    srv.rejectClient = false;
+    srv.rotate = false;
+    srv.seenRefreshTokens = [];
+  });
+
+  function client(accessToken?: string) {
+    return createApiClient({
+      baseUrl: srv.url,
+      credentials: {
+        kind: 'oauth',
+        tokenUrl: `${srv.url}/oauth2/token`,
+        clientId: 'client-id',
+        clientSecret: 'client-secret-value',
+        refreshToken: 'refresh-0',
+        appId: 'app-1',
+        ...(accessToken === undefined ? {} : { accessToken, expiresAt: Date.now() + 3_600_000 }),
+      },
+      retry: { retries: 2, baseDelayMs: 1 },
+    });
+  }
+
+  it('refreshes exactly once for 50 concurrent requests that meet an expired token', async () => {
+    // The client believes its token is valid for an hour; the server has expired it.
+    const api = client('initial-expired-but-client-does-not-know');
+    srv.current = 'something-else';
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => api.call<{ ok: boolean }>({ method: 'GET', path: '/v3/app', write: false })),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(srv.grants).toBe(1);
+    expect(api.auth.refreshCount).toBe(1);
+    expect(srv.lastAppId).toBe('app-1');
+    await api.close();
+  });
+
+  it('fetches a token before the first request when it has none, once for concurrent callers', async () => {
+    const api = client();
+    await Promise.all(Array.from({ length: 20 }, () => api.call({ method: 'GET', path: '/v3/app', write: false })));
+    expect(srv.grants).toBe(1);
+    expect(srv.apiCalls).toBe(20);
+    await api.close();
+  });
+
+  it('keeps a rotated refresh token for the next grant', async () => {
+    srv.rotate = true;
+    const api = client('stale');
+    await api.call({ method: 'GET', path: '/v3/app', write: false });
+    srv.current = 'expired-again';
+    await api.call({ method: 'GET', path: '/v3/app', write: false });
+    expect(srv.seenRefreshTokens).toEqual(['refresh-0', 'refresh-1']);
+    await api.close();
+  });
+
+  it('surfaces bad client credentials (600112) as a configuration error without the secret', async () => {
+    srv.rejectClient = true;
+    const api = client();
+    const err = await api.call({ method: 'GET', path: '/v3/app', write: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/600112.*ROWBRIDGE_OAUTH_CLIENT_SECRET/);
+    expect((err as Error).message).not.toContain('client-secret-value');
+    expect(srv.apiCalls).toBe(0);
+    await api.close();
+  });
+
+  it('turns 600100 for a credential that cannot refresh into an auth error', async () => {
+    const api = createApiClient({
+      baseUrl: srv.url,
+      credentials: { kind: 'token', token: 'personal-token-secret', appId: 'app-1' },
+      retry: { retries: 2, baseDelayMs: 1 },
+    });
+    const err = await api.call({ method: 'GET', path: '/v3/app', write: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).category).toBe('auth');
+    expect((err as Error).message).not.toContain('personal-token-secret');
+    expect(srv.apiCalls).toBe(1);
+    await api.close();
+  });
+});
