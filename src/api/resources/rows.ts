@@ -1,0 +1,191 @@
+import type { CallFn } from '../create-api-client.ts';
+import { ConfigError } from '../errors.ts';
+import type { BatchUpdateResult, ListRowsBody, ListRowsData, WireRow } from '../types.ts';
+import { buildOperation } from './build-operation.ts';
+import type { JsonObject, QueryParams, RequestOptions } from './build-operation.ts';
+import { pathSegment } from './path-segment.ts';
+import type {
+  BatchCreateBody,
+  BatchCreateResult,
+  BatchDeleteBody,
+  BatchUpdateBody,
+  DeleteRowBody,
+  GetRowQuery,
+  PageQuery,
+  RowIdResult,
+  RowWriteBody,
+} from './rows-types.ts';
+
+/** Largest `pageSize` of a row list (platform notes §3 [C]). */
+export const MAX_ROWS_PAGE_SIZE = 1000;
+
+/**
+ * The thirteen row endpoints (spec §4 "Row"). Writes always send `triggerWorkflow`,
+ * because leaving it out means true on the platform (platform notes §2 [C]): single-row
+ * writes default to true like the platform, batch writes to false, since a bulk job
+ * would otherwise start one workflow run per row.
+ */
+export interface RowsResource {
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows/list`. Checks pageSize (1..1000) and pageIndex (>= 1) first. */
+  list(worksheetId: string, body: ListRowsBody, options?: RequestOptions): Promise<ListRowsData>;
+  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}`. */
+  get(worksheetId: string, rowId: string, query?: GetRowQuery, options?: RequestOptions): Promise<WireRow>;
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows`. */
+  create(worksheetId: string, body: RowWriteBody, options?: RequestOptions): Promise<RowIdResult>;
+  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/{row_id}`: only the fields sent change. */
+  update(
+    worksheetId: string,
+    rowId: string,
+    body: RowWriteBody,
+    options?: RequestOptions,
+  ): Promise<RowIdResult>;
+  /** `DELETE /v3/app/worksheets/{worksheet_id}/rows/{row_id}` (soft unless `permanent`). */
+  delete(
+    worksheetId: string,
+    rowId: string,
+    body?: DeleteRowBody,
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows/batch`. */
+  batchCreate(
+    worksheetId: string,
+    body: BatchCreateBody,
+    options?: RequestOptions,
+  ): Promise<BatchCreateResult>;
+  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/batch`: the same `fields` on every row. */
+  batchUpdate(
+    worksheetId: string,
+    body: BatchUpdateBody,
+    options?: RequestOptions,
+  ): Promise<BatchUpdateResult>;
+  /** `DELETE /v3/app/worksheets/{worksheet_id}/rows/batch`. */
+  batchDelete(worksheetId: string, body: BatchDeleteBody, options?: RequestOptions): Promise<unknown>;
+  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/relations/{field}`. */
+  relations(
+    worksheetId: string,
+    rowId: string,
+    field: string,
+    query?: PageQuery,
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows/pivot` (a read). */
+  pivot(worksheetId: string, body: JsonObject, options?: RequestOptions): Promise<unknown>;
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows/{row_id}/share-link` (a read). */
+  shareLink(
+    worksheetId: string,
+    rowId: string,
+    body?: JsonObject,
+    options?: RequestOptions,
+  ): Promise<unknown>;
+  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/logs`. */
+  logs(worksheetId: string, rowId: string, query?: QueryParams, options?: RequestOptions): Promise<unknown>;
+  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/discussions`. */
+  discussions(
+    worksheetId: string,
+    rowId: string,
+    query?: QueryParams,
+    options?: RequestOptions,
+  ): Promise<unknown>;
+}
+
+function checkPaging(worksheetId: string, body: ListRowsBody): void {
+  const where = `rows.list (worksheet ${worksheetId})`;
+  const { pageSize, pageIndex } = body as Partial<ListRowsBody>;
+  if (
+    typeof pageSize !== 'number' ||
+    !Number.isInteger(pageSize) ||
+    pageSize < 1 ||
+    pageSize > MAX_ROWS_PAGE_SIZE
+  ) {
+    throw new ConfigError(
+      `${where}: pageSize must be a whole number from 1 to ${MAX_ROWS_PAGE_SIZE}, got ${String(pageSize)}`,
+    );
+  }
+  if (typeof pageIndex !== 'number' || !Number.isInteger(pageIndex) || pageIndex < 1) {
+    throw new ConfigError(
+      `${where}: pageIndex must be a whole number of at least 1 (pages start at 1), got ${String(pageIndex)}`,
+    );
+  }
+}
+
+/** An empty batch is a caller bug (nothing to do); the platform's answer to one is not documented. */
+function checkList(where: string, name: string, value: unknown, nonEmpty: boolean): void {
+  if (!Array.isArray(value)) throw new ConfigError(`${where}: ${name} must be an array, got ${typeof value}`);
+  if (nonEmpty && value.length === 0) throw new ConfigError(`${where}: ${name} must not be empty`);
+}
+
+export function createRowsResource(call: CallFn): RowsResource {
+  const base = (where: string, worksheetId: string) =>
+    `/v3/app/worksheets/${pathSegment(where, 'worksheetId', worksheetId)}/rows`;
+  const rowPath = (where: string, worksheetId: string, rowId: string) =>
+    `${base(where, worksheetId)}/${pathSegment(where, 'rowId', rowId)}`;
+
+  return {
+    async list(worksheetId, body, options) {
+      const path = `${base('rows.list', worksheetId)}/list`;
+      checkPaging(worksheetId, body);
+      return call(buildOperation('POST', path, false, { body }, options));
+    },
+    async get(worksheetId, rowId, query, options) {
+      return call(buildOperation('GET', rowPath('rows.get', worksheetId, rowId), false, { query }, options));
+    },
+    async create(worksheetId, body, options) {
+      const path = base('rows.create', worksheetId);
+      checkList('rows.create', 'fields', body.fields, false);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
+      return call(buildOperation('POST', path, true, { body: sent }, options));
+    },
+    async update(worksheetId, rowId, body, options) {
+      const path = rowPath('rows.update', worksheetId, rowId);
+      checkList('rows.update', 'fields', body.fields, false);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
+      return call(buildOperation('PATCH', path, true, { body: sent }, options));
+    },
+    async delete(worksheetId, rowId, body = {}, options) {
+      const path = rowPath('rows.delete', worksheetId, rowId);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
+      return call(buildOperation('DELETE', path, true, { body: sent }, options));
+    },
+    async batchCreate(worksheetId, body, options) {
+      const path = `${base('rows.batchCreate', worksheetId)}/batch`;
+      checkList('rows.batchCreate', 'rows', body.rows, true);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
+      return call(buildOperation('POST', path, true, { body: sent }, options));
+    },
+    async batchUpdate(worksheetId, body, options) {
+      const path = `${base('rows.batchUpdate', worksheetId)}/batch`;
+      checkList('rows.batchUpdate', 'rowIds', body.rowIds, true);
+      checkList('rows.batchUpdate', 'fields', body.fields, false);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
+      return call(buildOperation('PATCH', path, true, { body: sent }, options));
+    },
+    async batchDelete(worksheetId, body, options) {
+      const path = `${base('rows.batchDelete', worksheetId)}/batch`;
+      checkList('rows.batchDelete', 'rowIds', body.rowIds, true);
+      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
+      return call(buildOperation('DELETE', path, true, { body: sent }, options));
+    },
+    async relations(worksheetId, rowId, field, query, options) {
+      const path = `${rowPath('rows.relations', worksheetId, rowId)}/relations/${pathSegment('rows.relations', 'field', field)}`;
+      return call(buildOperation('GET', path, false, { query }, options));
+    },
+    async pivot(worksheetId, body, options) {
+      return call(
+        buildOperation('POST', `${base('rows.pivot', worksheetId)}/pivot`, false, { body }, options),
+      );
+    },
+    async shareLink(worksheetId, rowId, body, options) {
+      const path = `${rowPath('rows.shareLink', worksheetId, rowId)}/share-link`;
+      return call(buildOperation('POST', path, false, { body }, options));
+    },
+    async logs(worksheetId, rowId, query, options) {
+      return call(
+        buildOperation('GET', `${rowPath('rows.logs', worksheetId, rowId)}/logs`, false, { query }, options),
+      );
+    },
+    async discussions(worksheetId, rowId, query, options) {
+      const path = `${rowPath('rows.discussions', worksheetId, rowId)}/discussions`;
+      return call(buildOperation('GET', path, false, { query }, options));
+    },
+  };
+}
