@@ -102,7 +102,7 @@ export function or(...children: Filter[]): FilterGroup {
 }
 
 /** How a v3 or row-level name is spelled in filters (platform notes §3 and §5). */
-const FILTER_NAME_OF: Readonly<Record<string, SystemFilterField>> = Object.fromEntries(
+const FILTER_NAME_OF: ReadonlyMap<string, SystemFilterField> = new Map(
   Object.entries(SYSTEM_FILTER_FIELDS).map(([name, { v3 }]) => [v3, name as SystemFilterField]),
 );
 
@@ -131,7 +131,7 @@ function resolveField(name: string, structure: WorksheetStructure, path: string,
   if (isSystemFilterField(name)) {
     return { type: `system ${SYSTEM_FILTER_FIELDS[name].family}`, allowed: systemFieldOperators(name) };
   }
-  const filterName = FILTER_NAME_OF[name];
+  const filterName = FILTER_NAME_OF.get(name);
   const hint = filterName === undefined ? '' : ` (filters name this system field "${filterName}")`;
   const known = structure.fields.map((f) => (f.alias !== undefined && f.alias !== '' ? f.alias : f.id));
   const listed = known.slice(0, LISTED_FIELDS).join(', ');
