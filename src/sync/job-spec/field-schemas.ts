@@ -1,0 +1,100 @@
+/**
+ * The `fields` section: target field → where its value comes from, as a shorthand
+ * (a source column name) or a mapping object; and its expansion to FieldMapping[].
+ */
+import { z } from 'zod';
+import type { FieldMapping } from '../types.ts';
+import { dateFormat, nonEmptyString, timeZone } from './schema-checks.ts';
+
+const mappingObject = z
+  .strictObject({
+    from: nonEmptyString.optional().describe('Source column the value is read from.'),
+    value: z.unknown().optional().describe('A constant written to every row (instead of from).'),
+    format: dateFormat.optional().describe('Input date format in dayjs tokens, e.g. DD/MM/YYYY.'),
+    timezone: timeZone
+      .optional()
+      .describe('IANA zone the source dates are in (default options.timezone, else UTC).'),
+    createOptions: z
+      .boolean()
+      .optional()
+      .describe('Select fields: create options missing from the worksheet.'),
+    relationKey: nonEmptyString
+      .optional()
+      .describe('Relation fields: field of the related worksheet to match on.'),
+    lookupBy: z
+      .enum(['accountId', 'name', 'email'])
+      .optional()
+      .describe('Member fields: how to find the account.'),
+    default: z.unknown().optional().describe('Used when the source value is empty.'),
+  })
+  .superRefine((mapping, ctx) => {
+    const hasFrom = mapping.from !== undefined;
+    const hasValue = 'value' in mapping;
+    if (hasFrom === hasValue) {
+      ctx.addIssue({
+        code: 'custom',
+        path: hasFrom ? ['value'] : [],
+        message: hasFrom
+          ? 'must not be given together with from: use from (a source column) or value (a constant), not both'
+          : 'needs from (a source column) or value (a constant)',
+      });
+    }
+    if (hasValue && 'default' in mapping) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default'],
+        message:
+          'only applies with from (it replaces an empty source value); a constant value needs no default',
+      });
+    }
+  });
+
+/** One entry of `fields`: `Column Name` or `{ from | value, ... }`. */
+export const fieldValueSchema = z.union(
+  [nonEmptyString.describe('Shorthand: a source column name.'), mappingObject],
+  {
+    error: (issue) =>
+      issue.input === undefined || issue.input === null
+        ? 'needs a source column name or a mapping { from: Column } / { value: constant }; got nothing'
+        : 'must be a source column name (text) or a mapping { from: Column } / { value: constant }',
+  },
+);
+
+export const fieldsSchema = z
+  .record(nonEmptyString, fieldValueSchema)
+  .refine((fields) => Object.keys(fields).length > 0, {
+    error: 'must map at least one target field, e.g. "order_no: Order Number"',
+  })
+  .describe('Target field (id or alias) -> source column, or a mapping object.');
+
+export type FieldValueSpec = z.output<typeof fieldValueSchema>;
+
+/**
+ * Expands the shorthand, keeping the order the fields were written in. `defaultTimezone`
+ * (options.timezone) fills in mappings without their own zone, so the mapper needs
+ * nothing but the mapping to read a date.
+ */
+export function expandFields(
+  fields: Record<string, FieldValueSpec>,
+  defaultTimezone?: string,
+): FieldMapping[] {
+  return Object.entries(fields).map(([target, spec]) => {
+    const mapping: FieldMapping =
+      typeof spec === 'string' ? { target, from: spec } : expandObject(target, spec);
+    if (mapping.timezone === undefined && defaultTimezone !== undefined) mapping.timezone = defaultTimezone;
+    return mapping;
+  });
+}
+
+function expandObject(target: string, spec: Exclude<FieldValueSpec, string>): FieldMapping {
+  const mapping: FieldMapping = { target };
+  if (spec.from !== undefined) mapping.from = spec.from;
+  if ('value' in spec) mapping.value = spec.value;
+  if (spec.format !== undefined) mapping.format = spec.format;
+  if (spec.timezone !== undefined) mapping.timezone = spec.timezone;
+  if (spec.createOptions !== undefined) mapping.createOptions = spec.createOptions;
+  if (spec.relationKey !== undefined) mapping.relationKey = spec.relationKey;
+  if (spec.lookupBy !== undefined) mapping.lookupBy = spec.lookupBy;
+  if ('default' in spec) mapping.default = spec.default;
+  return mapping;
+}

@@ -1,0 +1,172 @@
+/**
+ * The job spec format (issue #4): one YAML file per job, a public contract. This zod
+ * schema is the single source of truth for validation, the TypeScript types and the
+ * JSON Schema that editors use.
+ */
+import { z } from 'zod';
+import type { SourceSpec } from '../sources/source-spec.ts';
+import type { FieldMapping } from '../types.ts';
+import { expandFields, fieldsSchema } from './field-schemas.ts';
+import {
+  cronExpression,
+  describeValue,
+  envPrefix,
+  intRange,
+  nonEmptyString,
+  timeZone,
+} from './schema-checks.ts';
+import { SOURCE_TYPES, sinkSchema, sourceSchema } from './source-schemas.ts';
+
+export const JOB_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+
+const targetSchema = z
+  .strictObject({
+    worksheet: nonEmptyString.describe('Worksheet id or alias the rows are written to.'),
+    mode: z
+      .enum(['append', 'upsert', 'update', 'mirror'])
+      .default('append')
+      .describe(
+        'append: create rows; upsert: update by key, else create; update: only update by key; mirror: upsert, then delete rows the source no longer has.',
+      ),
+    key: nonEmptyString
+      .optional()
+      .describe('Target field matched for upsert, update and mirror; must be one of the mapped fields.'),
+    batchSize: intRange(1, 1000).default(100).describe('Rows per write request.'),
+    triggerWorkflow: z.boolean().default(false).describe('Whether writes trigger the worksheet workflows.'),
+    app: z
+      .strictObject({ credentialsEnvPrefix: envPrefix })
+      .optional()
+      .describe('Write to another app, with credentials from env vars with this prefix.'),
+  })
+  .superRefine((target, ctx) => {
+    if (target.mode !== 'append' && target.key === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['key'],
+        message: `is required when mode is ${target.mode}: name the target field that identifies a row (e.g. key: order_no)`,
+      });
+    }
+  });
+
+const optionsSchema = z
+  .strictObject({
+    deleteThreshold: z
+      .number({
+        error: (issue) => `must be a share from 0 to 1 (0.1 = 10%); got ${describeValue(issue.input)}`,
+      })
+      .min(0, { error: 'must be a share from 0 to 1 (0.1 = 10%)' })
+      .max(1, { error: 'must be a share from 0 to 1 (0.1 = 10%)' })
+      .default(0.1)
+      .describe('mirror: refuse a run that would delete more than this share of the worksheet rows.'),
+    forceDelete: z.boolean().default(false).describe('mirror: delete even past deleteThreshold.'),
+    permanentDelete: z
+      .boolean()
+      .default(false)
+      .describe('mirror: delete permanently instead of to the recycle bin.'),
+    createMissingOptions: z
+      .boolean()
+      .default(false)
+      .describe('Select fields: create options missing from the worksheet.'),
+    timezone: timeZone.optional().describe('Zone of source dates for mappings without their own timezone.'),
+  })
+  .prefault({});
+
+const jobObjectSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(JOB_NAME_PATTERN, {
+        error: (issue) =>
+          `must be lower-case letters, digits, - and _ starting with a letter or digit (and equal the file name); got ${describeValue(issue.input)}`,
+      })
+      .describe('The job name; equals the file name without .yaml.'),
+    description: z.string().optional(),
+    source: sourceSchema,
+    target: targetSchema.optional().describe('Push: write the records into a worksheet.'),
+    sink: sinkSchema.optional().describe('Pull: write the worksheet rows (source type worksheet) out.'),
+    fields: fieldsSchema,
+    schedule: cronExpression.optional().describe('Cron pattern; registered as a BullMQ job scheduler.'),
+    incremental: z
+      .strictObject({ cursor: nonEmptyString.describe('Source column whose value marks progress.') })
+      .optional()
+      .describe('Read only the source records past the saved cursor.'),
+    options: optionsSchema,
+  })
+  // Runs even when parts are invalid, so one pass reports every problem; hence `unknown`.
+  .superRefine((value, ctx) => checkJobAsWhole(value, ctx), { when: () => true });
+
+function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
+  if (!isRecord(value)) return;
+  const { target, sink, source, fields } = value;
+  if ((target === undefined) === (sink === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: target === undefined ? [] : ['sink'],
+      message:
+        target === undefined
+          ? 'needs target (push into a worksheet) or sink (pull a worksheet out to postgres, csv or ndjson)'
+          : 'must not be given together with target: a job either pushes into a worksheet (target) or pulls one out (sink)',
+    });
+  }
+  const sourceType = isRecord(source) ? source.type : undefined;
+  const knownType = SOURCE_TYPES.some((type) => type === sourceType);
+  if (sink !== undefined && knownType && sourceType !== 'worksheet') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['source', 'type'],
+      message: `must be worksheet when the job has a sink (a pull job reads a worksheet); got ${describeValue(sourceType)}`,
+    });
+  }
+  if (!isRecord(fields)) return;
+  const mapped = Object.keys(fields);
+  const key = isRecord(target) ? target.key : isRecord(sink) ? sink.key : undefined;
+  if (typeof key === 'string' && key !== '' && mapped.length > 0 && !mapped.includes(key)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [isRecord(target) ? 'target' : 'sink', 'key'],
+      message: `must be one of the mapped fields (${mapped.join(', ')}), so every row has a key to match on; got ${describeValue(key)}`,
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The zod schema of a job spec file; parsing also expands `fields` into `mappings`. */
+export const jobSpecSchema = jobObjectSchema.transform((spec) => ({
+  ...spec,
+  mappings: expandFields(spec.fields, spec.options.timezone),
+}));
+
+/** Removes `| undefined` that zod adds to optional keys: absent keys stay absent. */
+type Exact<T> = T extends readonly (infer E)[]
+  ? Exact<E>[]
+  : T extends object
+    ? { [K in keyof T]: undefined extends T[K] ? Exact<Exclude<T[K], undefined>> : Exact<T[K]> }
+    : T;
+
+type ParsedJob = Exact<Omit<z.output<typeof jobObjectSchema>, 'mappings'>>;
+
+// Compile-time: the loader and the sources agree on every source shape, both ways, so
+// a field added on one side only fails `tsc` instead of being dropped at run time.
+// Optional keys are compared as required ones, else an extra optional key would pass.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type DeepRequired<T> = T extends readonly (infer E)[]
+  ? DeepRequired<E>[]
+  : T extends object
+    ? { [K in keyof T]-?: DeepRequired<T[K]> }
+    : T;
+type Assert<T extends true> = T;
+export type _SourceShapesAgree = Assert<Same<DeepRequired<ParsedJob['source']>, DeepRequired<SourceSpec>>>;
+
+/** A validated job spec, defaults applied, with `fields` expanded into `mappings`. */
+export type JobSpec = Omit<ParsedJob, 'source'> & {
+  /** Where records are read (the sources' own type). */
+  source: SourceSpec;
+  /** `fields` expanded: one mapping per target field, in file order. */
+  mappings: FieldMapping[];
+};
+
+/** What a user writes: the input side of the schema (defaults not yet applied). */
+export type JobSpecInput = z.input<typeof jobObjectSchema>;

@@ -1,0 +1,163 @@
+/**
+ * Sources (where a job reads) and sinks (where a pull job writes), discriminated on
+ * `type`. The shapes are shared with src/sync/sources/source-spec.ts; connection URLs
+ * and credentials are named by env var, never written here.
+ */
+import { z } from 'zod';
+import { FILTER_OPERATORS } from '../../api/field-types.ts';
+import type { Filter } from '../../api/types.ts';
+import {
+  credentialSafeMap,
+  envPrefix,
+  envVarName,
+  intRange,
+  nonEmptyString,
+  sqlIdentifier,
+} from './schema-checks.ts';
+
+const path = nonEmptyString.describe("File path; a relative path resolves against the job file's folder.");
+
+const csvSource = z.strictObject({
+  type: z.literal('csv'),
+  path,
+  delimiter: nonEmptyString.optional().describe('Field delimiter (default ",").'),
+  quote: z.string().length(1, { error: 'must be a single character' }).optional(),
+  header: z.boolean().optional().describe('Whether the first line names the columns (default true).'),
+  encoding: z.enum(['utf8', 'latin1']).optional(),
+  skipEmptyLines: z.boolean().optional(),
+});
+
+const ndjsonSource = z.strictObject({ type: z.literal('ndjson'), path });
+
+const itemsPath = nonEmptyString.describe(
+  'Dot path to the array of records in the document (e.g. data.items).',
+);
+
+const jsonSource = z.strictObject({ type: z.literal('json'), path, itemsPath: itemsPath.optional() });
+
+const pagination = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('page'),
+    pageParam: nonEmptyString.optional(),
+    sizeParam: nonEmptyString.optional(),
+    pageSize: intRange(1, 10_000).optional(),
+    startPage: intRange(0, 1_000_000).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('cursor'),
+    cursorParam: nonEmptyString.describe('Query parameter the next cursor is sent in.'),
+    cursorPath: nonEmptyString.describe('Dot path to the next cursor in a response.'),
+  }),
+  z.strictObject({ type: z.literal('none') }),
+]);
+
+const httpSource = z.strictObject({
+  type: z.literal('http'),
+  url: z
+    .string()
+    .superRefine((url, ctx) => {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(url.replace(/\$\{[A-Z_][A-Z0-9_]*\}/g, 'x'));
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed === undefined || !['http:', 'https:'].includes(parsed.protocol)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+      } else if (parsed.username !== '' || parsed.password !== '') {
+        // Not echoed: the user:password part is the secret.
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must not contain a user name or password: send credentials in a header such as Authorization: "Bearer ${ENV_NAME}"',
+        });
+      }
+    })
+    .describe('Absolute http(s) URL; ${ENV_NAME} references are replaced from the environment.'),
+  method: z.enum(['GET', 'POST']).optional(),
+  headers: credentialSafeMap('header').optional().describe('Credentials only as ${ENV_NAME} references.'),
+  query: credentialSafeMap('query').optional(),
+  itemsPath: itemsPath.optional(),
+  pagination: pagination.optional(),
+  maxPages: intRange(1, 1_000_000).optional(),
+});
+
+function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
+  return z
+    .strictObject({
+      type: z.literal(type),
+      urlEnv: envVarName(example).describe('Name of the env var that holds the connection URL.'),
+      table: sqlIdentifier.optional(),
+      query: nonEmptyString
+        .optional()
+        .describe('A SELECT; the cursor condition and order are added by rowbridge.'),
+      cursorColumn: sqlIdentifier.describe('Column whose growing value marks progress (e.g. updated_at).'),
+      keyColumn: sqlIdentifier.optional(),
+      batchSize: intRange(1, 100_000).optional(),
+    })
+    .superRefine((source, ctx) => {
+      if ((source.table === undefined) === (source.query === undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: source.table === undefined ? [] : ['query'],
+          message: 'needs exactly one of table (a table name) or query (a SELECT statement)',
+        });
+      }
+    });
+}
+
+const conditionSchema = z.strictObject({
+  type: z.literal('condition'),
+  field: nonEmptyString,
+  operator: z.enum(FILTER_OPERATORS),
+  value: z.unknown().optional(),
+});
+
+// A getter makes the group recursive; zod emits it as a $ref in the JSON Schema.
+const groupSchema = z.strictObject({
+  type: z.literal('group'),
+  logic: z.enum(['AND', 'OR']),
+  get children(): z.ZodArray<z.ZodType<Filter>> {
+    return z.array(filterSchema);
+  },
+});
+
+const filterSchema: z.ZodType<Filter> = z.discriminatedUnion('type', [conditionSchema, groupSchema]);
+
+const worksheetSource = z.strictObject({
+  type: z.literal('worksheet'),
+  worksheet: nonEmptyString.describe('Worksheet id or alias to read.'),
+  view: nonEmptyString.optional().describe('View id: read only the rows the view shows.'),
+  filter: filterSchema.optional().describe('A platform filter (group or condition).'),
+  fields: z.array(nonEmptyString).min(1, { error: 'must list at least one field' }).optional(),
+  credentialsEnvPrefix: envPrefix
+    .optional()
+    .describe("Read another app's worksheet with credentials from env vars with this prefix."),
+});
+
+/** Where a job reads its records. */
+export const sourceSchema = z.discriminatedUnion('type', [
+  csvSource,
+  ndjsonSource,
+  jsonSource,
+  httpSource,
+  sqlSource('postgres', 'ORDERS_DB_URL'),
+  sqlSource('mysql', 'ORDERS_DB_URL'),
+  worksheetSource,
+]);
+
+/** Where a pull job (source type worksheet) writes the rows it reads. */
+export const sinkSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('postgres'),
+    urlEnv: envVarName('REPORTING_DB_URL').describe('Name of the env var that holds the connection URL.'),
+    table: sqlIdentifier,
+    key: sqlIdentifier.describe('Column rows are upserted by; must be one of the mapped fields.'),
+    createTable: z.boolean().optional(),
+  }),
+  z.strictObject({ type: z.literal('csv'), path, delimiter: nonEmptyString.optional() }),
+  z.strictObject({ type: z.literal('ndjson'), path }),
+]);
+
+/** Every source `type` a job may name. */
+export const SOURCE_TYPES = sourceSchema.options.map((option) => option.shape.type.value);
