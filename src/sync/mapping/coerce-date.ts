@@ -1,0 +1,176 @@
+/**
+ * Date, DateTime and Time coercion (platform notes §4: `YYYY-MM-DD`,
+ * `YYYY-MM-DD HH:mm:ss`, `HH:mm:ss`).
+ *
+ * Time zones, decided here because the notes leave the platform's reading open:
+ * - DateTime: a source value without an offset is a wall-clock time in the mapping's
+ *   `timezone` (default UTC); a value with `Z`/`±hh:mm`, a JS Date or an epoch number is
+ *   an instant. The instant is written as the wall clock of the plan's
+ *   `targetTimezone` (default UTC; set it to the organisation's zone when the platform
+ *   shows times organisation-local, notes §5).
+ * - Date: a calendar date has no zone and is never shifted: a string keeps the date it
+ *   spells (a time part or offset is ignored); a JS Date or epoch (a DB `date` column
+ *   arrives as midnight of some zone) is read in the mapping's `timezone`.
+ * - Time: a time of day without a date cannot be converted across zones (DST needs a
+ *   date), so it is written as spelt.
+ */
+import dayjs from 'dayjs';
+import customParseFormat from 'dayjs/plugin/customParseFormat.js';
+import utc from 'dayjs/plugin/utc.js';
+import { CoerceFailure, type Coercer, kindOf } from './coerce-result.ts';
+import type { ZoneClock } from './zone-clock.ts';
+
+// Plugins register on the dayjs singleton once at load; this is dayjs's own setup,
+// idempotent, not state of ours.
+dayjs.extend(customParseFormat);
+dayjs.extend(utc);
+
+export type TemporalType = 'Date' | 'DateTime' | 'Time';
+
+export interface DateCoercerOptions {
+  /** dayjs parse tokens; `x`/`X` mean epoch milliseconds/seconds. Absent: ISO 8601. */
+  format?: string | undefined;
+  source: ZoneClock;
+  target: ZoneClock;
+}
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?$/;
+const EPOCH = /^-?\d+(?:\.\d+)?$/;
+
+const ISO_HINT = 'expected ISO 8601 (YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss, optional Z or ±hh:mm); set `format` for other layouts';
+
+/** A problem with a `format` for a temporal field, or undefined when usable. */
+export function checkTemporalFormat(format: string): string | undefined {
+  if (format === 'x' || format === 'X') return undefined;
+  const tokens = format.replace(/\[[^\]]*\]/g, '');
+  if (/Z/.test(tokens)) {
+    return `format "${format}" has an offset token (Z); offsets are read from ISO 8601 values without a format, or set \`timezone\``;
+  }
+  const sample = dayjs.utc('2031-11-28T21:47:53.123Z').format(format);
+  if (!dayjs.utc(sample, format, true).isValid()) {
+    return `format "${format}" cannot be parsed strictly (dayjs tokens such as DD/MM/YYYY HH:mm:ss)`;
+  }
+  return undefined;
+}
+
+interface Wall {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+}
+
+/** Builds the coercer for one Date/DateTime/Time field; everything format-related is settled here once. */
+export function createDateCoercer(type: TemporalType, options: DateCoercerOptions): Coercer {
+  const { format, source, target } = options;
+  const epochUnit = format === 'x' ? 1 : format === 'X' ? 1000 : 0;
+  const custom = format !== undefined && epochUnit === 0 ? format : undefined;
+  const numberHint = 'a number is not a date; set format "x" (epoch milliseconds) or "X" (epoch seconds)';
+
+  // Returns an instant (number), a wall clock, or a failure.
+  function parse(raw: unknown): number | Wall | CoerceFailure {
+    if (raw instanceof Date) {
+      const t = raw.getTime();
+      return Number.isNaN(t) ? new CoerceFailure('invalid Date object') : t;
+    }
+    if (typeof raw === 'number' || typeof raw === 'bigint') {
+      const n = Number(raw);
+      if (epochUnit === 0 || !Number.isFinite(n)) return new CoerceFailure(numberHint);
+      return n * epochUnit;
+    }
+    if (typeof raw !== 'string') return new CoerceFailure(`expected a date string, got ${kindOf(raw)}`);
+    const text = raw.trim();
+    if (epochUnit !== 0) {
+      if (!EPOCH.test(text)) return new CoerceFailure(`expected epoch ${epochUnit === 1 ? 'milliseconds' : 'seconds'} (format "${format}")`);
+      return Number(text) * epochUnit;
+    }
+    if (custom !== undefined) {
+      const d = dayjs.utc(text, custom, true);
+      if (!d.isValid()) return new CoerceFailure(`not a valid date in format "${custom}"`);
+      return { y: d.year(), mo: d.month() + 1, d: d.date(), h: d.hour(), mi: d.minute(), s: d.second() };
+    }
+    const m = ISO.exec(text);
+    if (m === null) return new CoerceFailure(`not a date: ${ISO_HINT}`);
+    const wall: Wall = {
+      y: Number(m[1]),
+      mo: Number(m[2]),
+      d: Number(m[3]),
+      h: m[4] === undefined ? 0 : Number(m[4]),
+      mi: m[5] === undefined ? 0 : Number(m[5]),
+      s: m[6] === undefined ? 0 : Number(m[6]),
+    };
+    if (!isRealDate(wall)) return new CoerceFailure(`no such date or time: ${ISO_HINT}`);
+    const zone = m[7];
+    if (zone === undefined || type === 'Date') return wall;
+    return Date.UTC(wall.y, wall.mo - 1, wall.d, wall.h, wall.mi, wall.s) - offsetMs(zone);
+  }
+
+  if (type === 'Time') {
+    return (raw) => {
+      if (typeof raw !== 'string') return new CoerceFailure(`expected a time of day (HH:mm or HH:mm:ss), got ${kindOf(raw)}`);
+      const text = raw.trim();
+      if (custom !== undefined) {
+        const d = dayjs.utc(text, custom, true);
+        if (!d.isValid()) return new CoerceFailure(`not a valid time in format "${custom}"`);
+        return `${pad2(d.hour())}:${pad2(d.minute())}:${pad2(d.second())}`;
+      }
+      const m = CLOCK.exec(text);
+      const h = Number(m?.[1]);
+      const mi = Number(m?.[2]);
+      const s = m?.[3] === undefined ? 0 : Number(m[3]);
+      if (m === null || h > 23 || mi > 59 || s > 59) {
+        return new CoerceFailure('not a time of day: expected HH:mm or HH:mm:ss (00:00 to 23:59:59); set `format` for other layouts');
+      }
+      return `${pad2(h)}:${pad2(mi)}:${pad2(s)}`;
+    };
+  }
+
+  if (type === 'Date') {
+    return (raw) => {
+      const p = parse(raw);
+      if (p instanceof CoerceFailure) return p;
+      if (typeof p === 'number') return source.formatDate(p);
+      return `${pad4(p.y)}-${pad2(p.mo)}-${pad2(p.d)}`;
+    };
+  }
+
+  return (raw) => {
+    const p = parse(raw);
+    if (p instanceof CoerceFailure) return p;
+    const instant = typeof p === 'number' ? p : source.toInstant(p.y, p.mo, p.d, p.h, p.mi, p.s);
+    if (!Number.isFinite(instant)) return new CoerceFailure('date out of range');
+    return target.formatDateTime(instant);
+  };
+}
+
+function isRealDate(w: Wall): boolean {
+  if (w.mo < 1 || w.mo > 12 || w.d < 1 || w.h > 23 || w.mi > 59 || w.s > 59) return false;
+  const days = new Date(Date.UTC(2000, w.mo, 0)).getUTCDate(); // leap-year February: 29
+  if (w.d > days) return false;
+  return !(w.mo === 2 && w.d === 29 && !isLeap(w.y));
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+function offsetMs(zone: string): number {
+  if (zone === 'Z' || zone === 'z') return 0;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = digits.length > 2 ? Number(digits.slice(2)) : 0;
+  return sign * (hours * 60 + minutes) * 60_000;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+function pad4(n: number): string {
+  return String(n).padStart(4, '0');
+}

@@ -1,0 +1,97 @@
+/**
+ * Fields whose values point at something else: attachments (by URL), members and
+ * departments (by id, or looked up by name/email), relations (looked up by the related
+ * worksheet's key field). Lookups happen later, batched (resolve-references.ts); here a
+ * value becomes the list of canonical lookup inputs.
+ */
+import { CoerceFailure, type Coercer, kindOf, PendingReference } from './coerce-result.ts';
+
+const SEPARATORS = /[,;]/;
+
+/** Splits a reference value: an array as given, a string on "," or ";". */
+function referenceItems(raw: unknown, normalise: (s: string) => string): string[] | CoerceFailure {
+  const list: unknown[] = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const item of list) {
+    let parts: string[];
+    if (typeof item === 'string') parts = Array.isArray(raw) ? [item] : item.split(SEPARATORS);
+    else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'bigint') parts = [String(item)];
+    else return new CoerceFailure(`expected ids or names as text, got ${kindOf(item)}`);
+    for (const part of parts) {
+      const value = normalise(part.trim());
+      if (value === '' || seen.has(value)) continue;
+      seen.add(value);
+      out.push(value);
+    }
+  }
+  return out;
+}
+
+const asIs = (s: string): string => s;
+const lowerCase = (s: string): string => s.toLowerCase();
+
+/**
+ * Ids written as they are (`lookupBy: accountId`, departments without lookupBy, relations
+ * with relationKey "rowid"), or a pending lookup. Emails are compared lower-cased: mail
+ * systems treat them case-insensitively and the lookup receives them that way.
+ */
+export function createReferenceCoercer(lookup: 'none' | 'email' | 'name'): Coercer {
+  const normalise = lookup === 'email' ? lowerCase : asIs;
+  return (raw) => {
+    const items = referenceItems(raw, normalise);
+    if (items instanceof CoerceFailure) return items;
+    return lookup === 'none' ? items : new PendingReference(items);
+  };
+}
+
+interface Attachment {
+  name: string;
+  url: string;
+}
+
+function attachmentOf(url: string, name: string | undefined): Attachment | CoerceFailure {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return new CoerceFailure(`not a URL: expected an http(s) address like https://host/file.pdf`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return new CoerceFailure(`unsupported URL scheme ${parsed.protocol} : attachments are fetched over http or https`);
+  }
+  if (name !== undefined && name.trim() !== '') return { name: name.trim(), url };
+  const segment = parsed.pathname.split('/').filter((s) => s !== '').pop();
+  let fileName = parsed.hostname;
+  if (segment !== undefined) {
+    try {
+      fileName = decodeURIComponent(segment);
+    } catch {
+      fileName = segment;
+    }
+  }
+  return { name: fileName, url };
+}
+
+/** Attachments: `[{name, url}]` from a URL, an array of URLs, or `{url, name?}` objects. */
+export function createAttachmentCoercer(): Coercer {
+  return (raw) => {
+    const list: unknown[] = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+    const out: Attachment[] = [];
+    for (const item of list) {
+      let result: Attachment | CoerceFailure;
+      if (typeof item === 'string') {
+        if (item.trim() === '') continue;
+        result = attachmentOf(item.trim(), undefined);
+      } else if (typeof item === 'object' && item !== null && typeof (item as { url?: unknown }).url === 'string') {
+        const { url, name } = item as { url: string; name?: unknown };
+        result = attachmentOf(url.trim(), typeof name === 'string' ? name : undefined);
+      } else {
+        result = new CoerceFailure(`expected a URL or {url, name}, got ${kindOf(item)}`);
+      }
+      if (result instanceof CoerceFailure) return result;
+      out.push(result);
+    }
+    return out;
+  };
+}

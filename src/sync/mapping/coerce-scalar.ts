@@ -1,0 +1,95 @@
+/**
+ * Coercion of the scalar families (platform notes §4): text-like fields take strings,
+ * Number/Currency/Rating take finite numbers, Checkbox takes booleans, Region a code.
+ */
+import { CoerceFailure, type Coercer, kindOf } from './coerce-result.ts';
+
+export type TextLikeType = 'Text' | 'RichText' | 'Certificate' | 'Email' | 'PhoneNumber' | 'LandlinePhone';
+export type NumericType = 'Number' | 'Currency' | 'Rating';
+
+// Plain decimals, optionally grouped by "," in threes. "1,5" is not accepted: it is a
+// decimal comma in half the world and a typo in the other half.
+const DECIMAL = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
+const HAS_DIGIT = /\d/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const PHONE = /^[+\d\s().\-/]+(?:\s*(?:x|ext\.?|#)\s*\d+)?$/i;
+
+const TRUE_WORDS: ReadonlySet<string> = new Set(['true', '1', 'yes', 'y']);
+const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'no', 'n']);
+
+function asText(raw: unknown): string | CoerceFailure {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : new CoerceFailure(`expected text, got ${raw}`);
+  if (typeof raw === 'bigint' || typeof raw === 'boolean') return String(raw);
+  if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString();
+  return new CoerceFailure(`expected text (a string, number or boolean), got ${kindOf(raw)}`);
+}
+
+export function createTextCoercer(type: TextLikeType): Coercer {
+  if (type === 'Email') {
+    return (raw) => {
+      const text = asText(raw);
+      if (text instanceof CoerceFailure) return text;
+      const email = text.trim();
+      return EMAIL.test(email) ? email : new CoerceFailure('not an email address: expected name@domain');
+    };
+  }
+  if (type === 'PhoneNumber' || type === 'LandlinePhone') {
+    return (raw) => {
+      const text = asText(raw);
+      if (text instanceof CoerceFailure) return text;
+      const phone = text.trim();
+      return PHONE.test(phone) && HAS_DIGIT.test(phone)
+        ? phone
+        : new CoerceFailure('not a phone number: expected digits with optional +, spaces, dashes, dots, brackets, ext');
+    };
+  }
+  return asText;
+}
+
+export function createNumberCoercer(type: NumericType): Coercer {
+  const wantsInteger = type === 'Rating';
+  const check = (n: number): number | CoerceFailure => {
+    if (!Number.isFinite(n)) return new CoerceFailure(`expected a finite number, got ${n}`);
+    if (wantsInteger && (!Number.isInteger(n) || n < 0)) {
+      return new CoerceFailure('a rating is a whole number of stars, 0 or more');
+    }
+    return n === 0 ? 0 : n; // -0 and 0 must hash alike
+  };
+  return (raw) => {
+    if (typeof raw === 'number') return check(raw);
+    if (typeof raw === 'bigint') {
+      return Number.isSafeInteger(Number(raw))
+        ? check(Number(raw))
+        : new CoerceFailure('integer too large to write without losing digits (max 9007199254740991)');
+    }
+    if (typeof raw !== 'string') return new CoerceFailure(`expected a number, got ${kindOf(raw)}`);
+    const text = raw.trim();
+    if (!DECIMAL.test(text) || !HAS_DIGIT.test(text)) {
+      return new CoerceFailure('not a number: expected a plain decimal like 1234.5 or 1,234.50');
+    }
+    return check(Number(text.includes(',') ? text.replaceAll(',', '') : text));
+  };
+}
+
+export function createCheckboxCoercer(): Coercer {
+  return (raw) => {
+    if (typeof raw === 'boolean') return raw;
+    if (raw === 1 || raw === 0) return raw === 1;
+    if (typeof raw === 'string') {
+      const word = raw.trim().toLowerCase();
+      if (TRUE_WORDS.has(word)) return true;
+      if (FALSE_WORDS.has(word)) return false;
+    }
+    return new CoerceFailure('not a checkbox value: expected true/false, 1/0, yes/no or y/n');
+  };
+}
+
+/** Region: the platform's region code, written as a string (numbers from JSON/DB are allowed). */
+export function createRegionCoercer(): Coercer {
+  return (raw) => {
+    if (typeof raw === 'number' && Number.isInteger(raw)) return String(raw);
+    if (typeof raw === 'string' && raw.trim() !== '') return raw.trim();
+    return new CoerceFailure(`expected a region code (string), got ${kindOf(raw)}`);
+  };
+}

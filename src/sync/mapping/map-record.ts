@@ -1,0 +1,96 @@
+/**
+ * Maps one source record to the platform's field values. The hot path of every import:
+ * no regex is compiled, no option list scanned and no plugin set up here; all of that
+ * happened in validateMapping.
+ */
+import { hash } from 'node:crypto';
+import type { FieldValue } from '../../api/types.ts';
+import type { SourcePosition } from '../types.ts';
+import { canonicalValue } from './canonical-value.ts';
+import { CoerceFailure, describeValue, PendingReference, TypedValue } from './coerce-result.ts';
+import { isEmptyValue } from './is-empty-value.ts';
+import type { MappedRow, MapResult, PendingLookup, RowError } from './map-result.ts';
+import type { MappingPlan, PlannedField } from './plan-types.ts';
+
+export interface MapContext {
+  /** Copied into the result so a dead letter can point at the record. */
+  position?: SourcePosition;
+}
+
+const SET_LIKE = new Set(['SingleSelect', 'Dropdown', 'MultipleSelect', 'Collaborator', 'Department', 'Relation']);
+
+function rowError(f: PlannedField, raw: unknown, reason: string): RowError {
+  return { field: f.target, column: f.column, value: raw === undefined || raw === null ? '' : describeValue(raw), reason };
+}
+
+/** Hash input: the plan fingerprint, then every field by id with set-like arrays sorted. */
+function contentHash(plan: MappingPlan, fields: readonly FieldValue[]): string {
+  let text = plan.fingerprint;
+  for (const i of plan.hashOrder) {
+    const fv = fields[i];
+    const f = plan.fields[i];
+    if (fv === undefined || f === undefined) continue;
+    let value = fv.value;
+    if (SET_LIKE.has(f.type) && Array.isArray(value) && value.length > 1) value = [...(value as string[])].sort();
+    text += `\u001e${fv.id}\u001f${fv.type ?? ''}\u001f${JSON.stringify(value) ?? ''}`;
+  }
+  return hash('sha1', text, 'base64url');
+}
+
+/** Coerces every mapped field of `data`; any field that fails rejects the row with all its reasons. */
+export function mapRecord(plan: MappingPlan, data: Readonly<Record<string, unknown>>, ctx?: MapContext): MapResult {
+  const count = plan.fields.length;
+  const fields: FieldValue[] = new Array<FieldValue>(count);
+  let errors: RowError[] | undefined;
+  let pending: PendingLookup[] | undefined;
+
+  for (let i = 0; i < count; i++) {
+    const f = plan.fields[i] as PlannedField;
+    let raw: unknown;
+    let value: unknown;
+    if (f.hasConstant) {
+      raw = f.mapping.value;
+      value = f.constant;
+    } else {
+      raw = f.column !== undefined && Object.hasOwn(data, f.column) ? data[f.column] : undefined;
+      value = isEmptyValue(raw, f.blankIsEmpty) ? f.whenEmpty : f.coerce(raw);
+    }
+    let type = f.writeType;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if (value instanceof CoerceFailure) {
+        (errors ??= []).push(rowError(f, raw, value.reason));
+        continue;
+      }
+      if (value instanceof TypedValue) {
+        type = value.type;
+        value = value.value;
+      } else if (value instanceof PendingReference) {
+        (pending ??= []).push({ index: i, values: value.values });
+        value = value.values;
+      }
+    }
+    fields[i] = type === undefined ? { id: f.id, value } : { id: f.id, value, type };
+  }
+
+  let key: string | undefined;
+  // A key field that failed coercion already has its error; an empty one gets its own.
+  const keyValue = plan.keyIndex === undefined ? undefined : fields[plan.keyIndex];
+  if (keyValue !== undefined) {
+    const f = plan.fields[plan.keyIndex as number] as PlannedField;
+    const value = keyValue.value;
+    if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+      (errors ??= []).push(rowError(f, undefined, 'the key field is empty: every record needs a key to be matched to a row'));
+    } else if (errors === undefined) key = canonicalValue(f, value, plan.targetClock);
+  }
+
+  if (errors !== undefined) {
+    return ctx?.position === undefined
+      ? { ok: false, category: 'invalid-row', errors }
+      : { ok: false, category: 'invalid-row', errors, position: ctx.position };
+  }
+  const result: MappedRow = { ok: true, fields, hash: contentHash(plan, fields) };
+  if (key !== undefined) result.key = key;
+  if (pending !== undefined) result.pending = pending;
+  if (ctx?.position !== undefined) result.position = ctx.position;
+  return result;
+}

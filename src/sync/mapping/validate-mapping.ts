@@ -1,0 +1,288 @@
+/**
+ * Checks a job's field mapping against the worksheet structure before any write and
+ * compiles it into a MappingPlan. Every problem is collected, then all are thrown at
+ * once in one MappingError.
+ */
+import { createHash } from 'node:crypto';
+import {
+  ARRAY_VALUED_FIELD_TYPES,
+  type FieldTypeName,
+  fieldTypeName,
+  OPTION_FIELD_TYPES,
+  READ_ONLY_FIELD_TYPES,
+} from '../../api/field-types.ts';
+import type { WorksheetField, WorksheetStructure } from '../../api/types.ts';
+import type { FieldMapping } from '../types.ts';
+import { CoerceFailure } from './coerce-result.ts';
+import { checkTemporalFormat } from './coerce-date.ts';
+import { createFieldCoercion, isWritableFieldType, WRITABLE_FIELD_TYPES } from './create-coercer.ts';
+import { isEmptyValue } from './is-empty-value.ts';
+import { MappingError, type MappingProblem } from './mapping-error.ts';
+import type { MappingPlan, PlannedField, ValidateMappingOptions } from './plan-types.ts';
+import { suggestField } from './suggest-field.ts';
+import { createZoneClock, type ZoneClock } from './zone-clock.ts';
+
+const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set(['Text', 'RichText', 'Certificate', 'Email', 'PhoneNumber', 'LandlinePhone']);
+const TEMPORAL: ReadonlySet<FieldTypeName> = new Set(['Date', 'DateTime', 'Time']);
+const KEY_TYPES: ReadonlySet<FieldTypeName> = new Set([...TEXT_LIKE, 'Number', 'Currency', 'Date', 'DateTime', 'Time', 'Region']);
+const CREATING_MODES: ReadonlySet<string> = new Set(['append', 'upsert', 'mirror']);
+
+function refOf(field: WorksheetField): string {
+  return field.alias !== undefined && field.alias !== '' ? field.alias : field.id;
+}
+
+function isReadOnly(field: WorksheetField, type: FieldTypeName): boolean {
+  return field.isReadOnly === true || READ_ONLY_FIELD_TYPES.has(type);
+}
+
+/** Problems with the options that only fit some types (format, createOptions, ...). */
+function optionProblems(m: FieldMapping, field: WorksheetField, type: FieldTypeName): string[] {
+  const out: string[] = [];
+  if (m.from === undefined && m.value === undefined && m.default === undefined) {
+    out.push('needs `from` (a source column) or `value` (a constant)');
+  }
+  if (m.from !== undefined && m.value !== undefined) out.push('give either `from` or `value`, not both');
+  if (m.format !== undefined) {
+    if (!TEMPORAL.has(type)) out.push(`\`format\` applies to Date, DateTime and Time fields, not ${type}`);
+    else {
+      const problem = checkTemporalFormat(m.format);
+      if (problem !== undefined) out.push(problem);
+    }
+  }
+  if (m.timezone !== undefined && !TEMPORAL.has(type)) out.push(`\`timezone\` applies to Date and DateTime fields, not ${type}`);
+  if (m.createOptions === true && !OPTION_FIELD_TYPES.has(type)) {
+    out.push(`\`createOptions\` applies to SingleSelect, Dropdown and MultipleSelect fields, not ${type}`);
+  }
+  if (m.lookupBy !== undefined) {
+    if (type === 'Department' && m.lookupBy === 'email') out.push('departments are looked up by `name` (or written as ids without lookupBy)');
+    else if (type !== 'Collaborator' && type !== 'Department') out.push(`\`lookupBy\` applies to Collaborator and Department fields, not ${type}`);
+  }
+  if (type === 'Relation') {
+    if (m.relationKey === undefined || m.relationKey === '') {
+      out.push('relation fields need `relationKey`: the related worksheet\'s field (id or alias) to find rows by, or "rowid" when the source holds row ids');
+    } else if (m.relationKey !== 'rowid' && (field.dataSource === undefined || field.dataSource === '')) {
+      out.push('the worksheet structure does not name the related worksheet (dataSource), so rows cannot be looked up');
+    }
+  } else if (m.relationKey !== undefined) out.push(`\`relationKey\` applies to Relation fields, not ${type}`);
+  return out;
+}
+
+interface Resolved {
+  field: WorksheetField;
+  type: FieldTypeName;
+}
+
+/**
+ * Validates `mappings` against `structure` and compiles the plan.
+ * @throws MappingError listing every problem found.
+ */
+export function validateMapping(
+  mappings: readonly FieldMapping[],
+  structure: WorksheetStructure,
+  opts: ValidateMappingOptions,
+): MappingPlan {
+  const problems: MappingProblem[] = [];
+  const byRef = new Map<string, WorksheetField>();
+  for (const field of structure.fields) {
+    byRef.set(field.id, field);
+    if (field.alias !== undefined && field.alias !== '' && !byRef.has(field.alias)) byRef.set(field.alias, field);
+  }
+
+  let target: ZoneClock = createZoneClock('UTC');
+  if (opts.targetTimezone !== undefined) {
+    try {
+      target = createZoneClock(opts.targetTimezone);
+    } catch {
+      problems.push({ target: '(targetTimezone)', message: `unknown time zone "${opts.targetTimezone}": use an IANA name like Europe/Berlin` });
+    }
+  }
+
+  const planned: PlannedField[] = [];
+  const mappedBy = new Map<string, string>(); // field id → target that maps it
+  for (const m of mappings) {
+    const problem = (message: string): void => {
+      problems.push({ target: m.target, message });
+    };
+    const field = byRef.get(m.target);
+    if (field === undefined) {
+      const hint = suggestField(m.target, structure.fields);
+      problem(`no field with this id or alias in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}`);
+      continue;
+    }
+    const earlier = mappedBy.get(field.id);
+    if (earlier !== undefined) {
+      problem(`field "${field.name}" is already mapped by "${earlier}"; map each field once`);
+      continue;
+    }
+    mappedBy.set(field.id, m.target);
+    const type = fieldTypeName(field.type);
+    if (type === undefined) {
+      problem(`field "${field.name}" has type "${field.type}", which rowbridge does not know`);
+      continue;
+    }
+    if (isReadOnly(field, type)) {
+      problem(`field "${field.name}" is read-only (${type}): the platform computes it; remove it from the mapping`);
+      continue;
+    }
+    if (!isWritableFieldType(type)) {
+      problem(`field "${field.name}" has type ${type}, which rowbridge cannot write; supported: ${WRITABLE_FIELD_TYPES.join(', ')}`);
+      continue;
+    }
+    const optionIssues = optionProblems(m, field, type);
+    let source: ZoneClock = createZoneClock('UTC');
+    if (m.timezone !== undefined) {
+      try {
+        source = createZoneClock(m.timezone);
+      } catch {
+        optionIssues.push(`unknown time zone "${m.timezone}": use an IANA name like Europe/Berlin`);
+      }
+    }
+    if (optionIssues.length > 0) {
+      for (const message of optionIssues) problem(message);
+      continue;
+    }
+    const built = compileField({ field, type }, m, source, target, problem);
+    if (built !== undefined) planned.push(built);
+  }
+
+  if (CREATING_MODES.has(opts.mode)) {
+    for (const field of structure.fields) {
+      const type = fieldTypeName(field.type);
+      if (field.required !== true || mappedBy.has(field.id) || (type !== undefined && isReadOnly(field, type))) continue;
+      problems.push({
+        target: refOf(field),
+        message: `required field "${field.name}" has no mapping; mode ${opts.mode} creates rows, so map it (from, value or default)`,
+      });
+    }
+  }
+
+  const keyIndex = resolveKey(opts, structure, byRef, mappedBy, planned, problems);
+
+  if (problems.length > 0) throw new MappingError(problems, { worksheet: structure.name, jobFile: opts.jobFile });
+
+  const byTarget = new Map<string, PlannedField>();
+  for (const f of planned) {
+    byTarget.set(f.id, f);
+    if (f.alias !== undefined) byTarget.set(f.alias, f);
+  }
+  const hashOrder = planned.map((_, i) => i).sort((a, b) => compareIds(planned[a]?.id ?? '', planned[b]?.id ?? ''));
+  return {
+    worksheetId: structure.id,
+    worksheetName: structure.name,
+    mode: opts.mode,
+    fields: planned,
+    hashOrder,
+    keyIndex,
+    byTarget,
+    targetClock: target,
+    fingerprint: fingerprintOf(planned, hashOrder, target.zone),
+  };
+}
+
+function compileField(
+  { field, type }: Resolved,
+  m: FieldMapping,
+  source: ZoneClock,
+  target: ZoneClock,
+  problem: (message: string) => void,
+): PlannedField | undefined {
+  const coercion = createFieldCoercion({ field, type, mapping: m, source, target });
+  const isArray = ARRAY_VALUED_FIELD_TYPES.has(type);
+  const blankIsEmpty = !TEXT_LIKE.has(type);
+  const required = field.required === true;
+  const precoerce = (raw: unknown, what: string): unknown => {
+    if (isEmptyValue(raw, blankIsEmpty)) return undefined;
+    const out = coercion.coerce(raw);
+    if (out instanceof CoerceFailure) {
+      problem(`${what} ${JSON.stringify(raw)} cannot be written: ${out.reason}`);
+      return null;
+    }
+    return out;
+  };
+
+  let whenEmpty: unknown = isArray ? Object.freeze([]) : null;
+  if (required) whenEmpty = new CoerceFailure('required: the field must have a value (set `default` to fill empty cells)');
+  const coercedDefault = m.default === undefined ? undefined : precoerce(m.default, 'default');
+  if (coercedDefault === null) return undefined;
+  if (coercedDefault !== undefined) whenEmpty = coercedDefault;
+
+  const hasConstant = m.from === undefined && m.value !== undefined;
+  let constant: unknown = whenEmpty;
+  if (hasConstant) {
+    const coerced = precoerce(m.value, 'constant value');
+    if (coerced === null) return undefined;
+    if (coerced !== undefined) constant = coerced;
+    else if (whenEmpty instanceof CoerceFailure) {
+      problem('constant value is empty but the field is required');
+      return undefined;
+    }
+  }
+
+  const alias = field.alias !== undefined && field.alias !== '' ? field.alias : undefined;
+  return {
+    target: m.target,
+    id: field.id,
+    alias,
+    name: field.name,
+    type,
+    required,
+    column: m.from,
+    isArray,
+    blankIsEmpty,
+    options: coercion.options,
+    precision: field.precision,
+    reference: coercion.reference,
+    writeType: coercion.writeType,
+    coerce: coercion.coerce,
+    hasConstant,
+    constant,
+    whenEmpty,
+    mapping: m,
+  };
+}
+
+function resolveKey(
+  opts: ValidateMappingOptions,
+  structure: WorksheetStructure,
+  byRef: ReadonlyMap<string, WorksheetField>,
+  mappedBy: ReadonlyMap<string, string>,
+  planned: readonly PlannedField[],
+  problems: MappingProblem[],
+): number | undefined {
+  if (opts.key === undefined || opts.key === '') {
+    if (opts.mode !== 'append') {
+      problems.push({ target: '(key)', message: `mode ${opts.mode} matches source records to rows, so it needs a key field (a mapped field id or alias)` });
+    }
+    return undefined;
+  }
+  const field = byRef.get(opts.key);
+  if (field === undefined) {
+    const hint = suggestField(opts.key, structure.fields);
+    problems.push({ target: opts.key, message: `key field is not in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}` });
+    return undefined;
+  }
+  if (!mappedBy.has(field.id)) {
+    problems.push({ target: opts.key, message: `key field "${field.name}" is not in the mapping; map it so records can be matched to rows` });
+    return undefined;
+  }
+  const index = planned.findIndex((f) => f.id === field.id);
+  const type = planned[index]?.type;
+  if (type !== undefined && !KEY_TYPES.has(type)) {
+    problems.push({ target: opts.key, message: `a ${type} field cannot be the key; use a text, number, date, time or region field` });
+  }
+  return index === -1 ? undefined : index;
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function fingerprintOf(fields: readonly PlannedField[], order: readonly number[], zone: string): string {
+  const parts = order.map((i) => {
+    const f = fields[i];
+    if (f === undefined) return null;
+    const { from, value, format, timezone, createOptions, relationKey, lookupBy } = f.mapping;
+    return [f.id, f.type, from ?? null, value ?? null, format ?? null, timezone ?? null, createOptions ?? false, relationKey ?? null, lookupBy ?? null];
+  });
+  return createHash('sha1').update(JSON.stringify([zone, parts])).digest('hex').slice(0, 16);
+}
