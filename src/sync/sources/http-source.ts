@@ -1,0 +1,95 @@
+/**
+ * HTTP source: a JSON API read page by page. Only one page is in memory. Paging ends at
+ * an empty page, a page shorter than the page size, a missing next cursor, or `maxPages`.
+ * Headers and query values may reference `${ENV}`; what they resolve to is treated as a
+ * secret in every message.
+ */
+import type { HttpSourceSpec } from './source-spec.ts';
+import type { SourceDeps } from './source-deps.ts';
+import { createCursorFilter, isEmptyCursor } from './cursor-filter.ts';
+import { describeJsonType, getAtPath, splitDotPath } from './dot-path.ts';
+import { resolveEnvRecord } from './env-refs.ts';
+import { fetchJson } from './http-fetch-json.ts';
+import { safeUrl } from './redact.ts';
+import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
+
+function parseBaseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new SourceError('SOURCE_CONFIG', `http source: url is not a valid absolute URL (${safeUrl(url)})`);
+  }
+}
+
+/** Streams the items of a paged JSON API. */
+export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  const method = spec.method ?? 'GET';
+  const headers = resolveEnvRecord(spec.headers, deps.env, 'http source header');
+  const query = resolveEnvRecord(spec.query, deps.env, 'http source query parameter');
+  const secrets = [...headers.secrets, ...query.secrets];
+  const base = parseBaseUrl(spec.url);
+  const itemsPath = splitDotPath(spec.itemsPath);
+  const pagination = spec.pagination ?? { type: 'none' };
+  const keep = createCursorFilter(deps.since, deps.cursorField);
+  let page = pagination.type === 'page' ? (pagination.startPage ?? 1) : 1;
+  let cursor: string | undefined;
+  let index = 0;
+  for (let pagesRead = 0; spec.maxPages === undefined || pagesRead < spec.maxPages; pagesRead++) {
+    deps.signal?.throwIfAborted();
+    const paging: Record<string, string | number> = {};
+    if (pagination.type === 'page') {
+      paging[pagination.pageParam ?? 'page'] = page;
+      paging[pagination.sizeParam ?? 'pageSize'] = pagination.pageSize ?? 100;
+    } else if (pagination.type === 'cursor' && cursor !== undefined) {
+      paging[pagination.cursorParam] = cursor;
+    }
+    const url = new URL(base);
+    for (const [key, value] of Object.entries(query.values)) url.searchParams.set(key, value);
+    // POST list APIs take their paging in the body; GET ones in the query string.
+    if (method === 'GET') for (const [key, value] of Object.entries(paging)) url.searchParams.set(key, String(value));
+    const label = `page ${pagesRead + 1}`;
+    const body = await fetchJson({
+      method,
+      url,
+      headers: headers.values,
+      ...(method === 'POST' ? { body: paging } : {}),
+      label,
+      secrets,
+      signal: deps.signal,
+      retry: deps.httpRetry,
+    });
+    const where = `${method} ${safeUrl(url.href)} (${label})`;
+    const items = itemsPath.length === 0 ? body : getAtPath(body, itemsPath);
+    if (!Array.isArray(items)) {
+      const hint = itemsPath.length === 0 ? '; set itemsPath to the array inside it' : '';
+      const what = itemsPath.length === 0 ? 'the response' : `itemsPath "${spec.itemsPath}"`;
+      throw new SourceError('SOURCE_FORMAT', `${where}: ${what} is ${describeJsonType(items)}, expected an array${hint}`);
+    }
+    for (const [i, item] of items.entries()) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+        yield invalidRecord({ index: index++, page: pagesRead + 1 }, `${where}: item ${i + 1} is ${describeJsonType(item)}, expected an object`);
+        continue;
+      }
+      const data = item as Record<string, unknown>;
+      const decision = keep(data);
+      if (!decision.keep) continue;
+      yield { data, position: { index: index++, page: pagesRead + 1 }, ...('cursor' in decision ? { cursor: decision.cursor } : {}) };
+    }
+    if (pagination.type === 'none' || items.length === 0) return;
+    if (pagination.type === 'page') {
+      if (items.length < (pagination.pageSize ?? 100)) return;
+      page++;
+      continue;
+    }
+    const next = getAtPath(body, splitDotPath(pagination.cursorPath));
+    if (isEmptyCursor(next)) return;
+    if (typeof next !== 'string' && typeof next !== 'number') {
+      throw new SourceError('SOURCE_FORMAT', `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`);
+    }
+    // An API that hands back the cursor it was given would page forever.
+    if (String(next) === cursor) {
+      throw new SourceError('SOURCE_FORMAT', `${where}: the API returned the same next cursor again; stopping instead of looping`);
+    }
+    cursor = String(next);
+  }
+}

@@ -1,0 +1,46 @@
+/** What `createSource` needs besides the spec: where to find things and what was read before. */
+import type { Filter } from '../../api/types.ts';
+import type { NormalisedRow } from '../types.ts';
+
+/** What the worksheet source asks the other application's client for. */
+export interface WorksheetReadQuery {
+  worksheet: string;
+  view?: string;
+  filter?: Filter;
+  fields?: string[];
+  /** Passed through so the engine can pick the other application's credentials. */
+  credentialsEnvPrefix?: string;
+  signal?: AbortSignal;
+}
+
+/** Reads every row of a worksheet, page by page; wired by the engine to an API client. */
+export type ReadWorksheetRows = (query: WorksheetReadQuery) => AsyncIterable<NormalisedRow>;
+
+/** Retry tuning of the http source; the defaults suit production, tests shorten them. */
+export interface HttpRetryOptions {
+  /** Retries after the first attempt. @defaultValue `3` */
+  retries?: number;
+  /** Delay before the first retry, doubled each time. @defaultValue `500` */
+  minTimeoutMs?: number;
+  /** Cap of one delay, also of an honoured `Retry-After`. @defaultValue `10000` */
+  maxTimeoutMs?: number;
+}
+
+export interface SourceDeps {
+  /** Environment the `${ENV}` references, `urlEnv` and credentials are read from. */
+  env: NodeJS.ProcessEnv;
+  /** Folder of the job file: relative paths resolve against it. */
+  baseDir: string;
+  /** Saved incremental cursor: only records with a cursor past it are read. */
+  since?: unknown;
+  /**
+   * The job's incremental cursor field (`incremental.cursor`): the data key compared with
+   * `since` in file, http and worksheet sources. SQL sources use `cursorColumn` instead.
+   */
+  cursorField?: string | undefined;
+  /** Required by the worksheet source. */
+  readWorksheetRows?: ReadWorksheetRows | undefined;
+  /** Stops the read between records (and aborts http requests in flight). */
+  signal?: AbortSignal | undefined;
+  httpRetry?: HttpRetryOptions | undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Option shapes of every source type, exactly as a job spec writes them under `source:`.
+ * The job-spec loader validates these shapes; the sources trust them and only check what
+ * a schema cannot (files exist, environment variables are set, responses have the shape).
+ */
+import type { Filter } from '../../api/types.ts';
+
+/** A CSV file read as a stream. */
+export interface CsvSourceSpec {
+  type: 'csv';
+  /** File path; relative paths resolve against the job file's folder. */
+  path: string;
+  /** @defaultValue `','` */
+  delimiter?: string;
+  /** @defaultValue `'"'` */
+  quote?: string;
+  /** When false, columns are named `col1..colN` (N from the first row). @defaultValue `true` */
+  header?: boolean;
+  /** A UTF-8 byte-order mark is skipped either way. @defaultValue `'utf8'` */
+  encoding?: 'utf8' | 'latin1';
+  /** @defaultValue `true` */
+  skipEmptyLines?: boolean;
+}
+
+/** One JSON object per line; blank lines are skipped. */
+export interface NdjsonSourceSpec {
+  type: 'ndjson';
+  path: string;
+}
+
+/** A JSON document holding an array of objects, streamed element by element. */
+export interface JsonSourceSpec {
+  type: 'json';
+  path: string;
+  /** Dot path of object keys to the array (`"data.items"`); absent: the document is the array. */
+  itemsPath?: string;
+}
+
+/** Page-number pagination: `?page=1&pageSize=100`, then 2, 3... until a short or empty page. */
+export interface HttpPagePagination {
+  type: 'page';
+  /** @defaultValue `'page'` */
+  pageParam?: string;
+  /** @defaultValue `'pageSize'` */
+  sizeParam?: string;
+  /** @defaultValue `100` */
+  pageSize?: number;
+  /** @defaultValue `1` */
+  startPage?: number;
+}
+
+/** Cursor pagination: the next cursor is read from the response at `cursorPath`. */
+export interface HttpCursorPagination {
+  type: 'cursor';
+  /** Request parameter that carries the cursor (absent on the first request). */
+  cursorParam: string;
+  /** Dot path in the response body to the next cursor; missing, null or "" ends the scan. */
+  cursorPath: string;
+}
+
+export interface HttpNoPagination {
+  type: 'none';
+}
+
+export type HttpPagination = HttpPagePagination | HttpCursorPagination | HttpNoPagination;
+
+/** A JSON API read page by page with undici. */
+export interface HttpSourceSpec {
+  type: 'http';
+  url: string;
+  /** With POST, paging parameters travel in a JSON body instead of the query string. @defaultValue `'GET'` */
+  method?: 'GET' | 'POST';
+  /** Values may hold `${ENV_NAME}` references; resolved values are secrets and never logged. */
+  headers?: Record<string, string>;
+  /** Values may hold `${ENV_NAME}` references too (API keys in query strings are common). */
+  query?: Record<string, string>;
+  /** Dot path in the response body to the array of items; absent: the body is the array. */
+  itemsPath?: string;
+  /** @defaultValue `{ type: 'none' }` */
+  pagination?: HttpPagination;
+  /** Stop after this many pages even if the API has more. */
+  maxPages?: number;
+}
+
+/**
+ * A table or query read in order of `cursorColumn` by keyset pagination (short queries, no
+ * transaction held open while the engine writes). Rows whose cursor column is NULL cannot
+ * be ordered against a saved cursor and are not read: use a NOT NULL column.
+ */
+export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
+  type: T;
+  /** Name of the environment variable holding the connection URL (never the URL itself). */
+  urlEnv: string;
+  /** `table` or `schema.table`; exactly one of `table` and `query`. */
+  table?: string;
+  /** A SELECT; it is wrapped as a subquery, so its columns must have distinct names. */
+  query?: string;
+  cursorColumn: string;
+  /**
+   * A unique column used as tiebreak: pages are keyed on (cursorColumn, keyColumn), and
+   * `position.id` is its value. Without it rows sharing a cursor value are still all read:
+   * the group of ties at a page edge is fetched whole (memory grows with the largest group).
+   */
+  keyColumn?: string;
+  /** @defaultValue `1000` */
+  batchSize?: number;
+}
+
+export type PostgresSourceSpec = SqlSourceSpec<'postgres'>;
+export type MysqlSourceSpec = SqlSourceSpec<'mysql'>;
+
+/** Another application's worksheet (cross-system record sync). */
+export interface WorksheetSourceSpec {
+  type: 'worksheet';
+  /** Worksheet id or alias. */
+  worksheet: string;
+  /** View id: the view's own filter and sort apply. */
+  view?: string;
+  filter?: Filter;
+  /** Field ids or aliases to read; absent: all fields. */
+  fields?: string[];
+  /** Prefix of the environment variables holding the other application's credentials. */
+  credentialsEnvPrefix?: string;
+}
+
+export type SourceSpec =
+  | CsvSourceSpec
+  | NdjsonSourceSpec
+  | JsonSourceSpec
+  | HttpSourceSpec
+  | PostgresSourceSpec
+  | MysqlSourceSpec
+  | WorksheetSourceSpec;

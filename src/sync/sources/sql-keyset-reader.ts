@@ -1,0 +1,102 @@
+/**
+ * Keyset pagination shared by the postgres and mysql sources. Each page is one short
+ * query ordered by the cursor column, starting past the last row of the page before, so
+ * no transaction or server cursor stays open while the engine writes (a paused mysql
+ * stream is cut off by the server's net_write_timeout; an open postgres transaction holds
+ * back vacuum).
+ *
+ * Ties: with `keyColumn` pages are keyed on (cursor, key), so rows sharing a cursor value
+ * are never split and lost at a page edge. Without it, when a page is full, the rows that
+ * share the page's last cursor value are dropped from it and the whole group is fetched
+ * with `cursor = value`, then paging continues past that value. The group is held in
+ * memory, so memory grows with the largest group of equal cursor values.
+ *
+ * Cursor values travel as the database's own text form (`::text`, `CAST(.. AS CHAR)`):
+ * a JS Date keeps milliseconds, and a microsecond timestamp rounded to one would repeat
+ * or skip rows. `record.cursor` is that text, and `since` is compared the same way.
+ */
+import type { SqlSourceSpec } from './source-spec.ts';
+import type { SourceItem } from './source-error.ts';
+import { SourceError } from './source-error.ts';
+
+/** How one database spells identifiers, placeholders and a cast to text. */
+export interface SqlDialect {
+  name: 'postgres' | 'mysql';
+  quoteIdent(name: string): string;
+  placeholder(n: number): string;
+  asText(expression: string): string;
+}
+
+/** Runs one query and returns its rows; the source wraps driver errors. */
+export type RunQuery = (sql: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+const CURSOR_ALIAS = '__rowbridge_cursor';
+const KEY_ALIAS = '__rowbridge_key';
+const SOURCE_ALIAS = 'rowbridge_src';
+
+/** Checks the spec and builds the FROM clause. */
+function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDialect): string {
+  const hasTable = spec.table !== undefined && spec.table !== '';
+  const hasQuery = spec.query !== undefined && spec.query.trim() !== '';
+  if (hasTable === hasQuery) {
+    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: set exactly one of table and query (got ${hasTable ? 'both' : 'neither'})`);
+  }
+  if (hasTable) return `${(spec.table ?? '').split('.').map((part) => dialect.quoteIdent(part)).join('.')} AS ${SOURCE_ALIAS}`;
+  // Wrapped as a subquery, so a trailing semicolon would end the statement early.
+  return `(${(spec.query ?? '').trim().replace(/;+\s*$/, '')}) AS ${SOURCE_ALIAS}`;
+}
+
+/** Reads the table or query page by page in cursor order. */
+export async function* readKeysetPages(
+  spec: SqlSourceSpec<'postgres' | 'mysql'>,
+  dialect: SqlDialect,
+  run: RunQuery,
+  options: { since?: unknown; signal?: AbortSignal | undefined },
+): AsyncGenerator<SourceItem> {
+  const batchSize = spec.batchSize ?? 1000;
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+  }
+  const from = fromClause(spec, dialect);
+  const c = `${SOURCE_ALIAS}.${dialect.quoteIdent(spec.cursorColumn)}`;
+  const k = spec.keyColumn === undefined ? undefined : `${SOURCE_ALIAS}.${dialect.quoteIdent(spec.keyColumn)}`;
+  const select = `SELECT ${SOURCE_ALIAS}.*, ${dialect.asText(c)} AS ${CURSOR_ALIAS}${k === undefined ? '' : `, ${dialect.asText(k)} AS ${KEY_ALIAS}`} FROM ${from}`;
+  const order = `ORDER BY ${c}${k === undefined ? '' : `, ${k}`}`;
+  let index = 0;
+  const toItem = (row: Record<string, unknown>): SourceItem => {
+    const { [CURSOR_ALIAS]: cursor, [KEY_ALIAS]: key, ...data } = row;
+    return { data, position: { index: index++, ...(typeof key === 'string' ? { id: key } : {}) }, cursor };
+  };
+  const hasSince = options.since !== undefined && options.since !== null && options.since !== '';
+  let lastCursor: unknown = hasSince ? options.since : undefined;
+  let lastKey: unknown;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const params: unknown[] = [];
+    const p = (value: unknown): string => {
+      params.push(value);
+      return dialect.placeholder(params.length);
+    };
+    let where = `${c} IS NOT NULL`;
+    if (lastCursor !== undefined) {
+      where += k === undefined || lastKey === undefined ? ` AND ${c} > ${p(lastCursor)}` : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
+    }
+    const rows = await run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params);
+    const last = rows[rows.length - 1];
+    if (rows.length < batchSize || last === undefined) {
+      for (const row of rows) yield toItem(row);
+      return;
+    }
+    if (k !== undefined) {
+      for (const row of rows) yield toItem(row);
+      lastCursor = last[CURSOR_ALIAS];
+      lastKey = last[KEY_ALIAS];
+      continue;
+    }
+    const edge = last[CURSOR_ALIAS];
+    for (const row of rows) if (row[CURSOR_ALIAS] !== edge) yield toItem(row);
+    const ties = await run(`${select} WHERE ${c} = ${dialect.placeholder(1)} ${order}`, [edge]);
+    for (const row of ties) yield toItem(row);
+    lastCursor = edge;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Worksheet source: rows of another application's worksheet, read through the injected
+ * `readWorksheetRows` (the engine wires it to that application's API client; credentials
+ * are its concern). `data` is the row's field values; `position.id` is the row id.
+ *
+ * The cursor is the job's cursor field when the row has it, else the row's `updatedAt`
+ * (ISO string). Rows are filtered client-side against `since`: the platform's date filter
+ * operators are uncertain (platform notes §3), and a silently ignored filter would be
+ * worse than reading the rows.
+ */
+import type { WorksheetSourceSpec } from './source-spec.ts';
+import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
+import { compareCursor, isEmptyCursor } from './cursor-filter.ts';
+import { SourceError, type SourceItem } from './source-error.ts';
+
+// Names a job may use for the row's modification time rather than a field of its own.
+const UPDATED_AT_NAMES = new Set(['_updatedAt', 'utime', 'updatedAt']);
+
+/** Streams the rows of a worksheet of another application. */
+export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  const readRows = deps.readWorksheetRows;
+  if (readRows === undefined) {
+    throw new SourceError('SOURCE_CONFIG', `worksheet source "${spec.worksheet}": no worksheet reader was wired for this job`);
+  }
+  const query: WorksheetReadQuery = {
+    worksheet: spec.worksheet,
+    ...(spec.view === undefined ? {} : { view: spec.view }),
+    ...(spec.filter === undefined ? {} : { filter: spec.filter }),
+    ...(spec.fields === undefined ? {} : { fields: spec.fields }),
+    ...(spec.credentialsEnvPrefix === undefined ? {} : { credentialsEnvPrefix: spec.credentialsEnvPrefix }),
+    ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+  };
+  const field = deps.cursorField;
+  const fromUpdatedAt = field === undefined || UPDATED_AT_NAMES.has(field);
+  let index = 0;
+  for await (const row of readRows(query)) {
+    deps.signal?.throwIfAborted();
+    const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
+    if (!isEmptyCursor(deps.since) && !isEmptyCursor(cursor) && compareCursor(cursor, deps.since) <= 0) continue;
+    yield {
+      data: { ...row.values },
+      position: { index: index++, id: row.id },
+      ...(isEmptyCursor(cursor) ? {} : { cursor }),
+    };
+  }
+}
