@@ -1,0 +1,96 @@
+/**
+ * `rowbridge validate JOB...`: checks job spec files without connecting to anything.
+ * JOB is a path, or a bare name looked up as jobs/NAME.yaml under the working directory.
+ * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
+import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { parseJobSpec } from '../sync/job-spec/load-job-spec.ts';
+import type { CliIo } from './io.ts';
+import { EXIT } from './io.ts';
+
+const USAGE = `usage: rowbridge validate [--json] JOB...
+
+  JOB     a job file (jobs/orders.yaml) or a job name (orders = jobs/orders.yaml)
+  --json  print {"valid": boolean, "issues": [{file, path, line, column, message}]}
+`;
+
+type Outcome = { file: string; spec: JobSpec } | { file: string; issues: JobSpecIssue[] };
+
+/** A bare name has no folder and no extension: the user means jobs/NAME.yaml. */
+function jobPath(arg: string, cwd: string): string {
+  const bare = !/[\\/]/.test(arg) && !/\.ya?ml$/i.test(arg) && arg !== '.' && arg !== '..';
+  return bare ? join(cwd, 'jobs', `${arg}.yaml`) : resolve(cwd, arg);
+}
+
+/** Paths under the working directory are shown relative, as the user typed them. */
+function displayPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
+}
+
+async function check(arg: string, cwd: string): Promise<Outcome> {
+  const path = jobPath(arg, cwd);
+  const file = displayPath(path, cwd);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    return { file, issues: [{ file, path: '', message: `cannot be read: ${reason}` }] };
+  }
+  try {
+    return { file, spec: parseJobSpec(text, file) };
+  } catch (error) {
+    if (error instanceof JobSpecError) return { file, issues: error.issues };
+    throw error;
+  }
+}
+
+function summary(spec: JobSpec): string {
+  if (spec.target !== undefined) {
+    return `${spec.name}: ${spec.source.type} → ${spec.target.worksheet}, ${spec.target.mode}`;
+  }
+  const worksheet = spec.source.type === 'worksheet' ? spec.source.worksheet : spec.source.type;
+  const sink =
+    spec.sink === undefined
+      ? ''
+      : spec.sink.type === 'postgres'
+        ? `postgres ${spec.sink.table}`
+        : `${spec.sink.type} ${spec.sink.path}`;
+  return `${spec.name}: ${worksheet} → ${sink}, pull`;
+}
+
+export async function main(args: string[], io: CliIo): Promise<number> {
+  const json = args.includes('--json');
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const unknown = args.find((arg) => arg.startsWith('-') && arg !== '--json');
+  const jobs = args.filter((arg) => !arg.startsWith('-'));
+  if (unknown !== undefined || jobs.length === 0) {
+    io.err(
+      `${unknown === undefined ? 'validate: name a job' : `validate: unknown option ${unknown}`}\n\n${USAGE}`,
+    );
+    return EXIT.usage;
+  }
+
+  const outcomes: Outcome[] = [];
+  for (const job of jobs) outcomes.push(await check(job, io.cwd));
+  const issues = outcomes.flatMap((outcome) => ('issues' in outcome ? outcome.issues : []));
+
+  if (json) {
+    io.out(JSON.stringify({ valid: issues.length === 0, issues }, null, 2));
+  } else {
+    for (const outcome of outcomes) {
+      if ('spec' in outcome) io.out(`ok: ${outcome.file} (${summary(outcome.spec)})`);
+      else io.err(outcome.issues.map(formatJobSpecIssue).join('\n'));
+    }
+  }
+  return issues.length === 0 ? EXIT.ok : EXIT.failure;
+}
