@@ -85,7 +85,7 @@ elseif op == 'throttled' then
 elseif op == 'success' then
   refill()
   local due = now >= s.pausedUntilMs and now - s.lastIncreaseMs >= increaseIntervalMs
-  local demandBound = s.lastWaitMs >= s.lastIncreaseMs
+  local demandBound = s.lastWaitMs > s.lastIncreaseMs
   if due and demandBound and s.rate < maxRate then
     s.rate = math.min(maxRate, s.rate + increasePerSec)
     s.lastIncreaseMs = now

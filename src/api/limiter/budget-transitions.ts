@@ -111,7 +111,7 @@ function success(state: BudgetState, config: BudgetConfig, nowMs: number): Budge
   // Probe upwards only while the budget is what holds callers back; a budget that is
   // never exhausted would otherwise drift to maxRate untested and hit the real limit
   // with a burst the day demand grows.
-  const demandBound = next.lastWaitMs >= next.lastIncreaseMs;
+  const demandBound = next.lastWaitMs > next.lastIncreaseMs;
   if (!due || !demandBound || next.rate >= config.maxRate) {
     return next;
   }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
 import type { BudgetReply, BudgetStore } from './budget-store.ts';
@@ -62,6 +61,25 @@ export interface RateLimiter {
 
 const QUOTA_CODE = 90000;
 
+/** Resolves after ms, rejects once signal aborts. Global timers (not node:timers/promises) so tests can fake them. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error('aborted'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** Creates a limiter; with `redis` the budget is shared by every process using the same `budgetKey`. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const settings = resolveLimiterSettings(options);
@@ -92,7 +110,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const { waitMs } = note(await store.acquire());
       if (waitMs <= 0) return;
       try {
-        await sleep(Math.ceil(waitMs), undefined, { signal: abort.signal });
+        await sleep(Math.ceil(waitMs), abort.signal);
       } catch {
         throw new Error(stoppedMessage);
       }
