@@ -79,19 +79,19 @@ describe('shared rate budget across processes', () => {
       runWorker({ limiter, startAt, durationMs, lanes: 2, throttleAfter: { grants: 10, code: 51 } }),
       runWorker({ limiter, startAt, durationMs, lanes: 2 }),
     ]);
-    const throttle = a!.throttle!;
-    expect(throttle).toBeDefined();
+    expect(a.throttle).toBeDefined();
+    const throttle = a.throttle!;
     // The pause starts between throttle.before and throttle.after (Redis time) and lasts backoff51Ms.
     // 300 ms of slack covers a grant made just before the pause but recorded late.
     const quietFrom = throttle.after + 300;
     const quietTo = throttle.before + backoff51Ms;
-    expect(countBetween(b!.grants, quietFrom, quietTo)).toBe(0);
-    expect(countBetween(a!.grants, quietFrom, quietTo)).toBe(0);
+    expect(countBetween(b.grants, quietFrom, quietTo)).toBe(0);
+    expect(countBetween(a.grants, quietFrom, quietTo)).toBe(0);
     // B never saw a throttled answer itself, yet it runs at the halved shared rate.
-    expect(b!.finalRate).toBe(rate / 2);
+    expect(b.finalRate).toBe(rate / 2);
     const end = startAt + durationMs;
-    const afterPause = countBetween([...a!.grants, ...b!.grants], quietTo, end);
+    const afterPause = countBetween([...a.grants, ...b.grants], quietTo, end);
     expect(afterPause).toBeLessThanOrEqual(((rate / 2) * (end - quietTo)) / 1000 + 1);
-    expect(countBetween(b!.grants, quietTo, end)).toBeGreaterThan(0);
+    expect(countBetween(b.grants, quietTo, end)).toBeGreaterThan(0);
   });
 });
