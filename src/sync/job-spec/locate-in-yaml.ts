@@ -30,25 +30,29 @@ export function locateInYaml(
 ): YamlPosition | undefined {
   let node: unknown = doc.contents;
   let position = start(doc.contents, lineCounter);
+  // Where a missing child is reported: the key of its parent (`target:`), which is where
+  // the user will add it, rather than the parent's first entry on the next line.
+  let parentKey = position;
   for (const [index, segment] of path.entries()) {
     const last = index === path.length - 1;
     if (isMap(node)) {
       const pair = node.items.find(
         (item) => isScalar(item.key) && String(item.key.value) === String(segment),
       );
-      if (pair === undefined) return position;
-      const keyNode = isScalar(pair.key) ? pair.key : undefined;
+      if (pair === undefined) return parentKey;
+      const keyPosition = start(isScalar(pair.key) ? pair.key : undefined, lineCounter);
       const valueNode = pair.value as Node | null;
-      const here =
-        last && pointAtKey
-          ? start(keyNode, lineCounter)
-          : (start(valueNode, lineCounter) ?? start(keyNode, lineCounter));
-      position = here ?? position;
+      // A block mapping or list starts on the line after its key; the key is the better spot.
+      const isBlock = (isMap(valueNode) || isSeq(valueNode)) && valueNode.flow !== true;
+      const valuePosition = isBlock ? undefined : start(valueNode, lineCounter);
+      position = (last && pointAtKey ? keyPosition : (valuePosition ?? keyPosition)) ?? position;
+      parentKey = keyPosition ?? position;
       node = valueNode;
     } else if (isSeq(node) && typeof segment === 'number') {
       const item = node.items[segment] as Node | undefined;
-      if (item === undefined) return position;
+      if (item === undefined) return parentKey;
       position = start(item, lineCounter) ?? position;
+      parentKey = position;
       node = item;
     } else {
       return position;
