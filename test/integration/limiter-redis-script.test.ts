@@ -1,0 +1,118 @@
+import { afterAll, describe, it, expect } from 'vitest';
+import { BUDGET_SCRIPT } from '../../src/api/limiter/budget-script.ts';
+import { budgetTransitions } from '../../src/api/limiter/budget-transitions.ts';
+import type { BudgetConfig, BudgetState } from '../../src/api/limiter/budget-transitions.ts';
+import { createLimiterTestRedis } from './fixtures/limiter-redis.ts';
+
+/**
+ * The Lua script must be an exact mirror of the pure transitions. Both replay one
+ * timeline (the script's optional fixed clock replaces Redis TIME) and the stored hash
+ * must equal the pure state bit for bit.
+ */
+const env = createLimiterTestRedis('limiter-redis-script');
+afterAll(async () => {
+  await env.cleanup();
+});
+
+const config: BudgetConfig = {
+  initialRate: 7,
+  minRate: 0.5,
+  maxRate: 13,
+  decreaseFactor: 0.7,
+  increasePerSec: 1.5,
+  increaseIntervalMs: 300,
+  burstMs: 250,
+};
+
+type Step = { op: 'acquire' } | { op: 'success' } | { op: 'throttled'; pauseMs: number };
+
+async function runScript(key: string, step: Step, nowMs: number, idleTtlMs = 60_000): Promise<{ waitMs: number; rate: number }> {
+  const pauseMs = step.op === 'throttled' ? step.pauseMs : 0;
+  const reply = (await env.redis.eval(
+    BUDGET_SCRIPT,
+    1,
+    key,
+    step.op,
+    String(config.initialRate),
+    String(config.minRate),
+    String(config.maxRate),
+    String(config.decreaseFactor),
+    String(config.increasePerSec),
+    String(config.increaseIntervalMs),
+    String(config.burstMs),
+    String(idleTtlMs),
+    String(pauseMs),
+    String(nowMs),
+  )) as [string, string];
+  return { waitMs: Number(reply[0]), rate: Number(reply[1]) };
+}
+
+async function storedState(key: string): Promise<BudgetState> {
+  const h = await env.redis.hgetall(key);
+  return {
+    tokens: Number(h.tokens),
+    lastRefillMs: Number(h.lastRefillMs),
+    rate: Number(h.rate),
+    pausedUntilMs: Number(h.pausedUntilMs),
+    lastIncreaseMs: Number(h.lastIncreaseMs),
+    lastWaitMs: Number(h.lastWaitMs),
+  };
+}
+
+function pureStep(state: BudgetState, step: Step, nowMs: number): { state: BudgetState; waitMs: number } {
+  if (step.op === 'acquire') return budgetTransitions.acquire(state, config, nowMs);
+  if (step.op === 'success') return { state: budgetTransitions.success(state, config, nowMs), waitMs: 0 };
+  return { state: budgetTransitions.throttled(state, config, nowMs, step.pauseMs), waitMs: 0 };
+}
+
+describe('budget Lua script', () => {
+  it('matches the pure transitions step by step on a mixed timeline', async () => {
+    const key = env.key('conformance');
+    // Deterministic pseudo-random timeline: bursts of acquires, successes, throttles with
+    // overlapping pauses, idle gaps, fractional clock values.
+    let seed = 42;
+    const rnd = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const t0 = 1_700_000_000_123.25;
+    let now = t0;
+    let state = budgetTransitions.initial(config, t0);
+    const seen = { increase: 0, decrease: 0, waited: 0, paused: 0, granted: 0 };
+    for (let i = 0; i < 400; i += 1) {
+      const r = rnd();
+      const step: Step = r < 0.6 ? { op: 'acquire' } : r < 0.93 ? { op: 'success' } : { op: 'throttled', pauseMs: Math.floor(rnd() * 900) };
+      const lua = await runScript(key, step, now);
+      const pure = pureStep(state, step, now);
+      if (pure.state.rate > state.rate) seen.increase += 1;
+      if (pure.state.rate < state.rate) seen.decrease += 1;
+      if (step.op === 'acquire' && now < state.pausedUntilMs) seen.paused += 1;
+      else if (step.op === 'acquire' && pure.waitMs > 0) seen.waited += 1;
+      else if (step.op === 'acquire') seen.granted += 1;
+      state = pure.state;
+      expect({ i, ...lua }).toEqual({ i, waitMs: pure.waitMs, rate: state.rate });
+      expect(await storedState(key)).toEqual(state);
+      now += rnd() < 0.1 ? rnd() * 3000 : rnd() * 60 + 0.125;
+    }
+    // The timeline exercised every branch that matters.
+    for (const count of Object.values(seen)) expect(count).toBeGreaterThan(0);
+  });
+
+  it('clamps a stored rate into the caller bounds and rejects an unknown op', async () => {
+    const key = env.key('clamp');
+    await env.redis.hset(key, { tokens: '0', lastRefillMs: '1000', rate: '99', pausedUntilMs: '0', lastIncreaseMs: '1000', lastWaitMs: '0' });
+    const reply = await runScript(key, { op: 'acquire' }, 1000);
+    expect(reply.rate).toBe(config.maxRate);
+    await expect(runScript(key, { op: 'bogus' } as unknown as Step, 1000)).rejects.toThrow(/unknown op bogus/);
+  });
+
+  it('expires an idle budget, but not before a pause has run out', async () => {
+    const key = env.key('ttl');
+    await runScript(key, { op: 'acquire' }, 5000, 2000);
+    const idle = await env.redis.pttl(key);
+    expect(idle).toBeGreaterThan(0);
+    expect(idle).toBeLessThanOrEqual(2000);
+    await runScript(key, { op: 'throttled', pauseMs: 30_000 }, 5000, 2000);
+    expect(await env.redis.pttl(key)).toBeGreaterThan(30_000);
+  });
+});
