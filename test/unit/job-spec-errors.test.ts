@@ -241,13 +241,17 @@ describe('job spec errors: target', () => {
 
 describe('job spec errors: fields', () => {
   it('wants fields, with at least one entry', () => {
-    expectIssue(BASE_WITHOUT_FIELDS, 'fields', 'name:', 'is required (a mapping');
+    expectIssue(BASE_WITHOUT_FIELDS, 'fields', 'name:', 'is required (a mapping of key: value lines)');
     expectIssue(
       BASE_WITHOUT_FIELDS + 'fields: {}\n',
       'fields',
       'fields:',
       'must map at least one target field',
     );
+  });
+
+  it('wants non-empty target field names', () => {
+    expectIssue(`${BASE}  "": Total\n`, 'fields[""]', '"": Total', 'the key must not be empty');
   });
 
   it('wants a column name or a mapping for each field', () => {

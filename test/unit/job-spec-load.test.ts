@@ -117,6 +117,21 @@ describe('defaults and expansion', () => {
     ]);
   });
 
+  it('understands YAML anchors and merge keys, so jobs can share blocks', () => {
+    const spec = parseJobSpec(
+      `name: merged\nsource: &src { type: ndjson, path: in.ndjson }\n` +
+        `target:\n  <<: { worksheet: ws, mode: upsert, key: a }\n  batchSize: 10\nfields: { a: A }\n`,
+      'jobs/merged.yaml',
+    );
+    expect(spec.target).toEqual({
+      worksheet: 'ws',
+      mode: 'upsert',
+      key: 'a',
+      batchSize: 10,
+      triggerWorkflow: false,
+    });
+  });
+
   it('accepts a .yml file whose base name is the job name', () => {
     expect(parseJobSpec(minimal().replace('minimal', 'other'), '/srv/jobs/other.yml').name).toBe('other');
   });

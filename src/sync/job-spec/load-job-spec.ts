@@ -48,7 +48,7 @@ function nameMatchesFile(data: unknown, file: string): PathIssue | undefined {
  */
 export function parseJobSpec(text: string, file: string): JobSpec {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   if (doc.errors.length > 0) {
     throw new JobSpecError(
       file,

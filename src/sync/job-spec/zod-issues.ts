@@ -21,8 +21,8 @@ const EXPECTED: Record<string, string> = {
   number: 'a number',
   int: 'a whole number',
   boolean: 'true or false',
-  object: 'a mapping (key: value lines)',
-  record: 'a mapping (key: value lines)',
+  object: 'a mapping of key: value lines',
+  record: 'a mapping of key: value lines',
   array: 'a list',
 };
 
@@ -78,6 +78,8 @@ export function createIssueMessages(): {
       case 'too_small':
         if (issue.origin === 'string' && issue.minimum === 1) return 'must not be empty';
         return `must be at least ${String(issue.minimum)}`;
+      case 'invalid_key':
+        return `the key ${issue.issues[0]?.message ?? 'is not allowed'}`;
       case 'too_big':
         return `must be at most ${String(issue.maximum)}`;
       default:
