@@ -2,10 +2,24 @@ import type { CliCommand } from './io.ts';
 
 /** Command name → lazy loader, so `rowbridge validate` does not load BullMQ. */
 export const commands: Record<string, () => Promise<CliCommand>> = {
+  validate: () => import('./validate.ts'),
+  plan: () => import('./plan.ts'),
+  run: () => import('./run.ts'),
+  enqueue: () => import('./enqueue.ts'),
+  worker: () => import('./worker.ts'),
+  status: () => import('./status.ts'),
+  dlq: () => import('./dlq.ts'),
   emulator: () => import('./emulator.ts'),
 };
 
 const SUMMARY: Record<string, string> = {
+  validate: 'validate JOB                        check a job spec',
+  plan: 'plan JOB [--json]                   dry run: what a run would create, update, delete',
+  run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
+  enqueue: 'enqueue JOB                         queue a run for the workers',
+  worker: 'worker [--concurrency N]            work queued runs; registers the schedules of jobs/',
+  status: 'status [RUN] [--json]               runs and their reports',
+  dlq: 'dlq list|show|replay|purge          the dead-letter store',
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
 };
 

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { loadSettings } from '../../config/settings.ts';
+import { createLogger } from '../ops/logger.ts';
+import { createRuntime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime.ts';
+import type { CliIo } from './io.ts';
+
+/**
+ * The runtime of a CLI command. Logs go to stderr (stdout carries the command's
+ * output, e.g. --json) at the configured level.
+ */
+export function openRuntime(io: CliIo, options: { quiet?: boolean; jobsDir?: string } = {}): Runtime {
+  const settings = loadSettings(io.env);
+  const logger = createLogger({
+    level: options.quiet === true ? 'warn' : settings.logLevel,
+    redactHeaders: [`${settings.headerPrefix}Sign`, `${settings.headerPrefix}Appkey`],
+    destination: process.stderr,
+  });
+  return createRuntime({
+    settings,
+    env: io.env,
+    logger,
+    jobsDir: options.jobsDir ?? io.env.ROWBRIDGE_JOBS_DIR ?? path.join(io.cwd, 'jobs'),
+  });
+}
+
+/** A job given as a name (`orders`) or as a path to its file (`jobs/orders.yaml`). */
+export function resolveJobArg(arg: string, io: CliIo): { name: string; jobsDir?: string } {
+  if (/\.ya?ml$/.test(arg)) {
+    const file = path.resolve(io.cwd, arg);
+    return { name: path.basename(file).replace(/\.ya?ml$/, ''), jobsDir: path.dirname(file) };
+  }
+  return { name: arg };
+}

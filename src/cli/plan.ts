@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { planJob } from '../sync/create-sync-context.ts';
+import { planRun } from '../sync/plan-run.ts';
+import type { RunPlan } from '../sync/plan-run.ts';
+import { createSource } from '../sync/sources/create-source.ts';
+import { parseCliArgs, UsageError } from './args.ts';
+import { EXIT } from './io.ts';
+import type { CliIo } from './io.ts';
+import { openRuntime, resolveJobArg } from './open-runtime.ts';
+import { reportFailure } from './report-failure.ts';
+
+const USAGE = 'usage: rowbridge plan JOB [--json]';
+
+function formatPlan(job: string, plan: RunPlan): string {
+  const a = plan.apiCalls;
+  const lines = [
+    `plan ${job}: read ${plan.read}`,
+    `  create     ${plan.create}`,
+    `  update     ${plan.update}`,
+    `  unchanged  ${plan.unchanged}`,
+    `  skip       ${plan.skip}`,
+    `  delete     ${plan.delete}${plan.deleteRefused ? ' (over the safety threshold: the run would refuse; --force to allow)' : ''}`,
+    `  reject     ${plan.reject}`,
+    `  API calls  ${a.total} (reads ${a.reads}, batch creates ${a.batchCreates}, batch updates ${a.batchUpdates}, single updates ${a.singleUpdates}, batch deletes ${a.batchDeletes})`,
+  ];
+  for (const r of plan.rejects) lines.push(`  rejected ${r.position}: ${r.message}`);
+  return lines.join('\n');
+}
+
+/** `plan JOB`: a dry run with the same mapping code; writes nothing. */
+export async function main(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCliArgs(args, { json: { type: 'boolean' } });
+    if (parsed.positionals.length !== 1) throw new UsageError('plan takes exactly one job');
+  } catch (err) {
+    io.err(`${(err as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const job = resolveJobArg(parsed.positionals[0]!, io);
+  const rt = openRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
+  try {
+    const { spec, file } = await rt.loadJob(job.name);
+    const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
+    const prepared = await planJob(spec, client, file);
+    const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
+    const source = createSource(spec.source, {
+      env: io.env,
+      baseDir: path.dirname(file),
+      ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
+      cursorField: spec.incremental?.cursor,
+    });
+    const plan = await planRun(spec, prepared, source, {
+      client,
+      redis: rt.redis,
+      prefix: rt.statePrefix,
+      runs: rt.runs,
+      deadLetters: rt.deadLetters,
+      log: rt.logger,
+    });
+    io.out(parsed.values.json === true ? JSON.stringify(plan, null, 2) : formatPlan(job.name, plan));
+    return EXIT.ok;
+  } catch (err) {
+    return reportFailure(err, io);
+  } finally {
+    await rt.close();
+  }
+}

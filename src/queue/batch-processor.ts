@@ -1,0 +1,103 @@
+import type { Job } from 'bullmq';
+import { createSyncContext, planJob } from '../sync/create-sync-context.ts';
+import type { SyncContext } from '../sync/sync-context.ts';
+import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
+import { deadLetter, writeBatch } from '../sync/write-batch.ts';
+import type { BatchRow } from '../sync/write-batch.ts';
+import { decideBatchFailure, delayJob } from './error-policy.ts';
+import { BATCH_ATTEMPTS } from './queues.ts';
+import type { BatchJobData } from './queues.ts';
+import type { Runtime, Traffic } from './runtime.ts';
+
+export interface BatchSummary {
+  batchNo: number;
+  rows: number;
+  /** Rows of the batch by outcome. */
+  outcomes: Record<string, number>;
+  skippedBecauseRunStopped?: boolean;
+}
+
+type Prepared = Awaited<ReturnType<typeof planJob>> & { spec: Awaited<ReturnType<Runtime['loadJob']>>['spec'] };
+
+/**
+ * Processes batch jobs. The compiled plan of a run is kept per process (a few runs at
+ * most), so a batch costs no structure request; the rows and their outcomes live in
+ * Redis, so any worker on any machine can take any batch.
+ */
+export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
+  const prepared = new Map<string, Promise<Prepared>>();
+
+  function prepare(runId: string, jobName: string): Promise<Prepared> {
+    let entry = prepared.get(runId);
+    if (entry === undefined) {
+      entry = (async () => {
+        const { spec, file } = await rt.loadJob(jobName);
+        const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
+        return { spec, ...(await planJob(spec, client, file)) };
+      })();
+      entry.catch(() => prepared.delete(runId));
+      prepared.set(runId, entry);
+      // Keep the cache small: runs end, and a long-lived worker sees many.
+      if (prepared.size > 8) prepared.delete(prepared.keys().next().value!);
+    }
+    return entry;
+  }
+
+  return async function processBatch(job, token) {
+    const { runId, batchNo, rows } = job.data;
+    const run = await rt.runs.get(runId);
+    const summary = (outcomes: Record<string, number>): BatchSummary => ({ batchNo, rows: rows.length, outcomes });
+    if (run === undefined || TERMINAL_STATUSES.has(run.status)) {
+      // The run stopped (auth, permission, quota...): its remaining rows are not written
+      // and not lost either: the cursor did not move, the next run reads them again.
+      return { ...summary({}), skippedBecauseRunStopped: true };
+    }
+    const log = rt.logger.child({ job: job.data.job, runId, batch: batchNo });
+    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
+    let ctx: SyncContext | undefined;
+    try {
+      const { spec, structure, plan } = await prepare(runId, job.data.job);
+      ctx = createSyncContext(
+        spec,
+        { structure, plan },
+        { runId, attempt: job.attemptsMade + 1 },
+        { client: rt.clientFor(spec.target?.app?.credentialsEnvPrefix), redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log },
+      );
+      const context = ctx;
+      const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows as BatchRow[]));
+      const counts: Record<string, number> = {};
+      for (const outcome of outcomes.values()) counts[outcome] = (counts[outcome] ?? 0) + 1;
+      return summary(counts);
+    } catch (err) {
+      const action = decideBatchFailure(err, {
+        attemptsMade: job.attemptsMade,
+        maxAttempts: job.opts.attempts ?? BATCH_ATTEMPTS,
+        pauses: job.data.pauses ?? 0,
+      });
+      log.warn({ err, action: action.kind }, 'batch failed');
+      switch (action.kind) {
+        case 'stop-run':
+          await rt.runs.update(runId, { status: 'failed', message: action.message, finishedAt: new Date().toISOString() });
+          return { ...summary({}), skippedBecauseRunStopped: true };
+        case 'delay':
+          if (action.reason === 'app-unavailable') await job.updateData({ ...job.data, pauses: (job.data.pauses ?? 0) + 1 });
+          return delayJob(job, token, action.delayMs);
+        case 'retry':
+          throw err;
+        case 'dead-letter': {
+          if (ctx === undefined) throw err;
+          // Last attempt: every row without a final outcome goes to the dead-letter store.
+          const known = await rt.runs.getOutcomes(runId, rows.map((r) => r.index));
+          const open = rows.filter((r) => {
+            const o = known.get(r.index);
+            return o === undefined || o === 'pending';
+          });
+          await deadLetter(ctx, new Map(), open as BatchRow[], action.category, { message: action.message });
+          return summary({ [`dead:${action.category}`]: open.length });
+        }
+      }
+    } finally {
+      if (traffic.requests + traffic.retries > 0) await rt.runs.addTraffic(runId, traffic);
+    }
+  };
+}

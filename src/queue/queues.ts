@@ -1,0 +1,46 @@
+import { Queue } from 'bullmq';
+import type { BatchRow } from '../sync/write-batch.ts';
+import type { Runtime } from './runtime.ts';
+
+export const RUN_QUEUE = 'runs';
+export const BATCH_QUEUE = 'batches';
+
+/** Data of a run job: names and options only, never credentials or connection strings. */
+export interface RunJobData {
+  /** Absent on jobs a scheduler made: the processor gives them a run id. */
+  runId?: string;
+  job: string;
+  trigger: 'cli' | 'enqueue' | 'schedule' | 'replay';
+  step?: 'read' | 'finalize';
+  /** Mirror: delete past the safety threshold. */
+  force?: boolean;
+  /** Dead letters to replay instead of reading the source. */
+  replayIds?: string[];
+}
+
+/** Data of a batch job: the mapped rows with their source records (for dead letters). */
+export interface BatchJobData {
+  runId: string;
+  job: string;
+  batchNo: number;
+  rows: BatchRow[];
+  /** Times the batch was put back because the application was unavailable. */
+  pauses?: number;
+}
+
+/** Batch job attempts for transient failures, with exponential backoff between them. */
+export const BATCH_ATTEMPTS = 5;
+
+export function createQueues(rt: Runtime): { runs: Queue<RunJobData>; batches: Queue<BatchJobData>; close(): Promise<void> } {
+  const opts = { connection: rt.connection, prefix: rt.queuePrefix };
+  const runs = new Queue<RunJobData>(RUN_QUEUE, opts);
+  const batches = new Queue<BatchJobData>(BATCH_QUEUE, opts);
+  return {
+    runs,
+    batches,
+    async close() {
+      await batches.close();
+      await runs.close();
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { WaitingChildrenError } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
+import { classifyError } from '../api/errors.ts';
+import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
+import { mirrorDeletes } from '../sync/finalize-run.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { keyOfRecord } from '../sync/key-of-record.ts';
+import { readBatches } from '../sync/read-batches.ts';
+import type { ReadProgress } from '../sync/read-batches.ts';
+import { createSource } from '../sync/sources/create-source.ts';
+import type { RunRecord } from '../sync/state/run-store.ts';
+import type { SyncContext } from '../sync/sync-context.ts';
+import type { SourceRecord } from '../sync/types.ts';
+import { deadLetter } from '../sync/write-batch.ts';
+import { deadLetterSource } from './dead-letter-source.ts';
+import { BATCH_ATTEMPTS } from './queues.ts';
+import type { BatchJobData, RunJobData } from './queues.ts';
+import type { Runtime, Traffic } from './runtime.ts';
+
+/** Batches of one run waiting or running at once: bounds the rows held in Redis. */
+const MAX_OUTSTANDING_BATCHES = 64;
+
+export function newRunId(job: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  return `${job}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The run job: reads the source, maps it, fans out batch jobs as its children (so
+ * workers on several machines share one run), then waits for them and finalizes.
+ * Steps are kept in the job data, so a run whose worker died resumes where it was:
+ * reading again re-adds the same batch job ids (BullMQ ignores duplicates, and rows
+ * already written are skipped by their outcomes), finalizing is idempotent.
+ */
+export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
+  return async function processRun(job: Job<RunJobData>, token?: string): Promise<RunRecord | undefined> {
+    const runId = job.data.runId ?? newRunId(job.data.job);
+    if (job.data.runId === undefined) await job.updateData({ ...job.data, runId });
+    let record = await rt.runs.get(runId);
+    record ??= await rt.runs.create({ runId, job: job.data.job, trigger: job.data.trigger });
+    if (record.status === 'completed' || record.status === 'skipped') return record;
+    const log = rt.logger.child({ job: job.data.job, runId });
+
+    if (record.status === 'failed') return finish(record.status);
+
+    const holder = await rt.runs.acquireJob(job.data.job, runId);
+    if (holder !== undefined) {
+      await rt.runs.update(runId, {
+        status: 'skipped',
+        message: `run ${holder} of job ${job.data.job} is still active`,
+        finishedAt: new Date().toISOString(),
+      });
+      return rt.runs.get(runId);
+    }
+
+    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
+    try {
+      const { spec, file } = await rt.loadJob(job.data.job);
+      const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
+      const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file));
+      const deps = { client, redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log };
+      const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, deps);
+
+      if (job.data.step !== 'finalize') {
+        await rt.runs.update(runId, {
+          status: 'running',
+          startedAt: record.startedAt ?? new Date().toISOString(),
+          mode: ctx.mode,
+          worksheet: prepared.structure.name,
+        });
+        if (ctx.index !== undefined) {
+          const built = await rt.withTraffic(traffic, () => ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)));
+          if (built.duplicates > 0) log.warn({ duplicates: built.duplicates }, 'worksheet has rows sharing a key; the oldest is matched');
+        }
+        const progress: ReadProgress = { read: 0, cursor: undefined };
+        const source = await openSource(rt, spec, file, job.data, runId);
+        let batchNo = 0;
+        for await (const rows of readBatches(source, {
+          plan: prepared.plan,
+          batchSize: ctx.batchSize,
+          progress,
+          onRejected: async (rejected) => {
+            if (ctx.mode === 'mirror') {
+              // A record refused by the mapping still names a row the source has: never delete it.
+              const keys = rejected.map((r) => keyOfRecord(prepared.plan, r.source.data)).filter((k): k is string => k !== undefined);
+              await rt.runs.markSeen(runId, keys);
+            }
+            for (const r of rejected) {
+              await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
+            }
+          },
+        })) {
+          if (ctx.mode === 'mirror') await rt.runs.markSeen(runId, rows.map((r) => r.mapped.key ?? ''));
+          await waitForRoom(job);
+          await batches.add(
+            'batch',
+            { runId, job: job.data.job, batchNo, rows },
+            {
+              jobId: `${runId}-${batchNo}`,
+              parent: { id: job.id!, queue: job.queueQualifiedName },
+              attempts: BATCH_ATTEMPTS,
+              backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+              removeOnComplete: true,
+              removeOnFail: 1000,
+              ignoreDependencyOnFailure: true,
+            },
+          );
+          batchNo += 1;
+          await job.updateProgress({ read: progress.read, batches: batchNo });
+        }
+        await rt.runs.update(runId, {
+          read: progress.read,
+          batches: batchNo,
+          ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
+        });
+        await job.updateData({ ...job.data, runId, step: 'finalize' });
+        if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
+      }
+      return await finalize(ctx, spec);
+    } catch (err) {
+      if (err instanceof WaitingChildrenError) throw err;
+      const category = classifyError(err);
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      // Configuration and permission problems will not mend by retrying; others may.
+      if (lastAttempt || ['config', 'auth', 'forbidden', 'quota', 'not-found'].includes(category)) {
+        log.error({ err }, 'run failed');
+        await rt.runs.update(runId, { status: 'failed', message: (err as Error).message, finishedAt: new Date().toISOString() });
+        await rt.runs.releaseJob(job.data.job, runId);
+        return rt.runs.get(runId);
+      }
+      throw err;
+    } finally {
+      if (traffic.requests > 0) await rt.runs.addTraffic(runId, traffic);
+    }
+
+    async function finalize(ctx: SyncContext, spec: JobSpec): Promise<RunRecord | undefined> {
+      const current = await rt.runs.get(runId);
+      if (current?.status === 'failed') return finish('failed');
+      await rt.runs.update(runId, { status: 'finalizing' });
+      const result = await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true));
+      if (result.refused !== undefined) {
+        await rt.runs.update(runId, { status: 'failed', message: result.refused, finishedAt: new Date().toISOString() });
+        return finish('failed');
+      }
+      if (spec.incremental !== undefined && current?.cursor !== undefined && job.data.replayIds === undefined) {
+        // Saved only now that every write the cursor covers is confirmed.
+        await rt.runs.setCursor(spec.name, current.cursor);
+      }
+      if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
+      await rt.runs.update(runId, { status: 'completed', deleted: result.deleted, finishedAt: new Date().toISOString() });
+      return finish('completed');
+    }
+
+    async function finish(_status: string): Promise<RunRecord | undefined> {
+      await rt.runs.releaseJob(job.data.job, runId);
+      await rt.runs.dropRowState(runId);
+      return rt.runs.get(runId);
+    }
+  };
+}
+
+async function openSource(
+  rt: Runtime,
+  spec: JobSpec,
+  file: string,
+  data: RunJobData,
+  runId: string,
+): Promise<AsyncIterable<SourceRecord>> {
+  if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
+  const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
+  return createSource(spec.source, {
+    env: rt.env,
+    baseDir: path.dirname(file),
+    ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
+    cursorField: spec.incremental?.cursor,
+  });
+}
+
+/** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
+async function waitForRoom(job: Job): Promise<void> {
+  for (;;) {
+    const counts = await job.getDependenciesCount({ unprocessed: true });
+    if ((counts.unprocessed ?? 0) < MAX_OUTSTANDING_BATCHES) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Replayed dead letters leave the store once their row has an outcome: it landed, or
+ * it failed again and the replay run holds a fresh entry with the new reason.
+ */
+async function settleReplay(rt: Runtime, runId: string, ids: string[]): Promise<void> {
+  const outcomes = await rt.runs.getOutcomes(runId, ids.map((_, i) => i));
+  const settled = ids.filter((_, i) => {
+    const o = outcomes.get(i);
+    return o !== undefined && o !== 'pending';
+  });
+  await rt.deadLetters.remove(settled);
+}

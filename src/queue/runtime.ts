@@ -1,0 +1,153 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { credentialsFromEnv } from '../../config/settings.ts';
+import type { Settings } from '../../config/settings.ts';
+import { createPlatformClient } from '../api/create-platform-client.ts';
+import type { PlatformClient } from '../api/create-platform-client.ts';
+import { createAuth } from '../api/auth.ts';
+import { ConfigError } from '../api/errors.ts';
+import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
+import { resolveBaseUrl, createTransport } from '../api/transport.ts';
+import type { Logger } from '../ops/logger.ts';
+import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import { createRunStore } from '../sync/state/run-store.ts';
+import type { RunStore } from '../sync/state/run-store.ts';
+
+/** Requests, throttled answers and retries made on behalf of one run in this process. */
+export interface Traffic {
+  requests: number;
+  throttled: number;
+  retries: number;
+}
+
+export interface RuntimeOptions {
+  settings: Settings;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Folder of the job specs. @defaultValue `<cwd>/jobs` */
+  jobsDir?: string;
+}
+
+/**
+ * Everything a worker or a CLI command shares: Redis connections, the stores, one
+ * platform client per credential (each with its budget shared through Redis), and the
+ * job-spec loader. Built once per process by the CLI; released by `close()` in reverse.
+ */
+export interface Runtime {
+  settings: Settings;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** BullMQ connection (blocking commands: maxRetriesPerRequest null). */
+  connection: Redis;
+  /** State connection. */
+  redis: Redis;
+  /** BullMQ key prefix. */
+  queuePrefix: string;
+  /** Prefix of rowbridge's own keys, inside the queue prefix's hash slot. */
+  statePrefix: string;
+  runs: RunStore;
+  deadLetters: DeadLetterStore;
+  jobsDir: string;
+  /** Finds `jobs/NAME.yaml` (or `.yml`) and loads it, validated. */
+  loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
+  /** The client of the job's target application (or of a credentials prefix). */
+  clientFor(credentialsEnvPrefix?: string): PlatformClient;
+  /** Attributes client traffic to a run while `fn` runs. */
+  withTraffic<T>(traffic: Traffic, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Redis URL for messages: host and port, never the password. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return 'the configured REDIS_URL';
+  }
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const { settings, env, logger } = options;
+  const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
+  const connection = new Redis(settings.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+  for (const client of [connection, redis]) {
+    client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`));
+  }
+  const queuePrefix = settings.queuePrefix;
+  const statePrefix = `${queuePrefix}:rb`;
+  const runs = createRunStore({ redis, prefix: statePrefix });
+  const deadLetters = createDeadLetterStore({ redis, prefix: statePrefix });
+  const clients = new Map<string, PlatformClient>();
+  const traffic = new AsyncLocalStorage<Traffic>();
+
+  function clientFor(prefix = 'ROWBRIDGE_'): PlatformClient {
+    const cached = clients.get(prefix);
+    if (cached !== undefined) return cached;
+    const { credentials, apiUrl } = credentialsFromEnv(env, prefix);
+    const baseUrl = resolveBaseUrl({ baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '' });
+    // The budget key comes from the credential's identity, so every process using the
+    // same credential shares one budget in Redis.
+    const identity = createAuth(credentials, createTransport({ baseUrl })).identity;
+    const limiter = createRateLimiter({
+      budgetKey: `${statePrefix}:budget:${identity}`,
+      redis,
+      initialRatePerSec: Math.min(settings.initialRate, settings.maxRate),
+      maxRatePerSec: settings.maxRate,
+      maxConcurrent: settings.maxConcurrent,
+    });
+    const client = createPlatformClient({
+      baseUrl,
+      credentials,
+      headerPrefix: settings.headerPrefix,
+      limiter,
+      logger,
+      onEvent(event) {
+        const t = traffic.getStore();
+        if (t === undefined) return;
+        if (event.type === 'request') {
+          t.requests += 1;
+          if (event.category === 'throttled') t.throttled += 1;
+        } else if (event.type === 'retry') t.retries += 1;
+      },
+    });
+    clients.set(prefix, client);
+    return client;
+  }
+
+  return {
+    settings,
+    env,
+    logger,
+    connection,
+    redis,
+    queuePrefix,
+    statePrefix,
+    runs,
+    deadLetters,
+    jobsDir,
+    async loadJob(name) {
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError(`job name "${name}" is not a job file name`);
+      for (const ext of ['.yaml', '.yml']) {
+        const file = path.join(jobsDir, `${name}${ext}`);
+        if (existsSync(file)) return { spec: await loadJobSpec(file), file };
+      }
+      throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
+    },
+    clientFor,
+    withTraffic: (t, fn) => traffic.run(t, fn),
+    async close() {
+      for (const client of [...clients.values()].reverse()) await client.close().catch(() => undefined);
+      for (const client of [...clients.values()]) await client.limiter.stop().catch(() => undefined);
+      clients.clear();
+      await redis.quit().catch(() => undefined);
+      await connection.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import type { PlatformClient } from '../api/create-platform-client.ts';
+import type { WorksheetStructure } from '../api/types.ts';
+import { createSyncContext, readWorksheetKeys } from './create-sync-context.ts';
+import type { SyncDeps } from './create-sync-context.ts';
+import type { JobSpec } from './job-spec/job-spec-schema.ts';
+import type { MappingPlan } from './mapping/plan-types.ts';
+import { keyOfRecord } from './key-of-record.ts';
+import { readBatches } from './read-batches.ts';
+import type { RejectedRecord } from './read-batches.ts';
+import type { Source } from './types.ts';
+import type { FieldValue } from '../api/types.ts';
+
+/** What a run would do, computed with the same mapping and comparison code, writing nothing. */
+export interface RunPlan {
+  read: number;
+  create: number;
+  update: number;
+  unchanged: number;
+  skip: number;
+  delete: number;
+  reject: number;
+  /** Requests the writes would take (reads to build the index and compare rows included). */
+  apiCalls: { total: number; reads: number; batchCreates: number; batchUpdates: number; singleUpdates: number; batchDeletes: number };
+  /** Mirror: the deletes exceed the safety share and the run would be refused. */
+  deleteRefused: boolean;
+  /** The first rejected records, with their reasons. */
+  rejects: Array<{ position: string; message: string }>;
+}
+
+/**
+ * A dry run: reads the worksheet's keys and the source, maps every record, compares
+ * the rows a run would update, and counts. Nothing is written to the platform or to
+ * Redis (the stored index is only read, for the content hashes of earlier runs).
+ */
+export async function planRun(
+  spec: JobSpec,
+  prepared: { structure: WorksheetStructure; plan: MappingPlan },
+  source: Source,
+  deps: SyncDeps & { client: PlatformClient },
+): Promise<RunPlan> {
+  const ctx = createSyncContext(spec, prepared, { runId: 'plan', attempt: 1 }, deps);
+  const result: RunPlan = {
+    read: 0,
+    create: 0,
+    update: 0,
+    unchanged: 0,
+    skip: 0,
+    delete: 0,
+    reject: 0,
+    apiCalls: { total: 0, reads: 1, batchCreates: 0, batchUpdates: 0, singleUpdates: 0, batchDeletes: 0 },
+    deleteRefused: false,
+    rejects: [],
+  };
+  const existing = new Map<string, string>();
+  if (ctx.mode !== 'append') {
+    for await (const { key, rowId } of readWorksheetKeys(deps.client, prepared.structure, prepared.plan)) {
+      if (!existing.has(key)) existing.set(key, rowId);
+    }
+    result.apiCalls.reads += Math.max(1, Math.ceil(existing.size / 1000));
+  }
+  const seen = new Set<string>();
+  const reject = (records: RejectedRecord[]) => {
+    result.reject += records.length;
+    for (const r of records) {
+      const key = keyOfRecord(prepared.plan, r.source.data);
+      if (key !== undefined) seen.add(key);
+      if (result.rejects.length < 20) {
+        const p = r.source.position;
+        result.rejects.push({ position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`, message: r.failure.message });
+      }
+    }
+  };
+  const onRejected = (records: RejectedRecord[]) => Promise.resolve(reject(records));
+  const progress = { read: 0, cursor: undefined as unknown };
+  for await (const rows of readBatches(source, { plan: prepared.plan, batchSize: ctx.batchSize, onRejected, progress })) {
+    const failures = await ctx.resolveReferences(rows);
+    const ready = rows.filter((r) => !failures.has(r.index));
+    reject(rows.filter((r) => failures.has(r.index)).map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })));
+    const hashes = ctx.index === undefined ? new Map() : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
+    const candidates: Array<{ rowId: string; fields: FieldValue[] }> = [];
+    let creates = 0;
+    for (const row of ready) {
+      const key = row.mapped.key;
+      if (key !== undefined) seen.add(key);
+      const rowId = key === undefined || ctx.mode === 'append' ? undefined : existing.get(key);
+      if (rowId === undefined) {
+        if (ctx.mode === 'update') result.skip += 1;
+        else creates += 1;
+      } else if (hashes.get(key)?.rowId === rowId && hashes.get(key)?.hash === row.mapped.hash) {
+        result.unchanged += 1;
+      } else {
+        candidates.push({ rowId, fields: row.mapped.fields });
+      }
+    }
+    result.create += creates;
+    result.apiCalls.batchCreates += Math.ceil(creates / ctx.batchSize);
+    if (candidates.length > 0) {
+      const current = await ctx.fetchRows(candidates.map((c) => c.rowId));
+      result.apiCalls.reads += Math.ceil(candidates.length / 1000);
+      const changes: Array<{ rowId: string; changed: FieldValue[] }> = [];
+      for (const c of candidates) {
+        const row = current.get(c.rowId);
+        const diff = row === undefined ? { same: false, changed: c.fields } : ctx.compare(c.fields, row);
+        if (diff.same) result.unchanged += 1;
+        else changes.push({ rowId: c.rowId, changed: diff.changed });
+      }
+      result.update += changes.length;
+      for (const group of ctx.groupChangeSets(changes)) {
+        if (group.rowIds.length > 1) result.apiCalls.batchUpdates += 1;
+        else result.apiCalls.singleUpdates += 1;
+      }
+    }
+  }
+  result.read = progress.read;
+  if (ctx.mode === 'mirror') {
+    for (const key of existing.keys()) if (!seen.has(key)) result.delete += 1;
+    result.apiCalls.batchDeletes = Math.ceil(result.delete / ctx.batchSize);
+    const share = existing.size === 0 ? 0 : result.delete / existing.size;
+    result.deleteRefused = share > spec.options.deleteThreshold && !spec.options.forceDelete;
+  }
+  const a = result.apiCalls;
+  a.total = a.reads + a.batchCreates + a.batchUpdates + a.singleUpdates + (result.deleteRefused ? 0 : a.batchDeletes);
+  return result;
+}

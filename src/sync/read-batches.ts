@@ -1,0 +1,95 @@
+import { mapRecord } from './mapping/map-record.ts';
+import type { MappingPlan } from './mapping/plan-types.ts';
+import type { SourceRecord } from './types.ts';
+import type { BatchRow, Failure } from './write-batch.ts';
+
+/** A record the mapping refused, or whose key an earlier record already had. */
+export interface RejectedRecord {
+  index: number;
+  source: SourceRecord;
+  failure: Failure;
+}
+
+export interface ReadProgress {
+  read: number;
+  /** Greatest incremental cursor value seen (numbers compared as numbers, else as text). */
+  cursor: unknown;
+}
+
+export interface ReadBatchesOptions {
+  plan: MappingPlan;
+  batchSize: number;
+  /** Called with records that cannot be written, before the batch holding their neighbours. */
+  onRejected(records: RejectedRecord[]): Promise<void>;
+  progress: ReadProgress;
+}
+
+function later(a: unknown, b: unknown): boolean {
+  if (b === undefined || b === null) return true;
+  if (typeof a === 'number' && typeof b === 'number') return a > b;
+  if (a instanceof Date && b instanceof Date) return a.getTime() > b.getTime();
+  return String(a instanceof Date ? a.toISOString() : a) > String(b instanceof Date ? b.toISOString() : b);
+}
+
+function describeRejection(errors: Array<{ field: string; column: string | undefined; value: string; reason: string }>): Failure {
+  const message = errors
+    .map((e) => `${e.field}${e.column === undefined ? '' : ` (column ${e.column})`}: ${e.reason}${e.value === '' ? '' : `; got "${e.value}"`}`)
+    .join('; ');
+  return { message, ...(errors[0] === undefined ? {} : { field: errors[0].field }) };
+}
+
+function where(source: SourceRecord): string {
+  return source.position.line === undefined ? `record #${source.position.index + 1}` : `line ${source.position.line}`;
+}
+
+/**
+ * Maps a source into batches of `batchSize` mapped rows. Records the mapping refuses
+ * are handed to `onRejected` (they become dead letters, the run goes on). A key seen
+ * earlier in the same run is refused too: two rows racing for one key in two batches
+ * is how a sync duplicates rows.
+ */
+export async function* readBatches(source: AsyncIterable<SourceRecord>, options: ReadBatchesOptions): AsyncGenerator<BatchRow[]> {
+  const { plan, batchSize, progress } = options;
+  const keyed = plan.keyIndex !== undefined;
+  const firstSeen = new Map<string, SourceRecord>();
+  let batch: BatchRow[] = [];
+  let rejected: RejectedRecord[] = [];
+
+  for await (const record of source) {
+    progress.read += 1;
+    const index = record.position.index;
+    if (record.cursor !== undefined && record.cursor !== null && later(record.cursor, progress.cursor)) {
+      progress.cursor = record.cursor;
+    }
+    const result = mapRecord(plan, record.data, { position: record.position });
+    if (!result.ok) {
+      rejected.push({ index, source: record, failure: describeRejection(result.errors) });
+    } else if (keyed && result.key !== undefined && firstSeen.has(result.key)) {
+      const keyField = plan.fields[plan.keyIndex!]!.target;
+      rejected.push({
+        index,
+        source: record,
+        failure: {
+          field: keyField,
+          message: `duplicate key ${keyField} = "${result.key}": ${where(firstSeen.get(result.key)!)} has it too; this record was not written`,
+        },
+      });
+    } else if (keyed && result.key === undefined) {
+      const keyField = plan.fields[plan.keyIndex!]!.target;
+      rejected.push({ index, source: record, failure: { field: keyField, message: `key field ${keyField} is empty` } });
+    } else {
+      if (keyed && result.key !== undefined) firstSeen.set(result.key, { data: {}, position: record.position });
+      batch.push({ index, source: record, mapped: result });
+    }
+    if (rejected.length >= batchSize) {
+      await options.onRejected(rejected);
+      rejected = [];
+    }
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (rejected.length > 0) await options.onRejected(rejected);
+  if (batch.length > 0) yield batch;
+}

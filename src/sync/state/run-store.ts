@@ -1,0 +1,241 @@
+import type { ErrorCategory } from '../../api/errors.ts';
+import type { RedisClient } from './redis-types.ts';
+import { stateKey } from './redis-types.ts';
+
+export type RunStatus = 'queued' | 'running' | 'finalizing' | 'completed' | 'failed' | 'skipped';
+
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'skipped']);
+
+/** What happened to one source record. `dead:<category>` when it was dead-lettered. */
+export type RowOutcome =
+  | 'pending'
+  | 'created'
+  | 'updated'
+  | 'unchanged'
+  | 'skipped'
+  | 'duplicate'
+  | `dead:${ErrorCategory}`;
+
+/** The run report (issue #4): counts of rows by outcome, requests, and timing. */
+export interface RunReport {
+  read: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  deleted: number;
+  deadLettered: Partial<Record<ErrorCategory, number>>;
+  deadLetteredTotal: number;
+  requests: number;
+  throttled: number;
+  retries: number;
+  batches: number;
+  durationMs: number;
+}
+
+export interface RunRecord {
+  runId: string;
+  job: string;
+  status: RunStatus;
+  mode?: string;
+  worksheet?: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** Why the run failed or was stopped, in one sentence. */
+  message?: string;
+  /** Incremental cursor the run read up to (saved as the job's cursor when it completes). */
+  cursor?: string;
+  /** Number of batches the reader produced; set when reading is done. */
+  batches?: number;
+  read?: number;
+  /** Mirror deletes done by the finalizer. */
+  deleted?: number;
+  /** What started the run: `cli`, `schedule`, `enqueue`, `replay`. */
+  trigger?: string;
+  /** A backfill range, or the dead letters replayed. */
+  range?: string;
+  replay?: string;
+}
+
+export interface RunStore {
+  create(record: Omit<RunRecord, 'createdAt' | 'status'> & { status?: RunStatus }): Promise<RunRecord>;
+  get(runId: string): Promise<RunRecord | undefined>;
+  update(runId: string, patch: Partial<RunRecord>): Promise<void>;
+  /** Newest first. */
+  list(options?: { job?: string; limit?: number }): Promise<RunRecord[]>;
+  /** Outcomes of source records by their index; counters move exactly once per change. */
+  setOutcomes(runId: string, outcomes: ReadonlyMap<number, RowOutcome>): Promise<void>;
+  getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
+  /** Requests, throttled answers and retries made for the run. */
+  addTraffic(runId: string, traffic: { requests: number; throttled: number; retries: number }): Promise<void>;
+  report(runId: string): Promise<RunReport>;
+  /** Mirror: keys the source had in this run. */
+  markSeen(runId: string, keys: readonly string[]): Promise<void>;
+  isSeen(runId: string, keys: readonly string[]): Promise<boolean[]>;
+  /** One active run per job. Resolves to the run already holding the job, or undefined when acquired. */
+  acquireJob(job: string, runId: string): Promise<string | undefined>;
+  releaseJob(job: string, runId: string): Promise<void>;
+  getCursor(job: string): Promise<string | undefined>;
+  setCursor(job: string, cursor: string): Promise<void>;
+  /** Drops the per-row bookkeeping of a finished run (the record and report stay). */
+  dropRowState(runId: string): Promise<void>;
+}
+
+// Moves each outcome once: a batch retried after a crash re-sets the same outcomes
+// without counting them twice.
+const SET_OUTCOMES = `
+for i = 1, #ARGV, 2 do
+  local old = redis.call('HGET', KEYS[1], ARGV[i])
+  if old ~= ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+    redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1)
+  end
+end
+return 1`;
+
+/** Finished runs' row bookkeeping and records expire after this long. */
+const RETENTION_SECONDS = 14 * 24 * 3600;
+
+export function createRunStore(deps: { redis: RedisClient; prefix: string }): RunStore {
+  const { redis, prefix } = deps;
+  const runKey = (runId: string) => stateKey(prefix, 'run', runId);
+  const outcomesKey = (runId: string) => stateKey(prefix, 'run', runId, 'outcomes');
+  const countsKey = (runId: string) => stateKey(prefix, 'run', runId, 'counts');
+  const seenKey = (runId: string) => stateKey(prefix, 'run', runId, 'seen');
+  const runsKey = stateKey(prefix, 'runs');
+  const jobKey = (job: string) => stateKey(prefix, 'job', job);
+
+  function parse(hash: Record<string, string>): RunRecord | undefined {
+    if (hash.runId === undefined) return undefined;
+    const out: Record<string, unknown> = { ...hash };
+    for (const n of ['batches', 'read', 'deleted'] as const) if (hash[n] !== undefined) out[n] = Number(hash[n]);
+    return out as unknown as RunRecord;
+  }
+
+  function flatten(patch: Partial<RunRecord>): string[] {
+    const args: string[] = [];
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) args.push(k, String(v));
+    return args;
+  }
+
+  const store: RunStore = {
+    async create(init) {
+      const record: RunRecord = { status: 'queued', ...init, createdAt: new Date().toISOString() };
+      await redis
+        .multi()
+        .hset(runKey(record.runId), ...flatten(record))
+        .expire(runKey(record.runId), RETENTION_SECONDS)
+        .zadd(runsKey, Date.now(), record.runId)
+        .exec();
+      return record;
+    },
+    async get(runId) {
+      return parse(await redis.hgetall(runKey(runId)));
+    },
+    async update(runId, patch) {
+      const args = flatten(patch);
+      if (args.length > 0) await redis.hset(runKey(runId), ...args);
+    },
+    async list(options = {}) {
+      const ids = await redis.zrevrange(runsKey, 0, (options.job ? 500 : options.limit ?? 20) - 1);
+      const records = await Promise.all(ids.map((id) => store.get(id)));
+      return records
+        .filter((r): r is RunRecord => r !== undefined && (options.job === undefined || r.job === options.job))
+        .slice(0, options.limit ?? 20);
+    },
+    async setOutcomes(runId, outcomes) {
+      if (outcomes.size === 0) return;
+      const args: string[] = [];
+      for (const [index, outcome] of outcomes) args.push(String(index), outcome);
+      await redis.eval(SET_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...args);
+    },
+    async getOutcomes(runId, indexes) {
+      const out = new Map<number, RowOutcome>();
+      if (indexes.length === 0) return out;
+      const values = await redis.hmget(outcomesKey(runId), ...indexes.map(String));
+      indexes.forEach((index, i) => {
+        const v = values[i];
+        if (v != null) out.set(index, v as RowOutcome);
+      });
+      return out;
+    },
+    async addTraffic(runId, traffic) {
+      await redis
+        .multi()
+        .hincrby(countsKey(runId), 'requests', traffic.requests)
+        .hincrby(countsKey(runId), 'throttled', traffic.throttled)
+        .hincrby(countsKey(runId), 'retries', traffic.retries)
+        .exec();
+    },
+    async report(runId) {
+      const [counts, record] = await Promise.all([redis.hgetall(countsKey(runId)), store.get(runId)]);
+      const n = (name: string) => Number(counts[name] ?? 0);
+      const deadLettered: Partial<Record<ErrorCategory, number>> = {};
+      let deadLetteredTotal = 0;
+      for (const [name, value] of Object.entries(counts)) {
+        if (name.startsWith('dead:') && Number(value) > 0) {
+          deadLettered[name.slice(5) as ErrorCategory] = Number(value);
+          deadLetteredTotal += Number(value);
+        }
+      }
+      const started = record?.startedAt ? Date.parse(record.startedAt) : undefined;
+      const finished = record?.finishedAt ? Date.parse(record.finishedAt) : Date.now();
+      return {
+        read: record?.read ?? 0,
+        created: n('created'),
+        updated: n('updated'),
+        unchanged: n('unchanged'),
+        skipped: n('skipped') + n('duplicate'),
+        deleted: record?.deleted ?? 0,
+        deadLettered,
+        deadLetteredTotal,
+        requests: n('requests'),
+        throttled: n('throttled'),
+        retries: n('retries'),
+        batches: record?.batches ?? 0,
+        durationMs: started === undefined ? 0 : finished - started,
+      };
+    },
+    async markSeen(runId, keys) {
+      if (keys.length === 0) return;
+      await redis.multi().sadd(seenKey(runId), ...keys).expire(seenKey(runId), RETENTION_SECONDS).exec();
+    },
+    async isSeen(runId, keys) {
+      if (keys.length === 0) return [];
+      const flags = await redis.smismember(seenKey(runId), ...keys);
+      return flags.map((f) => f === 1);
+    },
+    async acquireJob(job, runId) {
+      const key = stateKey(prefix, 'job', job, 'active');
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        if ((await redis.set(key, runId, 'NX')) === 'OK') return undefined;
+        const holder = await redis.get(key);
+        if (holder === null || holder === runId) {
+          await redis.set(key, runId);
+          return undefined;
+        }
+        const held = await store.get(holder);
+        // A holder that finished (or whose record expired) left the lock behind: take it over.
+        if (held !== undefined && !TERMINAL_STATUSES.has(held.status)) return holder;
+        await redis.del(key);
+      }
+      return undefined;
+    },
+    async releaseJob(job, runId) {
+      const key = stateKey(prefix, 'job', job, 'active');
+      if ((await redis.get(key)) === runId) await redis.del(key);
+    },
+    async getCursor(job) {
+      return (await redis.hget(jobKey(job), 'cursor')) ?? undefined;
+    },
+    async setCursor(job, cursor) {
+      await redis.hset(jobKey(job), 'cursor', cursor);
+    },
+    async dropRowState(runId) {
+      await redis.multi().del(outcomesKey(runId)).del(seenKey(runId)).expire(countsKey(runId), RETENTION_SECONDS).exec();
+    },
+  };
+  return store;
+}

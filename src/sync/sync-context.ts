@@ -1,0 +1,45 @@
+import type { FieldValue } from '../api/types.ts';
+import type { RowsResource } from '../api/resources/rows.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { ChangeSetGroup } from './mapping/group-change-sets.ts';
+import type { MappingPlan, SyncMode } from './mapping/plan-types.ts';
+import type { RowComparison } from './mapping/row-matches.ts';
+import type { DeadLetterStore } from './state/dead-letter-store.ts';
+import type { KeyIndex } from './state/key-index.ts';
+import type { RunStore } from './state/run-store.ts';
+import type { NormalisedRow } from './types.ts';
+import type { BatchRow, Failure } from './write-batch.ts';
+
+/**
+ * Everything writing a batch needs, decided once per run and process: the compiled
+ * mapping, the stores, and the worksheet reads the writer makes (key lookups for
+ * reconciliation, current rows for change sets, references).
+ */
+export interface SyncContext {
+  runId: string;
+  job: string;
+  /** The BullMQ attempt (1-based), recorded on dead letters. */
+  attempt: number;
+  mode: SyncMode;
+  worksheetId: string;
+  triggerWorkflow: boolean;
+  batchSize: number;
+  plan: MappingPlan;
+  rows: RowsResource;
+  /** The key → row index (absent in append mode). */
+  index: KeyIndex | undefined;
+  runs: RunStore;
+  deadLetters: DeadLetterStore;
+  log: Logger;
+  /**
+   * Resolves members, departments and relations of the rows in place; rows that
+   * cannot be resolved come back with the reason.
+   */
+  resolveReferences(rows: BatchRow[]): Promise<Map<number, Failure>>;
+  /** Worksheet rows holding these keys → their row ids. */
+  lookupKeys(keys: readonly string[]): Promise<Map<string, string>>;
+  /** Current rows by id (deleted ones are absent). */
+  fetchRows(rowIds: readonly string[]): Promise<Map<string, NormalisedRow>>;
+  compare(fields: readonly FieldValue[], existing: NormalisedRow): RowComparison;
+  groupChangeSets(updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>): ChangeSetGroup[];
+}

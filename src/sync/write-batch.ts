@@ -1,0 +1,326 @@
+import { ApiError, CATEGORY_POLICY } from '../api/errors.ts';
+import type { ErrorCategory } from '../api/errors.ts';
+import type { FieldValue } from '../api/types.ts';
+import type { MappedRow } from './mapping/map-result.ts';
+import type { RowOutcome } from './state/run-store.ts';
+import type { SyncContext } from './sync-context.ts';
+import type { SourceRecord } from './types.ts';
+
+/** One source record on its way to the worksheet. */
+export interface BatchRow {
+  /** The record's ordinal in the run (position.index): the unit of exactly-once. */
+  index: number;
+  source: SourceRecord;
+  mapped: MappedRow;
+}
+
+/** A row on its way to the dead-letter store: the mapping may have refused it (no payload). */
+export interface DeadRow {
+  index: number;
+  source: SourceRecord;
+  mapped?: MappedRow;
+}
+
+/** Outcomes of one batch, by row index. */
+export type BatchOutcomes = Map<number, RowOutcome>;
+
+/** A failure that stops the whole run (auth, permission, quota, worksheet gone). */
+export class RunStoppedError extends Error {
+  override name = 'RunStoppedError';
+  readonly category: ErrorCategory;
+  constructor(message: string, category: ErrorCategory, options?: { cause?: unknown }) {
+    super(message, options);
+    this.category = category;
+  }
+}
+
+const MAX_AMBIGUOUS_ROUNDS = 3;
+
+function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiError {
+  return err instanceof ApiError && categories.includes(err.category);
+}
+
+/**
+ * Writes one batch so that, whatever fails or crashes in between, every row lands
+ * exactly once: a row's outcome is recorded in Redis before (`pending`) and after each
+ * create; a retried batch skips rows already done and reconciles pending ones by key
+ * before creating anything again. Bad rows are isolated by bisection and dead-lettered;
+ * the good ones land.
+ */
+export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): Promise<BatchOutcomes> {
+  const outcomes: BatchOutcomes = new Map();
+  const known = await ctx.runs.getOutcomes(ctx.runId, rows.map((r) => r.index));
+  const todo: BatchRow[] = [];
+  const pending: BatchRow[] = [];
+  for (const row of rows) {
+    const outcome = known.get(row.index);
+    if (outcome === undefined) todo.push(row);
+    else if (outcome === 'pending') pending.push(row);
+    else outcomes.set(row.index, outcome);
+  }
+  if (pending.length > 0) todo.push(...(await reconcilePending(ctx, pending, outcomes)));
+  if (todo.length === 0) return outcomes;
+
+  const resolved = await ctx.resolveReferences(todo);
+  const ready: BatchRow[] = [];
+  for (const row of todo) {
+    const failure = resolved.get(row.index);
+    if (failure === undefined) ready.push(row);
+    else await deadLetter(ctx, outcomes, [row], 'invalid-row', failure);
+  }
+
+  const { creates, updates } = await classify(ctx, ready, outcomes);
+  for (let i = 0; i < creates.length; i += ctx.batchSize) {
+    await createChunk(ctx, creates.slice(i, i + ctx.batchSize), outcomes, 0);
+  }
+  if (updates.length > 0) await writeUpdates(ctx, updates, outcomes);
+  return outcomes;
+}
+
+/** Rows whose create was in flight when a worker died: found by key, or created again. */
+async function reconcilePending(ctx: SyncContext, pending: BatchRow[], outcomes: BatchOutcomes): Promise<BatchRow[]> {
+  if (ctx.plan.keyIndex === undefined) {
+    // Without a key nothing can tell whether the create landed: never guess, never
+    // create twice. The rows go to the dead-letter store for a person to check.
+    await deadLetter(ctx, outcomes, pending, 'ambiguous', {
+      message: 'the worker stopped while this row was being created and the job has no key to check it: ' +
+        'look for it in the worksheet before replaying',
+    });
+    return [];
+  }
+  const found = await ctx.lookupKeys(pending.map((r) => r.mapped.key ?? ''));
+  const again: BatchRow[] = [];
+  const landed = new Map<number, RowOutcome>();
+  const indexed = new Map<string, { rowId: string; hash: string }>();
+  for (const row of pending) {
+    const rowId = found.get(row.mapped.key ?? '');
+    if (rowId === undefined) again.push(row);
+    else {
+      landed.set(row.index, 'created');
+      indexed.set(row.mapped.key ?? '', { rowId, hash: row.mapped.hash });
+    }
+  }
+  await ctx.index?.setMany(indexed);
+  await record(ctx, outcomes, landed);
+  // Re-creating these is safe: their key is in no worksheet row. Forget `pending` so
+  // classification treats them as new.
+  return again;
+}
+
+async function classify(
+  ctx: SyncContext,
+  rows: BatchRow[],
+  outcomes: BatchOutcomes,
+): Promise<{ creates: BatchRow[]; updates: Array<{ row: BatchRow; rowId: string }> }> {
+  if (ctx.mode === 'append' || ctx.index === undefined) return { creates: rows, updates: [] };
+  const entries = await ctx.index.getMany(rows.map((r) => r.mapped.key ?? ''));
+  const creates: BatchRow[] = [];
+  const updates: Array<{ row: BatchRow; rowId: string }> = [];
+  const settled = new Map<number, RowOutcome>();
+  for (const row of rows) {
+    const entry = entries.get(row.mapped.key ?? '');
+    if (entry === undefined) {
+      if (ctx.mode === 'update') settled.set(row.index, 'skipped');
+      else creates.push(row);
+    } else if (entry.hash === row.mapped.hash) {
+      settled.set(row.index, 'unchanged');
+    } else {
+      updates.push({ row, rowId: entry.rowId });
+    }
+  }
+  await record(ctx, outcomes, settled);
+  return { creates, updates };
+}
+
+async function createChunk(ctx: SyncContext, chunk: BatchRow[], outcomes: BatchOutcomes, round: number): Promise<void> {
+  if (chunk.length === 0) return;
+  await record(ctx, outcomes, new Map(chunk.map((r) => [r.index, 'pending'] as const)));
+  try {
+    const { rowIds } = await ctx.rows.batchCreate(ctx.worksheetId, {
+      rows: chunk.map((r) => ({ fields: r.mapped.fields })),
+      triggerWorkflow: ctx.triggerWorkflow,
+    });
+    if (!Array.isArray(rowIds) || rowIds.length !== chunk.length) {
+      throw new RunStoppedError(
+        `batch create answered ${Array.isArray(rowIds) ? rowIds.length : 'no'} row ids for ${chunk.length} rows`,
+        'unknown',
+      );
+    }
+    await landed(ctx, outcomes, chunk.map((row, i) => ({ row, rowId: rowIds[i]!, outcome: 'created' })));
+  } catch (err) {
+    if (isCategory(err, 'invalid-row', 'conflict')) {
+      // Batch create is all-or-nothing (platform notes §2 [U]): halve until the bad rows stand alone.
+      if (chunk.length === 1) return deadLetter(ctx, outcomes, chunk, err.category, apiFailure(err));
+      const half = Math.ceil(chunk.length / 2);
+      await createChunk(ctx, chunk.slice(0, half), outcomes, round);
+      await createChunk(ctx, chunk.slice(half), outcomes, round);
+      return;
+    }
+    if (isCategory(err, 'ambiguous')) {
+      if (ctx.plan.keyIndex === undefined) {
+        return deadLetter(ctx, outcomes, chunk, 'ambiguous', {
+          ...apiFailure(err),
+          message: `${err.message}; the job has no key to check whether the rows landed: look for them before replaying`,
+        });
+      }
+      if (round >= MAX_AMBIGUOUS_ROUNDS) throw err;
+      const again = await reconcilePending(ctx, chunk, outcomes);
+      await createChunk(ctx, again, outcomes, round + 1);
+      return;
+    }
+    throw err;
+  }
+}
+
+async function writeUpdates(
+  ctx: SyncContext,
+  updates: Array<{ row: BatchRow; rowId: string }>,
+  outcomes: BatchOutcomes,
+): Promise<void> {
+  // The index knows only hashes; the rows themselves tell which fields really changed,
+  // so that rows sharing one change set go out as one batch update.
+  const existing = await ctx.fetchRows(updates.map((u) => u.rowId));
+  const unchanged: Array<{ row: BatchRow; rowId: string; outcome: RowOutcome }> = [];
+  const changes: Array<{ row: BatchRow; rowId: string; changed: FieldValue[] }> = [];
+  const gone: BatchRow[] = [];
+  for (const u of updates) {
+    const current = existing.get(u.rowId);
+    if (current === undefined) gone.push(u.row);
+    else {
+      const diff = ctx.compare(u.row.mapped.fields, current);
+      if (diff.same) unchanged.push({ ...u, outcome: 'unchanged' });
+      else changes.push({ ...u, changed: diff.changed });
+    }
+  }
+  await landed(ctx, outcomes, unchanged);
+  if (gone.length > 0) await rowGone(ctx, gone, outcomes);
+
+  const byRowId = new Map(changes.map((c) => [c.rowId, c]));
+  for (const group of ctx.groupChangeSets(changes.map((c) => ({ rowId: c.rowId, changed: c.changed })))) {
+    const members = group.rowIds.map((id) => byRowId.get(id)!);
+    if (members.length === 1) {
+      await updateOne(ctx, members[0]!, group.fields, outcomes);
+      continue;
+    }
+    let failed: string[] = [];
+    try {
+      const result = await ambiguousSafe(() =>
+        ctx.rows.batchUpdate(ctx.worksheetId, { rowIds: group.rowIds, fields: group.fields, triggerWorkflow: ctx.triggerWorkflow }),
+      );
+      failed = result.failedRowIds ?? [];
+    } catch (err) {
+      if (!isCategory(err, 'invalid-row', 'not-found', 'conflict')) throw err;
+      failed = group.rowIds;
+    }
+    const failedSet = new Set(failed);
+    await landed(
+      ctx,
+      outcomes,
+      members.filter((m) => !failedSet.has(m.rowId)).map((m) => ({ ...m, outcome: 'updated' as const })),
+    );
+    // One by one, so that each failing row is dead-lettered with its own code.
+    for (const m of members.filter((x) => failedSet.has(x.rowId))) await updateOne(ctx, m, group.fields, outcomes);
+  }
+}
+
+async function updateOne(
+  ctx: SyncContext,
+  item: { row: BatchRow; rowId: string },
+  fields: FieldValue[],
+  outcomes: BatchOutcomes,
+): Promise<void> {
+  try {
+    await ambiguousSafe(() =>
+      ctx.rows.update(ctx.worksheetId, item.rowId, { fields, triggerWorkflow: ctx.triggerWorkflow }),
+    );
+    await landed(ctx, outcomes, [{ ...item, outcome: 'updated' }]);
+  } catch (err) {
+    if (isCategory(err, 'not-found') && err.errorCode === 10007) return rowGone(ctx, [item.row], outcomes);
+    if (isCategory(err, 'invalid-row', 'conflict')) return deadLetter(ctx, outcomes, [item.row], err.category, apiFailure(err));
+    throw err;
+  }
+}
+
+/** A matched row was deleted meanwhile: upsert and mirror create it again; update reports it. */
+async function rowGone(ctx: SyncContext, rows: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
+  await ctx.index?.removeMany(rows.map((r) => r.mapped.key ?? ''));
+  if (ctx.mode === 'update') {
+    return deadLetter(ctx, outcomes, rows, 'not-found', {
+      errorCode: 10007,
+      message: 'the matching worksheet row was deleted during the run (update mode creates no rows)',
+    });
+  }
+  for (let i = 0; i < rows.length; i += ctx.batchSize) await createChunk(ctx, rows.slice(i, i + ctx.batchSize), outcomes, 0);
+}
+
+/** Updates are idempotent: one whose outcome is unknown is simply sent again. */
+async function ambiguousSafe<T>(send: () => Promise<T>): Promise<T> {
+  for (let round = 0; ; round += 1) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!isCategory(err, 'ambiguous') || round >= MAX_AMBIGUOUS_ROUNDS) throw err;
+    }
+  }
+}
+
+async function landed(
+  ctx: SyncContext,
+  outcomes: BatchOutcomes,
+  items: Array<{ row: BatchRow; rowId: string; outcome: RowOutcome }>,
+): Promise<void> {
+  if (items.length === 0) return;
+  if (ctx.index !== undefined) {
+    await ctx.index.setMany(new Map(items.map((i) => [i.row.mapped.key ?? '', { rowId: i.rowId, hash: i.row.mapped.hash }])));
+  }
+  await record(ctx, outcomes, new Map(items.map((i) => [i.row.index, i.outcome])));
+}
+
+async function record(ctx: SyncContext, outcomes: BatchOutcomes, items: ReadonlyMap<number, RowOutcome>): Promise<void> {
+  if (items.size === 0) return;
+  await ctx.runs.setOutcomes(ctx.runId, items);
+  for (const [index, outcome] of items) outcomes.set(index, outcome);
+}
+
+export interface Failure {
+  message: string;
+  errorCode?: number;
+  field?: string;
+}
+
+function apiFailure(err: ApiError): Failure {
+  return { message: err.message, ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }) };
+}
+
+/** Dead-letters rows (idempotently: the entry id is the run and the row's index). */
+export async function deadLetter(
+  ctx: SyncContext,
+  outcomes: BatchOutcomes,
+  rows: readonly DeadRow[],
+  category: ErrorCategory,
+  failure: Failure,
+): Promise<void> {
+  await ctx.deadLetters.add(
+    rows.map((row) => ({
+      id: `${ctx.runId}:${row.index}`,
+      job: ctx.job,
+      runId: ctx.runId,
+      category,
+      message: failure.message,
+      ...(failure.errorCode === undefined ? {} : { errorCode: failure.errorCode }),
+      ...(failure.field === undefined ? {} : { field: failure.field }),
+      source: row.source,
+      ...(row.mapped === undefined ? {} : { payload: row.mapped.fields }),
+      attempts: ctx.attempt,
+    })),
+  );
+  await record(ctx, outcomes, new Map(rows.map((r) => [r.index, `dead:${category}` as const])));
+}
+
+/** Whether an error stops the run rather than the batch (category policy). */
+export function stopsRun(err: unknown): boolean {
+  if (err instanceof RunStoppedError) return true;
+  if (!(err instanceof ApiError)) return false;
+  if (err.category === 'not-found') return err.errorCode === 430013 || err.errorCode === 430022;
+  return CATEGORY_POLICY[err.category].stopsRun && err.category !== 'app-unavailable';
+}
