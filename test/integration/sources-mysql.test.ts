@@ -34,7 +34,7 @@ afterAll(async () => {
 const read = (spec: Partial<MysqlSourceSpec>, extra: { since?: unknown; env?: Record<string, string> } = {}) =>
   collect(
     createSource(
-      { type: 'mysql', urlEnv: 'MY_SOURCE_URL', cursorColumn: 'updated_at', table: `${db}.items`, ...spec } as MysqlSourceSpec,
+      { type: 'mysql', urlEnv: 'MY_SOURCE_URL', cursorColumn: 'updated_at', ...(spec.query === undefined ? { table: `${db}.items` } : {}), ...spec },
       { env: extra.env ?? env, baseDir: '/', ...(extra.since === undefined ? {} : { since: extra.since }) },
     ),
   );
@@ -63,7 +63,7 @@ describe('mysql source', () => {
   });
 
   it('reads a query and reports settings mistakes clearly', async () => {
-    const items = await read({ table: undefined, query: `SELECT id, name, updated_at FROM ${db}.items WHERE id IN (1, 2);` } as Partial<MysqlSourceSpec>);
+    const items = await read({ query: `SELECT id, name, updated_at FROM ${db}.items WHERE id IN (1, 2);` });
     expect(items.map((i) => i.data.name)).toEqual(['a', 'b']);
     const badColumn = await rejection(read({ cursorColumn: 'nope' }));
     expect(badColumn.code).toBe('SOURCE_CONFIG');

@@ -39,7 +39,7 @@ afterAll(async () => {
 const read = (spec: Partial<PostgresSourceSpec>, extra: { since?: unknown; env?: Record<string, string> } = {}) =>
   collect(
     createSource(
-      { type: 'postgres', urlEnv: 'PG_SOURCE_URL', cursorColumn: 'updated_at', ...spec } as PostgresSourceSpec,
+      { type: 'postgres', urlEnv: 'PG_SOURCE_URL', cursorColumn: 'updated_at', ...spec },
       { env: extra.env ?? env, baseDir: '/', ...(extra.since === undefined ? {} : { since: extra.since }) },
     ),
   );
