@@ -70,6 +70,15 @@ describe('job spec errors: top level', () => {
     );
   });
 
+  it('wants a name', () => {
+    expectIssue(
+      BASE.replace('name: orders\n', ''),
+      'name',
+      'source:',
+      'is required: the job name, which equals the file name',
+    );
+  });
+
   it('wants the name to equal the file name', () => {
     expectIssue(
       replace(BASE, 'name: orders', 'name: order'),

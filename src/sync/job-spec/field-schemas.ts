@@ -67,6 +67,7 @@ export const fieldsSchema = z
   })
   .describe('Target field (id or alias) -> source column, or a mapping object.');
 
+/** One `fields` entry as validated: the shorthand string or the mapping object. */
 export type FieldValueSpec = z.output<typeof fieldValueSchema>;
 
 /**

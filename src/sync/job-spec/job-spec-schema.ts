@@ -74,7 +74,12 @@ const optionsSchema = z
 const jobObjectSchema = z
   .strictObject({
     name: z
-      .string()
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is required: the job name, which equals the file name without .yaml'
+            : `must be text (the job name); got ${describeValue(issue.input)}`,
+      })
       .regex(JOB_NAME_PATTERN, {
         error: (issue) =>
           `must be lower-case letters, digits, - and _ starting with a letter or digit (and equal the file name); got ${describeValue(issue.input)}`,
@@ -158,6 +163,7 @@ type DeepRequired<T> = T extends readonly (infer E)[]
     ? { [K in keyof T]-?: DeepRequired<T[K]> }
     : T;
 type Assert<T extends true> = T;
+/** Compile-time only: fails `tsc` when the loader's and the sources' shapes drift apart. */
 export type _SourceShapesAgree = Assert<Same<DeepRequired<ParsedJob['source']>, DeepRequired<SourceSpec>>>;
 
 /** A validated job spec, defaults applied, with `fields` expanded into `mappings`. */

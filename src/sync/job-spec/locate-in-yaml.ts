@@ -6,6 +6,7 @@
 import type { Document, LineCounter, Node } from 'yaml';
 import { isMap, isScalar, isSeq } from 'yaml';
 
+/** 1-based line and column in the YAML text. */
 export interface YamlPosition {
   line: number;
   column: number;
