@@ -33,7 +33,7 @@ function later(a: unknown, b: unknown): boolean {
 
 function describeRejection(errors: Array<{ field: string; column: string | undefined; value: string; reason: string }>): Failure {
   const message = errors
-    .map((e) => `${e.field}${e.column === undefined ? '' : ` (column ${e.column})`}: ${e.reason}${e.value === '' ? '' : `; got "${e.value}"`}`)
+    .map((e) => `${e.field}${e.column === undefined ? '' : ` (column ${e.column})`}: ${e.reason}${e.value === '' || e.reason.includes(e.value) ? '' : `; got "${e.value}"`}`)
     .join('; ');
   return { message, ...(errors[0] === undefined ? {} : { field: errors[0].field }) };
 }
