@@ -109,8 +109,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       if (abort.signal.aborted) throw new Error(stoppedMessage);
       const { waitMs } = note(await store.acquire());
       if (waitMs <= 0) return;
+      // Pollers of different workers aim at the same next token; a few ms of jitter keeps
+      // one of them from winning every tie (and starving the others) by timer order.
+      const jitterMs = Math.random() * Math.min(4, waitMs * 0.2);
       try {
-        await sleep(Math.ceil(waitMs), abort.signal);
+        await sleep(Math.ceil(waitMs + jitterMs), abort.signal);
       } catch {
         throw new Error(stoppedMessage);
       }
