@@ -10,7 +10,12 @@ const date: WorksheetField = { id: 'f_date', name: 'Born', alias: 'born', type: 
 const dateTime: WorksheetField = { id: 'f_dt', name: 'Seen at', alias: 'seen_at', type: '16' };
 const time: WorksheetField = { id: 'f_time', name: 'Opens', alias: 'opens', type: 'Time' };
 
-function mapOne(field: WorksheetField, raw: unknown, mapping: Partial<FieldMapping> = {}, targetTimezone?: string): MapResult {
+function mapOne(
+  field: WorksheetField,
+  raw: unknown,
+  mapping: Partial<FieldMapping> = {},
+  targetTimezone?: string,
+): MapResult {
   const plan = validateMapping(
     [{ target: field.alias ?? field.id, from: 'col', ...mapping }],
     { id: 'ws', name: 'Sheet', fields: [field] },
@@ -38,8 +43,17 @@ describe('Date fields', () => {
 
   it('parses strictly with a format', () => {
     expect(valueOf(mapOne(date, '31/12/2024', { format: 'DD/MM/YYYY' }))).toBe('2024-12-31');
-    expect(reasonOf(mapOne(date, '31/02/2024', { format: 'DD/MM/YYYY' }))).toBe('not a valid date in format "DD/MM/YYYY"');
+    expect(reasonOf(mapOne(date, '31/02/2024', { format: 'DD/MM/YYYY' }))).toBe(
+      'not a valid date in format "DD/MM/YYYY"',
+    );
     expect(reasonOf(mapOne(date, '2024-12-31', { format: 'DD/MM/YYYY' }))).toMatch(/format "DD\/MM\/YYYY"/);
+  });
+
+  it('leaves formats with month names to dayjs, still strictly', () => {
+    expect(valueOf(mapOne(date, 'Jan 5, 2024', { format: 'MMM D, YYYY' }))).toBe('2024-01-05');
+    expect(reasonOf(mapOne(date, 'Jan 05, 2024', { format: 'MMM D, YYYY' }))).toMatch(
+      /not a valid date in format/,
+    );
   });
 
   it('rejects impossible and non-ISO dates without a format, saying how to fix it', () => {
@@ -67,17 +81,27 @@ describe('DateTime fields', () => {
   });
 
   it('reads offset-less values in the mapping timezone, across DST', () => {
-    expect(valueOf(mapOne(dateTime, '2024-07-01 12:00:00', { timezone: 'Europe/Berlin' }))).toBe('2024-07-01 10:00:00');
-    expect(valueOf(mapOne(dateTime, '2024-01-15 12:00:00', { timezone: 'Europe/Berlin' }))).toBe('2024-01-15 11:00:00');
+    expect(valueOf(mapOne(dateTime, '2024-07-01 12:00:00', { timezone: 'Europe/Berlin' }))).toBe(
+      '2024-07-01 10:00:00',
+    );
+    expect(valueOf(mapOne(dateTime, '2024-01-15 12:00:00', { timezone: 'Europe/Berlin' }))).toBe(
+      '2024-01-15 11:00:00',
+    );
   });
 
   it('lets an explicit offset win over the mapping timezone', () => {
-    expect(valueOf(mapOne(dateTime, '2024-07-01T12:00:00+05:30', { timezone: 'Europe/Berlin' }))).toBe('2024-07-01 06:30:00');
+    expect(valueOf(mapOne(dateTime, '2024-07-01T12:00:00+05:30', { timezone: 'Europe/Berlin' }))).toBe(
+      '2024-07-01 06:30:00',
+    );
   });
 
   it('converts to the target timezone when the platform reads organisation-local times', () => {
-    expect(valueOf(mapOne(dateTime, '2024-07-01T00:30:00Z', {}, 'Asia/Shanghai'))).toBe('2024-07-01 08:30:00');
-    expect(valueOf(mapOne(dateTime, new Date('2024-12-31T20:00:00Z'), {}, 'Asia/Shanghai'))).toBe('2025-01-01 04:00:00');
+    expect(valueOf(mapOne(dateTime, '2024-07-01T00:30:00Z', {}, 'Asia/Shanghai'))).toBe(
+      '2024-07-01 08:30:00',
+    );
+    expect(valueOf(mapOne(dateTime, new Date('2024-12-31T20:00:00Z'), {}, 'Asia/Shanghai'))).toBe(
+      '2025-01-01 04:00:00',
+    );
   });
 
   it('parses custom formats strictly', () => {
@@ -129,7 +153,9 @@ describe('zone clock', () => {
   });
 
   it('handles zones with quarter-hour offsets', () => {
-    expect(createZoneClock('Asia/Kathmandu').formatDateTime(Date.UTC(2024, 0, 1, 0, 0, 0))).toBe('2024-01-01 05:45:00');
+    expect(createZoneClock('Asia/Kathmandu').formatDateTime(Date.UTC(2024, 0, 1, 0, 0, 0))).toBe(
+      '2024-01-01 05:45:00',
+    );
   });
 
   it('throws for an unknown zone', () => {

@@ -6,7 +6,11 @@ import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
 import type { FieldMapping } from '../../src/sync/types.ts';
 
 function planFor(field: WorksheetField, mapping: Partial<FieldMapping> = {}) {
-  return validateMapping([{ target: field.alias ?? field.id, from: 'col', ...mapping }], { id: 'ws', name: 'Sheet', fields: [field] }, { mode: 'append' });
+  return validateMapping(
+    [{ target: field.alias ?? field.id, from: 'col', ...mapping }],
+    { id: 'ws', name: 'Sheet', fields: [field] },
+    { mode: 'append' },
+  );
 }
 
 function mapOne(field: WorksheetField, raw: unknown, mapping: Partial<FieldMapping> = {}): MapResult {
@@ -108,7 +112,9 @@ describe('checkbox', () => {
   });
 
   it('rejects anything else, listing the accepted words', () => {
-    expect(reasonOf(mapOne(active, 'maybe'))).toBe('not a checkbox value: expected true/false, 1/0, yes/no or y/n');
+    expect(reasonOf(mapOne(active, 'maybe'))).toBe(
+      'not a checkbox value: expected true/false, 1/0, yes/no or y/n',
+    );
     expect(reasonOf(mapOne(active, 2))).toMatch(/yes\/no/);
   });
 });
@@ -126,7 +132,13 @@ describe('empty values, defaults and constants', () => {
     expect(valueOf(mapOne(qty, ''))).toBeNull();
     expect(valueOf(mapOne(qty, '   '))).toBeNull(); // padded CSV cell
     expect(valueOf(mapOne(qty, undefined))).toBeNull();
-    const tags: WorksheetField = { id: 'f_tags', name: 'Tags', alias: 'tags', type: 'MultipleSelect', options: [] };
+    const tags: WorksheetField = {
+      id: 'f_tags',
+      name: 'Tags',
+      alias: 'tags',
+      type: 'MultipleSelect',
+      options: [],
+    };
     expect(valueOf(mapOne(tags, null))).toEqual([]);
   });
 
@@ -149,7 +161,11 @@ describe('empty values, defaults and constants', () => {
   });
 
   it('sends a constant value through the same coercion once', () => {
-    const plan = validateMapping([{ target: 'active', value: 'yes' }], { id: 'ws', name: 'Sheet', fields: [active] }, { mode: 'append' });
+    const plan = validateMapping(
+      [{ target: 'active', value: 'yes' }],
+      { id: 'ws', name: 'Sheet', fields: [active] },
+      { mode: 'append' },
+    );
     expect(valueOf(mapRecord(plan, {}))).toBe(true);
   });
 

@@ -16,7 +16,16 @@ const status: WorksheetField = {
     { key: 'k-old', value: 'Archived', index: 3, isDeleted: true },
   ],
 };
-const size: WorksheetField = { id: 'f_size', name: 'Size', alias: 'size', type: '11', options: [{ key: 'k-s', value: 'S' }, { key: 'k-m', value: 'M' }] };
+const size: WorksheetField = {
+  id: 'f_size',
+  name: 'Size',
+  alias: 'size',
+  type: '11',
+  options: [
+    { key: 'k-s', value: 'S' },
+    { key: 'k-m', value: 'M' },
+  ],
+};
 const tags: WorksheetField = {
   id: 'f_tags',
   name: 'Tags',
@@ -39,10 +48,20 @@ const manyOptions: WorksheetField = {
 const files: WorksheetField = { id: 'f_files', name: 'Files', alias: 'files', type: 'Attachment' };
 const owner: WorksheetField = { id: 'f_owner', name: 'Owner', alias: 'owner', type: 'Collaborator' };
 const dept: WorksheetField = { id: 'f_dept', name: 'Department', alias: 'dept', type: 'Department' };
-const customer: WorksheetField = { id: 'f_cust', name: 'Customer', alias: 'customer', type: 'Relation', dataSource: 'ws_customers' };
+const customer: WorksheetField = {
+  id: 'f_cust',
+  name: 'Customer',
+  alias: 'customer',
+  type: 'Relation',
+  dataSource: 'ws_customers',
+};
 
 function mapOne(field: WorksheetField, raw: unknown, mapping: Partial<FieldMapping> = {}): MapResult {
-  const plan = validateMapping([{ target: field.alias ?? field.id, from: 'col', ...mapping }], { id: 'ws', name: 'Sheet', fields: [field] }, { mode: 'append' });
+  const plan = validateMapping(
+    [{ target: field.alias ?? field.id, from: 'col', ...mapping }],
+    { id: 'ws', name: 'Sheet', fields: [field] },
+    { mode: 'append' },
+  );
   return mapRecord(plan, { col: raw });
 }
 
@@ -84,8 +103,15 @@ describe('single select and dropdown', () => {
   });
 
   it('sends an unknown text with type "2" when createOptions is set', () => {
-    expect(fieldOf(mapOne(status, 'Pending', { createOptions: true }))).toEqual({ id: 'f_status', value: ['Pending'], type: '2' });
-    expect(fieldOf(mapOne(status, 'open', { createOptions: true }))).toEqual({ id: 'f_status', value: ['k-open'] });
+    expect(fieldOf(mapOne(status, 'Pending', { createOptions: true }))).toEqual({
+      id: 'f_status',
+      value: ['Pending'],
+      type: '2',
+    });
+    expect(fieldOf(mapOne(status, 'open', { createOptions: true }))).toEqual({
+      id: 'f_status',
+      value: ['k-open'],
+    });
   });
 });
 
@@ -100,12 +126,18 @@ describe('multiple select', () => {
   });
 
   it('rejects unknown texts, naming each', () => {
-    expect(reasonOf(mapOne(tags, 'Red, Purple, Pink'))).toMatch(/^no option "Purple", "Pink"; allowed: "Red"/);
+    expect(reasonOf(mapOne(tags, 'Red, Purple, Pink'))).toMatch(
+      /^no option "Purple", "Pink"; allowed: "Red"/,
+    );
     expect(reasonOf(mapOne(tags, [{ x: 1 }]))).toMatch(/got an object in the list/);
   });
 
   it('with createOptions sends every value as text with type "2"', () => {
-    expect(fieldOf(mapOne(tags, 'red, Purple', { createOptions: true }))).toEqual({ id: 'f_tags', value: ['Red', 'Purple'], type: '2' });
+    expect(fieldOf(mapOne(tags, 'red, Purple', { createOptions: true }))).toEqual({
+      id: 'f_tags',
+      value: ['Red', 'Purple'],
+      type: '2',
+    });
   });
 });
 
@@ -116,7 +148,10 @@ describe('attachments', () => {
       value: [{ name: 'Q1 report.pdf', url: 'https://cdn.example.com/docs/Q1%20report.pdf?sig=abc' }],
       type: '0',
     });
-    expect(fieldOf(mapOne(files, ['http://a.example/x.png', { url: 'https://b.example/y', name: 'Photo.jpg' }])).value).toEqual([
+    expect(
+      fieldOf(mapOne(files, ['http://a.example/x.png', { url: 'https://b.example/y', name: 'Photo.jpg' }]))
+        .value,
+    ).toEqual([
       { name: 'x.png', url: 'http://a.example/x.png' },
       { name: 'Photo.jpg', url: 'https://b.example/y' },
     ]);

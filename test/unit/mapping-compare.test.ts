@@ -14,8 +14,26 @@ const structure: WorksheetStructure = {
     { id: 'f_sku', name: 'SKU', alias: 'sku', type: 'Text' },
     { id: 'f_price', name: 'Price', alias: 'price', type: 'Currency', precision: 2 },
     { id: 'f_active', name: 'Active', alias: 'active', type: 'Checkbox' },
-    { id: 'f_status', name: 'Status', alias: 'status', type: 'Dropdown', options: [{ key: 'k-on', value: 'On sale' }, { key: 'k-off', value: 'Withdrawn' }] },
-    { id: 'f_tags', name: 'Tags', alias: 'tags', type: 'MultipleSelect', options: [{ key: 'k-a', value: 'A' }, { key: 'k-b', value: 'B' }] },
+    {
+      id: 'f_status',
+      name: 'Status',
+      alias: 'status',
+      type: 'Dropdown',
+      options: [
+        { key: 'k-on', value: 'On sale' },
+        { key: 'k-off', value: 'Withdrawn' },
+      ],
+    },
+    {
+      id: 'f_tags',
+      name: 'Tags',
+      alias: 'tags',
+      type: 'MultipleSelect',
+      options: [
+        { key: 'k-a', value: 'A' },
+        { key: 'k-b', value: 'B' },
+      ],
+    },
     { id: 'f_since', name: 'Since', alias: 'since', type: 'Date' },
     { id: 'f_seen', name: 'Seen', alias: 'seen', type: 'DateTime' },
     { id: 'f_opens', name: 'Opens', alias: 'opens', type: 'Time' },
@@ -132,7 +150,10 @@ describe('rowMatches', () => {
       price: 9.99,
       active: true,
       status: ['k-on'],
-      tags: JSON.stringify([{ key: 'k-b', value: 'B' }, { key: 'k-a', value: 'A' }]),
+      tags: JSON.stringify([
+        { key: 'k-b', value: 'B' },
+        { key: 'k-a', value: 'A' },
+      ]),
       since: '2024-01-31 00:00:00',
       seen: '2024-07-01 12:00',
       opens: '09:00:00',
@@ -164,7 +185,9 @@ describe('rowMatches', () => {
 
   it('treats a missing or null read as empty', () => {
     const cleared = mapped({ sku: 'P-1' }).fields;
-    expect(rowMatches(plan, cleared, row({ sku: 'P-1', price: null, active: '0', tags: '[]', maker: [] })).same).toBe(true);
+    expect(
+      rowMatches(plan, cleared, row({ sku: 'P-1', price: null, active: '0', tags: '[]', maker: [] })).same,
+    ).toBe(true);
     expect(rowMatches(plan, fields, row({ sku: 'P-1' })).changed).toHaveLength(fields.length - 1);
   });
 
@@ -174,17 +197,27 @@ describe('rowMatches', () => {
   });
 
   it('matches options created by the sync (type "2") by their text', () => {
-    const creating = validateMapping([{ target: 'tags', from: 't', createOptions: true }], structure, { mode: 'append' });
+    const creating = validateMapping([{ target: 'tags', from: 't', createOptions: true }], structure, {
+      mode: 'append',
+    });
     const result = mapRecord(creating, { t: 'A, New' });
     if (!result.ok) throw new Error('rejected');
     expect(result.fields[0]).toEqual({ id: 'f_tags', value: ['A', 'New'], type: '2' });
-    const readBack = row({ tags: [{ key: 'k-a', value: 'A' }, { key: 'k-created', value: 'new' }] });
+    const readBack = row({
+      tags: [
+        { key: 'k-a', value: 'A' },
+        { key: 'k-created', value: 'new' },
+      ],
+    });
     expect(rowMatches(creating, result.fields, readBack).same).toBe(true);
     expect(rowMatches(creating, result.fields, row({ tags: ['k-a'] })).same).toBe(false);
   });
 
   it('reads keys of existing rows the same way as mapped keys', () => {
-    const numericKey = validateMapping([{ target: 'count', from: 'c' }], structure, { mode: 'update', key: 'count' });
+    const numericKey = validateMapping([{ target: 'count', from: 'c' }], structure, {
+      mode: 'update',
+      key: 'count',
+    });
     const result = mapRecord(numericKey, { c: '1,000' });
     expect(result.ok && result.key).toBe('1000');
     expect(keyOfRow(numericKey, row({ count: '1000.00' }))).toBe('1000');

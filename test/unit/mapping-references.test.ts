@@ -43,11 +43,15 @@ function fakeLookups() {
     lookupMembers(by: 'name' | 'email', values: string[]) {
       calls.push({ kind: 'members', args: [by, values] });
       // A directory answering in its own casing must still match.
-      return Promise.resolve(new Map(values.filter((v) => directory.has(v)).map((v) => [v.toUpperCase(), directory.get(v)!])));
+      return Promise.resolve(
+        new Map(values.filter((v) => directory.has(v)).map((v) => [v.toUpperCase(), directory.get(v)!])),
+      );
     },
     lookupRelations(worksheetId: string, keyField: string, values: string[]) {
       calls.push({ kind: 'relations', args: [worksheetId, keyField, values] });
-      return Promise.resolve(new Map(values.filter((v) => customers.has(v)).map((v) => [v, customers.get(v)!])));
+      return Promise.resolve(
+        new Map(values.filter((v) => customers.has(v)).map((v) => [v, customers.get(v)!])),
+      );
     },
   };
 }
@@ -91,11 +95,25 @@ describe('resolveReferences', () => {
     expect(resolved[0]).toEqual({
       ok: false,
       category: 'invalid-row',
-      errors: [{ field: 'customer', column: 'customer', value: 'C-404', reason: 'no row in related worksheet ws_customers with code = "C-404"' }],
+      errors: [
+        {
+          field: 'customer',
+          column: 'customer',
+          value: 'C-404',
+          reason: 'no row in related worksheet ws_customers with code = "C-404"',
+        },
+      ],
     });
     expect(resolved[1]).toMatchObject({
       ok: false,
-      errors: [{ field: 'owner', column: 'owner', value: 'ghost@example.com', reason: 'no organisation member with email "ghost@example.com"' }],
+      errors: [
+        {
+          field: 'owner',
+          column: 'owner',
+          value: 'ghost@example.com',
+          reason: 'no organisation member with email "ghost@example.com"',
+        },
+      ],
     });
     expect(resolved[2]).toMatchObject({ ok: true, key: '3' });
   });
@@ -103,7 +121,10 @@ describe('resolveReferences', () => {
   it('keeps hits in the caller cache so the next batch asks only for new values', async () => {
     const cache = createReferenceCache();
     const first = fakeLookups();
-    await resolveReferences(plan, mapAll([{ no: '1', owner: 'ana@example.com', customer: 'C-1' }]), { ...first, cache });
+    await resolveReferences(plan, mapAll([{ no: '1', owner: 'ana@example.com', customer: 'C-1' }]), {
+      ...first,
+      cache,
+    });
     const second = fakeLookups();
     const resolved = await resolveReferences(
       plan,
@@ -120,10 +141,16 @@ describe('resolveReferences', () => {
   it('does not cache misses: a related row created later is found', async () => {
     const cache = createReferenceCache();
     const lookups = fakeLookups();
-    const [miss] = await resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-3' }]), { ...lookups, cache });
+    const [miss] = await resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-3' }]), {
+      ...lookups,
+      cache,
+    });
     expect(miss!.ok).toBe(false);
     customers.set('C-3', 'row-c3');
-    const [hit] = await resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-3' }]), { ...lookups, cache });
+    const [hit] = await resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-3' }]), {
+      ...lookups,
+      cache,
+    });
     customers.delete('C-3');
     expect(hit!.ok && hit!.fields[2]?.value).toEqual(['row-c3']);
   });
@@ -136,8 +163,16 @@ describe('resolveReferences', () => {
 
   it('passes rejected rows through untouched and makes no call for a batch without lookups', async () => {
     const lookups = fakeLookups();
-    const rejected: MapResult = { ok: false, category: 'invalid-row', errors: [{ field: 'x', column: 'x', value: '', reason: 'r' }] };
-    const out = await resolveReferences(plan, [rejected, ...mapAll([{ no: '9', owner: '', customer: '' }])], lookups);
+    const rejected: MapResult = {
+      ok: false,
+      category: 'invalid-row',
+      errors: [{ field: 'x', column: 'x', value: '', reason: 'r' }],
+    };
+    const out = await resolveReferences(
+      plan,
+      [rejected, ...mapAll([{ no: '9', owner: '', customer: '' }])],
+      lookups,
+    );
     expect(out[0]).toBe(rejected);
     expect(out[1]).toMatchObject({ ok: true });
     expect(lookups.calls).toEqual([]);
@@ -145,14 +180,21 @@ describe('resolveReferences', () => {
 
   it('lets a failing lookup reject the whole call: it is not a row problem', async () => {
     const failing = { ...fakeLookups(), lookupRelations: () => Promise.reject(new Error('socket hang up')) };
-    await expect(resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-1' }]), failing)).rejects.toThrow('socket hang up');
+    await expect(
+      resolveReferences(plan, mapAll([{ no: '1', owner: '', customer: 'C-1' }]), failing),
+    ).rejects.toThrow('socket hang up');
   });
 
   it('rejects department names when no department lookup is configured, and resolves them when one is', async () => {
-    const deptPlan = validateMapping([{ target: 'dept', from: 'd', lookupBy: 'name' }], structure, { mode: 'append' });
+    const deptPlan = validateMapping([{ target: 'dept', from: 'd', lookupBy: 'name' }], structure, {
+      mode: 'append',
+    });
     const batch = [mapRecord(deptPlan, { d: 'Sales' })];
     const [without] = await resolveReferences(deptPlan, batch, fakeLookups());
-    expect(without).toMatchObject({ ok: false, errors: [{ field: 'dept', reason: expect.stringMatching(/need a department lookup/) }] });
+    expect(without).toMatchObject({
+      ok: false,
+      errors: [{ field: 'dept', reason: expect.stringMatching(/need a department lookup/) }],
+    });
     const [withLookup] = await resolveReferences(deptPlan, batch, {
       ...fakeLookups(),
       lookupDepartments: (values) => Promise.resolve(new Map(values.map((v) => [v, `dep-${v}`]))),
@@ -165,7 +207,12 @@ describe('resolveReferences', () => {
     cache.set('s', 'a', '1');
     cache.set('s', 'b', '2');
     cache.set('s', 'c', '3');
-    expect([cache.get('s', 'a'), cache.get('s', 'b'), cache.get('s', 'c'), cache.size]).toEqual([undefined, '2', '3', 2]);
+    expect([cache.get('s', 'a'), cache.get('s', 'b'), cache.get('s', 'c'), cache.size]).toEqual([
+      undefined,
+      '2',
+      '3',
+      2,
+    ]);
     expect(() => createReferenceCache({ maxEntries: 0 })).toThrow(/maxEntries must be a positive integer/);
   });
 });

@@ -10,15 +10,39 @@ const structure: WorksheetStructure = {
   name: 'Orders',
   fields: [
     { id: '64a000000000000000000001', name: 'Order No', alias: 'order_no', type: '2', required: true },
-    { id: '64a000000000000000000002', name: 'Customer Name', alias: 'customer_name', type: 'Text', required: true },
+    {
+      id: '64a000000000000000000002',
+      name: 'Customer Name',
+      alias: 'customer_name',
+      type: 'Text',
+      required: true,
+    },
     { id: '64a000000000000000000003', name: 'Amount', alias: 'amount', type: 'Currency' },
     { id: '64a000000000000000000004', name: 'Total', alias: 'total', type: '31' },
     { id: '64a000000000000000000005', name: 'Seq', alias: 'seq', type: 'AutoNumber', required: true },
     { id: '64a000000000000000000006', name: 'Lines', alias: 'lines', type: 'SubTable' },
-    { id: '64a000000000000000000007', name: 'Approved by', alias: 'approved', type: 'Text', isReadOnly: true },
-    { id: '64a000000000000000000008', name: 'Customer', alias: 'customer', type: 'Relation', dataSource: 'ws_customers' },
+    {
+      id: '64a000000000000000000007',
+      name: 'Approved by',
+      alias: 'approved',
+      type: 'Text',
+      isReadOnly: true,
+    },
+    {
+      id: '64a000000000000000000008',
+      name: 'Customer',
+      alias: 'customer',
+      type: 'Relation',
+      dataSource: 'ws_customers',
+    },
     { id: '64a000000000000000000009', name: 'Placed', alias: 'placed', type: 'Date' },
-    { id: '64a00000000000000000000a', name: 'Status', alias: 'status', type: 'SingleSelect', options: [{ key: 'k1', value: 'Open' }] },
+    {
+      id: '64a00000000000000000000a',
+      name: 'Status',
+      alias: 'status',
+      type: 'SingleSelect',
+      options: [{ key: 'k1', value: 'Open' }],
+    },
     { id: '64a00000000000000000000b', name: 'Owner', alias: '', type: 'Collaborator' },
   ],
 };
@@ -41,7 +65,11 @@ const base: FieldMapping[] = [
 describe('validateMapping', () => {
   it('compiles a valid mapping, matching targets by alias or by field id', () => {
     const plan = validateMapping(
-      [...base, { target: '64a000000000000000000003', from: 'amt' }, { target: 'placed', from: 'd', format: 'DD/MM/YYYY' }],
+      [
+        ...base,
+        { target: '64a000000000000000000003', from: 'amt' },
+        { target: 'placed', from: 'd', format: 'DD/MM/YYYY' },
+      ],
       structure,
       { mode: 'upsert', key: 'order_no' },
     );
@@ -70,24 +98,40 @@ describe('validateMapping', () => {
       { mode: 'upsert', key: 'order_no', jobFile: 'jobs/orders.yaml' },
     );
     expect(problems).toEqual([
-      ['Customer Name', expect.stringMatching(/no field with this id or alias in worksheet Orders; did you mean "customer_name" \(Customer Name\)\?/)],
+      [
+        'Customer Name',
+        expect.stringMatching(
+          /no field with this id or alias in worksheet Orders; did you mean "customer_name" \(Customer Name\)\?/,
+        ),
+      ],
       ['amuont', expect.stringMatching(/did you mean "amount" \(Amount\)\?/)],
       ['total', expect.stringMatching(/read-only \(Formula\)/)],
-      ['lines', expect.stringMatching(/type SubTable, which rowbridge cannot write; supported: Text, .*Relation/)],
+      [
+        'lines',
+        expect.stringMatching(/type SubTable, which rowbridge cannot write; supported: Text, .*Relation/),
+      ],
       ['approved', expect.stringMatching(/read-only \(Text\)/)],
       ['customer', expect.stringMatching(/need `relationKey`/)],
       ['nothing_like_it', expect.not.stringMatching(/did you mean/)],
-      ['customer_name', expect.stringMatching(/required field "Customer Name" has no mapping; mode upsert creates rows/)],
+      [
+        'customer_name',
+        expect.stringMatching(/required field "Customer Name" has no mapping; mode upsert creates rows/),
+      ],
     ]);
   });
 
   it('puts the job file and every problem in the message', () => {
     try {
-      validateMapping([{ target: 'amuont', from: 'a' }], structure, { mode: 'append', jobFile: 'jobs/orders.yaml' });
+      validateMapping([{ target: 'amuont', from: 'a' }], structure, {
+        mode: 'append',
+        jobFile: 'jobs/orders.yaml',
+      });
       expect.unreachable();
     } catch (err) {
       const message = (err as Error).message;
-      expect(message).toMatch(/^jobs\/orders\.yaml: field mapping does not fit worksheet Orders \(3 problems\)/);
+      expect(message).toMatch(
+        /^jobs\/orders\.yaml: field mapping does not fit worksheet Orders \(3 problems\)/,
+      );
       expect(message).toContain('amuont: no field');
       expect(message).toContain('order_no: required field "Order No"');
       expect((err as MappingError).code).toBe('ROWBRIDGE_CONFIG_ERROR');
@@ -95,21 +139,34 @@ describe('validateMapping', () => {
   });
 
   it('does not ask for required fields in update mode, and skips computed required fields', () => {
-    const plan = validateMapping([{ target: 'amount', from: 'a' }, { target: 'order_no', from: 'no' }], structure, { mode: 'update', key: 'order_no' });
+    const plan = validateMapping(
+      [
+        { target: 'amount', from: 'a' },
+        { target: 'order_no', from: 'no' },
+      ],
+      structure,
+      { mode: 'update', key: 'order_no' },
+    );
     expect(plan.fields).toHaveLength(2);
     // Seq is required but AutoNumber: never reported in creating modes either.
-    expect(problemsOf([{ target: 'nope', from: 'x' }], { mode: 'append' }).map(([t]) => t)).not.toContain('seq');
+    expect(problemsOf([{ target: 'nope', from: 'x' }], { mode: 'append' }).map(([t]) => t)).not.toContain(
+      'seq',
+    );
   });
 
   it('checks the key: needed outside append, must exist and be mapped', () => {
-    expect(problemsOf(base, { mode: 'mirror' })).toEqual([['(key)', expect.stringMatching(/mode mirror .* needs a key field/)]]);
+    expect(problemsOf(base, { mode: 'mirror' })).toEqual([
+      ['(key)', expect.stringMatching(/mode mirror .* needs a key field/)],
+    ]);
     expect(problemsOf(base, { mode: 'upsert', key: 'ordr_no' })).toEqual([
       ['ordr_no', expect.stringMatching(/key field is not in worksheet Orders; did you mean "order_no"/)],
     ]);
-    expect(problemsOf(base, { mode: 'upsert', key: 'amount' })).toEqual([['amount', expect.stringMatching(/key field "Amount" is not in the mapping/)]]);
-    expect(problemsOf([...base, { target: 'status', from: 's' }], { mode: 'upsert', key: 'status' })).toEqual([
-      ['status', expect.stringMatching(/SingleSelect field cannot be the key/)],
+    expect(problemsOf(base, { mode: 'upsert', key: 'amount' })).toEqual([
+      ['amount', expect.stringMatching(/key field "Amount" is not in the mapping/)],
     ]);
+    expect(problemsOf([...base, { target: 'status', from: 's' }], { mode: 'upsert', key: 'status' })).toEqual(
+      [['status', expect.stringMatching(/SingleSelect field cannot be the key/)]],
+    );
   });
 
   it('rejects options that do not fit the field type', () => {
@@ -135,13 +192,24 @@ describe('validateMapping', () => {
 
   it('rejects a mapping without a source, a field mapped twice and a bad constant', () => {
     const problems = problemsOf(
-      [...base, { target: 'amount' }, { target: 'placed', from: 'p' }, { target: '64a000000000000000000009', from: 'q' }, { target: 'status', value: 'Closed' }],
+      [
+        ...base,
+        { target: 'amount' },
+        { target: 'placed', from: 'p' },
+        { target: '64a000000000000000000009', from: 'q' },
+        { target: 'status', value: 'Closed' },
+      ],
       { mode: 'append' },
     );
     expect(problems).toEqual([
       ['amount', expect.stringMatching(/needs `from` \(a source column\) or `value`/)],
       ['64a000000000000000000009', expect.stringMatching(/already mapped by "placed"/)],
-      ['status', expect.stringMatching(/constant value "Closed" cannot be written: no option "Closed"; allowed: "Open"/)],
+      [
+        'status',
+        expect.stringMatching(
+          /constant value "Closed" cannot be written: no option "Closed"; allowed: "Open"/,
+        ),
+      ],
     ]);
   });
 
@@ -152,8 +220,16 @@ describe('validateMapping', () => {
   });
 
   it('needs the related worksheet for relation lookups', () => {
-    const noSource: WorksheetStructure = { ...structure, fields: [{ id: 'r', name: 'Rel', alias: 'rel', type: '29' }] };
-    expect(() => validateMapping([{ target: 'rel', from: 'r', relationKey: 'code' }], noSource, { mode: 'append' })).toThrow(/dataSource/);
-    expect(validateMapping([{ target: 'rel', from: 'r', relationKey: 'rowid' }], noSource, { mode: 'append' }).fields).toHaveLength(1);
+    const noSource: WorksheetStructure = {
+      ...structure,
+      fields: [{ id: 'r', name: 'Rel', alias: 'rel', type: '29' }],
+    };
+    expect(() =>
+      validateMapping([{ target: 'rel', from: 'r', relationKey: 'code' }], noSource, { mode: 'append' }),
+    ).toThrow(/dataSource/);
+    expect(
+      validateMapping([{ target: 'rel', from: 'r', relationKey: 'rowid' }], noSource, { mode: 'append' })
+        .fields,
+    ).toHaveLength(1);
   });
 });

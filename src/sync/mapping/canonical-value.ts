@@ -12,7 +12,8 @@ import type { ZoneClock } from './zone-clock.ts';
 
 const SEP = '\u001f';
 const DATE_PREFIX = /^\d{4}-\d{2}-\d{2}/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2}))?/;
 const GROUPED_NUMBER = /^[+-]?[\d,]*\.?\d*$/;
 
@@ -38,7 +39,8 @@ function listOf(value: unknown): unknown[] {
 function scalarText(value: unknown): string {
   if (isBlank(value)) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   if (typeof value === 'object') {
     const o = value as Record<string, unknown>;
     const code = o.code ?? o.id;
@@ -51,7 +53,8 @@ function numberText(value: unknown, precision: number | undefined): string {
   if (isBlank(value)) return '';
   let n: number;
   if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && GROUPED_NUMBER.test(value.trim())) n = Number(value.trim().replaceAll(',', ''));
+  else if (typeof value === 'string' && GROUPED_NUMBER.test(value.trim()))
+    n = Number(value.trim().replaceAll(',', ''));
   else return `?${scalarText(value)}`;
   if (!Number.isFinite(n)) return `?${scalarText(value)}`;
   // The platform stores a Currency with its precision; 9.999 written reads back "10.00".
@@ -71,7 +74,9 @@ function dateTimeText(value: unknown, clock: ZoneClock): string {
   if (m === null) return `?${text}`;
   const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = m;
   if (zone === undefined) return `${y}-${mo}-${d} ${h}:${mi}:${s}`;
-  const instant = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase()}`);
+  const instant = Date.parse(
+    `${y}-${mo}-${d}T${h}:${mi}:${s}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase()}`,
+  );
   return Number.isNaN(instant) ? `?${text}` : clock.formatDateTime(instant);
 }
 

@@ -18,6 +18,7 @@ import dayjs from 'dayjs';
 import customParseFormat from 'dayjs/plugin/customParseFormat.js';
 import utc from 'dayjs/plugin/utc.js';
 import { CoerceFailure, type Coercer, kindOf } from './coerce-result.ts';
+import { compileFormat, isValidWall, type WallParts } from './compile-format.ts';
 import type { ZoneClock } from './zone-clock.ts';
 
 // Plugins register on the dayjs singleton once at load; this is dayjs's own setup,
@@ -39,7 +40,8 @@ const ISO =
 const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?$/;
 const EPOCH = /^-?\d+(?:\.\d+)?$/;
 
-const ISO_HINT = 'expected ISO 8601 (YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss, optional Z or ±hh:mm); set `format` for other layouts';
+const ISO_HINT =
+  'expected ISO 8601 (YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss, optional Z or ±hh:mm); set `format` for other layouts';
 
 /** A problem with a `format` for a temporal field, or undefined when usable. */
 export function checkTemporalFormat(format: string): string | undefined {
@@ -55,24 +57,16 @@ export function checkTemporalFormat(format: string): string | undefined {
   return undefined;
 }
 
-interface Wall {
-  y: number;
-  mo: number;
-  d: number;
-  h: number;
-  mi: number;
-  s: number;
-}
-
 /** Builds the coercer for one Date/DateTime/Time field; everything format-related is settled here once. */
 export function createDateCoercer(type: TemporalType, options: DateCoercerOptions): Coercer {
   const { format, source, target } = options;
   const epochUnit = format === 'x' ? 1 : format === 'X' ? 1000 : 0;
   const custom = format !== undefined && epochUnit === 0 ? format : undefined;
+  const compiled = custom === undefined ? undefined : compileFormat(custom);
   const numberHint = 'a number is not a date; set format "x" (epoch milliseconds) or "X" (epoch seconds)';
 
   // Returns an instant (number), a wall clock, or a failure.
-  function parse(raw: unknown): number | Wall | CoerceFailure {
+  function parse(raw: unknown): number | WallParts | CoerceFailure {
     if (raw instanceof Date) {
       const t = raw.getTime();
       return Number.isNaN(t) ? new CoerceFailure('invalid Date object') : t;
@@ -85,17 +79,19 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
     if (typeof raw !== 'string') return new CoerceFailure(`expected a date string, got ${kindOf(raw)}`);
     const text = raw.trim();
     if (epochUnit !== 0) {
-      if (!EPOCH.test(text)) return new CoerceFailure(`expected epoch ${epochUnit === 1 ? 'milliseconds' : 'seconds'} (format "${format}")`);
+      if (!EPOCH.test(text))
+        return new CoerceFailure(
+          `expected epoch ${epochUnit === 1 ? 'milliseconds' : 'seconds'} (format "${format}")`,
+        );
       return Number(text) * epochUnit;
     }
     if (custom !== undefined) {
-      const d = dayjs.utc(text, custom, true);
-      if (!d.isValid()) return new CoerceFailure(`not a valid date in format "${custom}"`);
-      return { y: d.year(), mo: d.month() + 1, d: d.date(), h: d.hour(), mi: d.minute(), s: d.second() };
+      const wall = compiled === undefined ? parseWithDayjs(text, custom) : compiled(text);
+      return wall ?? new CoerceFailure(`not a valid date in format "${custom}"`);
     }
     const m = ISO.exec(text);
     if (m === null) return new CoerceFailure(`not a date: ${ISO_HINT}`);
-    const wall: Wall = {
+    const wall: WallParts = {
       y: Number(m[1]),
       mo: Number(m[2]),
       d: Number(m[3]),
@@ -103,7 +99,7 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
       mi: m[5] === undefined ? 0 : Number(m[5]),
       s: m[6] === undefined ? 0 : Number(m[6]),
     };
-    if (!isRealDate(wall)) return new CoerceFailure(`no such date or time: ${ISO_HINT}`);
+    if (!isValidWall(wall)) return new CoerceFailure(`no such date or time: ${ISO_HINT}`);
     const zone = m[7];
     if (zone === undefined || type === 'Date') return wall;
     return Date.UTC(wall.y, wall.mo - 1, wall.d, wall.h, wall.mi, wall.s) - offsetMs(zone);
@@ -111,19 +107,22 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
 
   if (type === 'Time') {
     return (raw) => {
-      if (typeof raw !== 'string') return new CoerceFailure(`expected a time of day (HH:mm or HH:mm:ss), got ${kindOf(raw)}`);
+      if (typeof raw !== 'string')
+        return new CoerceFailure(`expected a time of day (HH:mm or HH:mm:ss), got ${kindOf(raw)}`);
       const text = raw.trim();
       if (custom !== undefined) {
-        const d = dayjs.utc(text, custom, true);
-        if (!d.isValid()) return new CoerceFailure(`not a valid time in format "${custom}"`);
-        return `${pad2(d.hour())}:${pad2(d.minute())}:${pad2(d.second())}`;
+        const wall = compiled === undefined ? parseWithDayjs(text, custom) : compiled(text);
+        if (wall === undefined) return new CoerceFailure(`not a valid time in format "${custom}"`);
+        return `${pad2(wall.h)}:${pad2(wall.mi)}:${pad2(wall.s)}`;
       }
       const m = CLOCK.exec(text);
       const h = Number(m?.[1]);
       const mi = Number(m?.[2]);
       const s = m?.[3] === undefined ? 0 : Number(m[3]);
       if (m === null || h > 23 || mi > 59 || s > 59) {
-        return new CoerceFailure('not a time of day: expected HH:mm or HH:mm:ss (00:00 to 23:59:59); set `format` for other layouts');
+        return new CoerceFailure(
+          'not a time of day: expected HH:mm or HH:mm:ss (00:00 to 23:59:59); set `format` for other layouts',
+        );
       }
       return `${pad2(h)}:${pad2(mi)}:${pad2(s)}`;
     };
@@ -147,15 +146,10 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
   };
 }
 
-function isRealDate(w: Wall): boolean {
-  if (w.mo < 1 || w.mo > 12 || w.d < 1 || w.h > 23 || w.mi > 59 || w.s > 59) return false;
-  const days = new Date(Date.UTC(2000, w.mo, 0)).getUTCDate(); // leap-year February: 29
-  if (w.d > days) return false;
-  return !(w.mo === 2 && w.d === 29 && !isLeap(w.y));
-}
-
-function isLeap(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+function parseWithDayjs(text: string, format: string): WallParts | undefined {
+  const d = dayjs.utc(text, format, true);
+  if (!d.isValid()) return undefined;
+  return { y: d.year(), mo: d.month() + 1, d: d.date(), h: d.hour(), mi: d.minute(), s: d.second() };
 }
 
 function offsetMs(zone: string): number {

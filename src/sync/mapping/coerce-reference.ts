@@ -16,7 +16,8 @@ function referenceItems(raw: unknown, normalise: (s: string) => string): string[
   for (const item of list) {
     let parts: string[];
     if (typeof item === 'string') parts = Array.isArray(raw) ? [item] : item.split(SEPARATORS);
-    else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'bigint') parts = [String(item)];
+    else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'bigint')
+      parts = [String(item)];
     else return new CoerceFailure(`expected ids or names as text, got ${kindOf(item)}`);
     for (const part of parts) {
       const value = normalise(part.trim());
@@ -58,10 +59,15 @@ function attachmentOf(url: string, name: string | undefined): Attachment | Coerc
     return new CoerceFailure(`not a URL: expected an http(s) address like https://host/file.pdf`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return new CoerceFailure(`unsupported URL scheme ${parsed.protocol} : attachments are fetched over http or https`);
+    return new CoerceFailure(
+      `unsupported URL scheme ${parsed.protocol} : attachments are fetched over http or https`,
+    );
   }
   if (name !== undefined && name.trim() !== '') return { name: name.trim(), url };
-  const segment = parsed.pathname.split('/').filter((s) => s !== '').pop();
+  const segment = parsed.pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .pop();
   let fileName = parsed.hostname;
   if (segment !== undefined) {
     try {
@@ -83,7 +89,11 @@ export function createAttachmentCoercer(): Coercer {
       if (typeof item === 'string') {
         if (item.trim() === '') continue;
         result = attachmentOf(item.trim(), undefined);
-      } else if (typeof item === 'object' && item !== null && typeof (item as { url?: unknown }).url === 'string') {
+      } else if (
+        typeof item === 'object' &&
+        item !== null &&
+        typeof (item as { url?: unknown }).url === 'string'
+      ) {
         const { url, name } = item as { url: string; name?: unknown };
         result = attachmentOf(url.trim(), typeof name === 'string' ? name : undefined);
       } else {

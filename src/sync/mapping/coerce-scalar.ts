@@ -19,7 +19,8 @@ const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'no', 'n']);
 
 function asText(raw: unknown): string | CoerceFailure {
   if (typeof raw === 'string') return raw;
-  if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : new CoerceFailure(`expected text, got ${raw}`);
+  if (typeof raw === 'number')
+    return Number.isFinite(raw) ? String(raw) : new CoerceFailure(`expected text, got ${raw}`);
   if (typeof raw === 'bigint' || typeof raw === 'boolean') return String(raw);
   if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString();
   return new CoerceFailure(`expected text (a string, number or boolean), got ${kindOf(raw)}`);
@@ -41,7 +42,9 @@ export function createTextCoercer(type: TextLikeType): Coercer {
       const phone = text.trim();
       return PHONE.test(phone) && HAS_DIGIT.test(phone)
         ? phone
-        : new CoerceFailure('not a phone number: expected digits with optional +, spaces, dashes, dots, brackets, ext');
+        : new CoerceFailure(
+            'not a phone number: expected digits with optional +, spaces, dashes, dots, brackets, ext',
+          );
     };
   }
   return asText;

@@ -32,7 +32,8 @@ export function createSelectCoercer({ multiple, createOptions, options }: Select
       const out: string[] = [];
       for (const item of raw as unknown[]) {
         const text = itemText(item);
-        if (text === undefined) return new CoerceFailure(`expected option texts or keys, got ${kindOf(item)} in the list`);
+        if (text === undefined)
+          return new CoerceFailure(`expected option texts or keys, got ${kindOf(item)} in the list`);
         if (text !== '') out.push(text);
       }
       return out;
@@ -52,7 +53,9 @@ export function createSelectCoercer({ multiple, createOptions, options }: Select
       const list = items(raw);
       if (list instanceof CoerceFailure) return list;
       if (list.length > 1) {
-        return new CoerceFailure(`several values (${list.map((i) => `"${i}"`).join(', ')}) for a single-select field; give one`);
+        return new CoerceFailure(
+          `several values (${list.map((i) => `"${i}"`).join(', ')}) for a single-select field; give one`,
+        );
       }
       const item = list[0] ?? '';
       const option = findOption(options, item);

@@ -67,7 +67,12 @@ export interface CoercerContext {
 
 /** The coercion for a writable type; the mapping's options were checked before. */
 export function createFieldCoercion({ field, type, mapping, source, target }: CoercerContext): FieldCoercion {
-  const plain = (coerce: Coercer): FieldCoercion => ({ coerce, options: undefined, reference: undefined, writeType: undefined });
+  const plain = (coerce: Coercer): FieldCoercion => ({
+    coerce,
+    options: undefined,
+    reference: undefined,
+    writeType: undefined,
+  });
   switch (type) {
     case 'Text':
     case 'RichText':
@@ -93,7 +98,11 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
     case 'MultipleSelect': {
       const options = createOptionIndex(field.options);
       const multiple = type === 'MultipleSelect';
-      const coerce = createSelectCoercer({ multiple, createOptions: mapping.createOptions === true, options });
+      const coerce = createSelectCoercer({
+        multiple,
+        createOptions: mapping.createOptions === true,
+        options,
+      });
       return { coerce, options, reference: undefined, writeType: undefined };
     }
     case 'Attachment':
@@ -101,11 +110,21 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
     case 'Collaborator': {
       const by = mapping.lookupBy ?? 'accountId';
       if (by === 'accountId') return plain(createReferenceCoercer('none'));
-      return { coerce: createReferenceCoercer(by), options: undefined, reference: { kind: 'member', by }, writeType: undefined };
+      return {
+        coerce: createReferenceCoercer(by),
+        options: undefined,
+        reference: { kind: 'member', by },
+        writeType: undefined,
+      };
     }
     case 'Department':
       if (mapping.lookupBy !== 'name') return plain(createReferenceCoercer('none'));
-      return { coerce: createReferenceCoercer('name'), options: undefined, reference: { kind: 'department', by: 'name' }, writeType: undefined };
+      return {
+        coerce: createReferenceCoercer('name'),
+        options: undefined,
+        reference: { kind: 'department', by: 'name' },
+        writeType: undefined,
+      };
     case 'Relation': {
       const keyField = mapping.relationKey ?? 'rowid';
       if (keyField === 'rowid') return plain(createReferenceCoercer('none'));

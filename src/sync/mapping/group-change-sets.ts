@@ -18,7 +18,9 @@ function signatureOf(fields: readonly FieldValue[]): { sorted: FieldValue[]; sig
 }
 
 /** Groups updates whose change sets are equal (same fields, values and field-value types). Empty change sets are dropped. */
-export function groupChangeSets(updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>): ChangeSetGroup[] {
+export function groupChangeSets(
+  updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>,
+): ChangeSetGroup[] {
   const groups = new Map<string, ChangeSetGroup>();
   for (const update of updates) {
     if (update.changed.length === 0) continue;

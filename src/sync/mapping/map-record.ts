@@ -17,28 +17,50 @@ export interface MapContext {
   position?: SourcePosition;
 }
 
-const SET_LIKE = new Set(['SingleSelect', 'Dropdown', 'MultipleSelect', 'Collaborator', 'Department', 'Relation']);
+const SET_LIKE = new Set([
+  'SingleSelect',
+  'Dropdown',
+  'MultipleSelect',
+  'Collaborator',
+  'Department',
+  'Relation',
+]);
 
 function rowError(f: PlannedField, raw: unknown, reason: string): RowError {
-  return { field: f.target, column: f.column, value: raw === undefined || raw === null ? '' : describeValue(raw), reason };
+  return {
+    field: f.target,
+    column: f.column,
+    value: raw === undefined || raw === null ? '' : describeValue(raw),
+    reason,
+  };
 }
 
-/** Hash input: the plan fingerprint, then every field by id with set-like arrays sorted. */
+/**
+ * Hash input: the plan fingerprint (which covers the sorted field ids and types) and one
+ * JSON array of the values in field-id order, set-like arrays sorted so source order
+ * does not count. One stringify per row: per-field concatenation cost twice as much.
+ */
 function contentHash(plan: MappingPlan, fields: readonly FieldValue[]): string {
-  let text = plan.fingerprint;
-  for (const i of plan.hashOrder) {
-    const fv = fields[i];
-    const f = plan.fields[i];
-    if (fv === undefined || f === undefined) continue;
+  const order = plan.hashOrder;
+  const values: unknown[] = new Array<unknown>(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const fv = fields[i] as FieldValue;
     let value = fv.value;
-    if (SET_LIKE.has(f.type) && Array.isArray(value) && value.length > 1) value = [...(value as string[])].sort();
-    text += `\u001e${fv.id}\u001f${fv.type ?? ''}\u001f${JSON.stringify(value) ?? ''}`;
+    if (Array.isArray(value) && value.length > 1 && SET_LIKE.has((plan.fields[i] as PlannedField).type)) {
+      value = [...(value as string[])].sort();
+    }
+    values[k] = fv.type === undefined ? value : { type: fv.type, value };
   }
-  return hash('sha1', text, 'base64url');
+  return hash('sha1', plan.fingerprint + JSON.stringify(values), 'base64url');
 }
 
 /** Coerces every mapped field of `data`; any field that fails rejects the row with all its reasons. */
-export function mapRecord(plan: MappingPlan, data: Readonly<Record<string, unknown>>, ctx?: MapContext): MapResult {
+export function mapRecord(
+  plan: MappingPlan,
+  data: Readonly<Record<string, unknown>>,
+  ctx?: MapContext,
+): MapResult {
   const count = plan.fields.length;
   const fields: FieldValue[] = new Array<FieldValue>(count);
   let errors: RowError[] | undefined;
@@ -79,7 +101,9 @@ export function mapRecord(plan: MappingPlan, data: Readonly<Record<string, unkno
     const f = plan.fields[plan.keyIndex as number] as PlannedField;
     const value = keyValue.value;
     if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
-      (errors ??= []).push(rowError(f, undefined, 'the key field is empty: every record needs a key to be matched to a row'));
+      (errors ??= []).push(
+        rowError(f, undefined, 'the key field is empty: every record needs a key to be matched to a row'),
+      );
     } else if (errors === undefined) key = canonicalValue(f, value, plan.targetClock);
   }
 

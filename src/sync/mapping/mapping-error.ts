@@ -18,7 +18,10 @@ export class MappingError extends ConfigError {
   readonly problems: readonly MappingProblem[];
   readonly jobFile: string | undefined;
 
-  constructor(problems: readonly MappingProblem[], context: { worksheet: string; jobFile?: string | undefined }) {
+  constructor(
+    problems: readonly MappingProblem[],
+    context: { worksheet: string; jobFile?: string | undefined },
+  ) {
     const where = context.jobFile === undefined ? '' : `${context.jobFile}: `;
     const lines = problems.map((p) => `  - ${p.target}: ${p.message}`);
     super(

@@ -51,7 +51,11 @@ interface Scope {
   found: Map<string, string>;
 }
 
-async function lookup(spec: ReferenceSpec, values: string[], deps: ReferenceLookups): Promise<Map<string, string>> {
+async function lookup(
+  spec: ReferenceSpec,
+  values: string[],
+  deps: ReferenceLookups,
+): Promise<Map<string, string>> {
   switch (spec.kind) {
     case 'member': {
       const found = await deps.lookupMembers(spec.by, values);
@@ -127,7 +131,12 @@ export async function resolveReferences(
           field.reference.kind === 'department' && deps.lookupDepartments === undefined
             ? 'departments by name need a department lookup, and none is configured'
             : missing.map((value) => notFound(field.reference, value)).join('; ');
-        errors.push({ field: field.target, column: field.column, value: describeValue(missing.join(', ')), reason });
+        errors.push({
+          field: field.target,
+          column: field.column,
+          value: describeValue(missing.join(', ')),
+          reason,
+        });
         continue;
       }
       const current = fields[entry.index];

@@ -24,7 +24,11 @@ function readValue(field: PlannedField, row: NormalisedRow): unknown {
  * `fields` must be resolved (after resolveReferences): relation and member values are
  * compared as ids. A field value the plan does not know counts as changed.
  */
-export function rowMatches(plan: MappingPlan, fields: readonly FieldValue[], existing: NormalisedRow): RowComparison {
+export function rowMatches(
+  plan: MappingPlan,
+  fields: readonly FieldValue[],
+  existing: NormalisedRow,
+): RowComparison {
   const changed: FieldValue[] = [];
   for (const fv of fields) {
     const field = plan.byTarget.get(fv.id);

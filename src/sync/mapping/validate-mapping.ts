@@ -22,9 +22,24 @@ import type { MappingPlan, PlannedField, ValidateMappingOptions } from './plan-t
 import { suggestField } from './suggest-field.ts';
 import { createZoneClock, type ZoneClock } from './zone-clock.ts';
 
-const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set(['Text', 'RichText', 'Certificate', 'Email', 'PhoneNumber', 'LandlinePhone']);
+const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set([
+  'Text',
+  'RichText',
+  'Certificate',
+  'Email',
+  'PhoneNumber',
+  'LandlinePhone',
+]);
 const TEMPORAL: ReadonlySet<FieldTypeName> = new Set(['Date', 'DateTime', 'Time']);
-const KEY_TYPES: ReadonlySet<FieldTypeName> = new Set([...TEXT_LIKE, 'Number', 'Currency', 'Date', 'DateTime', 'Time', 'Region']);
+const KEY_TYPES: ReadonlySet<FieldTypeName> = new Set([
+  ...TEXT_LIKE,
+  'Number',
+  'Currency',
+  'Date',
+  'DateTime',
+  'Time',
+  'Region',
+]);
 const CREATING_MODES: ReadonlySet<string> = new Set(['append', 'upsert', 'mirror']);
 
 function refOf(field: WorksheetField): string {
@@ -49,19 +64,26 @@ function optionProblems(m: FieldMapping, field: WorksheetField, type: FieldTypeN
       if (problem !== undefined) out.push(problem);
     }
   }
-  if (m.timezone !== undefined && !TEMPORAL.has(type)) out.push(`\`timezone\` applies to Date and DateTime fields, not ${type}`);
+  if (m.timezone !== undefined && !TEMPORAL.has(type))
+    out.push(`\`timezone\` applies to Date and DateTime fields, not ${type}`);
   if (m.createOptions === true && !OPTION_FIELD_TYPES.has(type)) {
     out.push(`\`createOptions\` applies to SingleSelect, Dropdown and MultipleSelect fields, not ${type}`);
   }
   if (m.lookupBy !== undefined) {
-    if (type === 'Department' && m.lookupBy === 'email') out.push('departments are looked up by `name` (or written as ids without lookupBy)');
-    else if (type !== 'Collaborator' && type !== 'Department') out.push(`\`lookupBy\` applies to Collaborator and Department fields, not ${type}`);
+    if (type === 'Department' && m.lookupBy === 'email')
+      out.push('departments are looked up by `name` (or written as ids without lookupBy)');
+    else if (type !== 'Collaborator' && type !== 'Department')
+      out.push(`\`lookupBy\` applies to Collaborator and Department fields, not ${type}`);
   }
   if (type === 'Relation') {
     if (m.relationKey === undefined || m.relationKey === '') {
-      out.push('relation fields need `relationKey`: the related worksheet\'s field (id or alias) to find rows by, or "rowid" when the source holds row ids');
+      out.push(
+        'relation fields need `relationKey`: the related worksheet\'s field (id or alias) to find rows by, or "rowid" when the source holds row ids',
+      );
     } else if (m.relationKey !== 'rowid' && (field.dataSource === undefined || field.dataSource === '')) {
-      out.push('the worksheet structure does not name the related worksheet (dataSource), so rows cannot be looked up');
+      out.push(
+        'the worksheet structure does not name the related worksheet (dataSource), so rows cannot be looked up',
+      );
     }
   } else if (m.relationKey !== undefined) out.push(`\`relationKey\` applies to Relation fields, not ${type}`);
   return out;
@@ -85,7 +107,8 @@ export function validateMapping(
   const byRef = new Map<string, WorksheetField>();
   for (const field of structure.fields) {
     byRef.set(field.id, field);
-    if (field.alias !== undefined && field.alias !== '' && !byRef.has(field.alias)) byRef.set(field.alias, field);
+    if (field.alias !== undefined && field.alias !== '' && !byRef.has(field.alias))
+      byRef.set(field.alias, field);
   }
 
   let target: ZoneClock = createZoneClock('UTC');
@@ -93,7 +116,10 @@ export function validateMapping(
     try {
       target = createZoneClock(opts.targetTimezone);
     } catch {
-      problems.push({ target: '(targetTimezone)', message: `unknown time zone "${opts.targetTimezone}": use an IANA name like Europe/Berlin` });
+      problems.push({
+        target: '(targetTimezone)',
+        message: `unknown time zone "${opts.targetTimezone}": use an IANA name like Europe/Berlin`,
+      });
     }
   }
 
@@ -106,7 +132,9 @@ export function validateMapping(
     const field = byRef.get(m.target);
     if (field === undefined) {
       const hint = suggestField(m.target, structure.fields);
-      problem(`no field with this id or alias in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}`);
+      problem(
+        `no field with this id or alias in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}`,
+      );
       continue;
     }
     const earlier = mappedBy.get(field.id);
@@ -121,11 +149,15 @@ export function validateMapping(
       continue;
     }
     if (isReadOnly(field, type)) {
-      problem(`field "${field.name}" is read-only (${type}): the platform computes it; remove it from the mapping`);
+      problem(
+        `field "${field.name}" is read-only (${type}): the platform computes it; remove it from the mapping`,
+      );
       continue;
     }
     if (!isWritableFieldType(type)) {
-      problem(`field "${field.name}" has type ${type}, which rowbridge cannot write; supported: ${WRITABLE_FIELD_TYPES.join(', ')}`);
+      problem(
+        `field "${field.name}" has type ${type}, which rowbridge cannot write; supported: ${WRITABLE_FIELD_TYPES.join(', ')}`,
+      );
       continue;
     }
     const optionIssues = optionProblems(m, field, type);
@@ -148,7 +180,12 @@ export function validateMapping(
   if (CREATING_MODES.has(opts.mode)) {
     for (const field of structure.fields) {
       const type = fieldTypeName(field.type);
-      if (field.required !== true || mappedBy.has(field.id) || (type !== undefined && isReadOnly(field, type))) continue;
+      if (
+        field.required !== true ||
+        mappedBy.has(field.id) ||
+        (type !== undefined && isReadOnly(field, type))
+      )
+        continue;
       problems.push({
         target: refOf(field),
         message: `required field "${field.name}" has no mapping; mode ${opts.mode} creates rows, so map it (from, value or default)`,
@@ -158,14 +195,17 @@ export function validateMapping(
 
   const keyIndex = resolveKey(opts, structure, byRef, mappedBy, planned, problems);
 
-  if (problems.length > 0) throw new MappingError(problems, { worksheet: structure.name, jobFile: opts.jobFile });
+  if (problems.length > 0)
+    throw new MappingError(problems, { worksheet: structure.name, jobFile: opts.jobFile });
 
   const byTarget = new Map<string, PlannedField>();
   for (const f of planned) {
     byTarget.set(f.id, f);
     if (f.alias !== undefined) byTarget.set(f.alias, f);
   }
-  const hashOrder = planned.map((_, i) => i).sort((a, b) => compareIds(planned[a]?.id ?? '', planned[b]?.id ?? ''));
+  const hashOrder = planned
+    .map((_, i) => i)
+    .sort((a, b) => compareIds(planned[a]?.id ?? '', planned[b]?.id ?? ''));
   return {
     worksheetId: structure.id,
     worksheetName: structure.name,
@@ -201,7 +241,10 @@ function compileField(
   };
 
   let whenEmpty: unknown = isArray ? Object.freeze([]) : null;
-  if (required) whenEmpty = new CoerceFailure('required: the field must have a value (set `default` to fill empty cells)');
+  if (required)
+    whenEmpty = new CoerceFailure(
+      'required: the field must have a value (set `default` to fill empty cells)',
+    );
   const coercedDefault = m.default === undefined ? undefined : precoerce(m.default, 'default');
   if (coercedDefault === null) return undefined;
   if (coercedDefault !== undefined) whenEmpty = coercedDefault;
@@ -251,24 +294,36 @@ function resolveKey(
 ): number | undefined {
   if (opts.key === undefined || opts.key === '') {
     if (opts.mode !== 'append') {
-      problems.push({ target: '(key)', message: `mode ${opts.mode} matches source records to rows, so it needs a key field (a mapped field id or alias)` });
+      problems.push({
+        target: '(key)',
+        message: `mode ${opts.mode} matches source records to rows, so it needs a key field (a mapped field id or alias)`,
+      });
     }
     return undefined;
   }
   const field = byRef.get(opts.key);
   if (field === undefined) {
     const hint = suggestField(opts.key, structure.fields);
-    problems.push({ target: opts.key, message: `key field is not in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}` });
+    problems.push({
+      target: opts.key,
+      message: `key field is not in worksheet ${structure.name}${hint === undefined ? '' : `; ${hint}`}`,
+    });
     return undefined;
   }
   if (!mappedBy.has(field.id)) {
-    problems.push({ target: opts.key, message: `key field "${field.name}" is not in the mapping; map it so records can be matched to rows` });
+    problems.push({
+      target: opts.key,
+      message: `key field "${field.name}" is not in the mapping; map it so records can be matched to rows`,
+    });
     return undefined;
   }
   const index = planned.findIndex((f) => f.id === field.id);
   const type = planned[index]?.type;
   if (type !== undefined && !KEY_TYPES.has(type)) {
-    problems.push({ target: opts.key, message: `a ${type} field cannot be the key; use a text, number, date, time or region field` });
+    problems.push({
+      target: opts.key,
+      message: `a ${type} field cannot be the key; use a text, number, date, time or region field`,
+    });
   }
   return index === -1 ? undefined : index;
 }
@@ -282,7 +337,20 @@ function fingerprintOf(fields: readonly PlannedField[], order: readonly number[]
     const f = fields[i];
     if (f === undefined) return null;
     const { from, value, format, timezone, createOptions, relationKey, lookupBy } = f.mapping;
-    return [f.id, f.type, from ?? null, value ?? null, format ?? null, timezone ?? null, createOptions ?? false, relationKey ?? null, lookupBy ?? null];
+    return [
+      f.id,
+      f.type,
+      from ?? null,
+      value ?? null,
+      format ?? null,
+      timezone ?? null,
+      createOptions ?? false,
+      relationKey ?? null,
+      lookupBy ?? null,
+    ];
   });
-  return createHash('sha1').update(JSON.stringify([zone, parts])).digest('hex').slice(0, 16);
+  return createHash('sha1')
+    .update(JSON.stringify([zone, parts]))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -40,16 +40,34 @@ export function createZoneClock(zone: string): ZoneClock {
   function computeOffset(epochMs: number): number {
     if (dtf === undefined) return 0;
     const whole = Math.floor(epochMs / 1000) * 1000;
-    let y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+    let y = 0,
+      mo = 0,
+      d = 0,
+      h = 0,
+      mi = 0,
+      s = 0;
     for (const part of dtf.formatToParts(whole)) {
       switch (part.type) {
-        case 'year': y = Number(part.value); break;
-        case 'month': mo = Number(part.value); break;
-        case 'day': d = Number(part.value); break;
-        case 'hour': h = Number(part.value); break;
-        case 'minute': mi = Number(part.value); break;
-        case 'second': s = Number(part.value); break;
-        default: break;
+        case 'year':
+          y = Number(part.value);
+          break;
+        case 'month':
+          mo = Number(part.value);
+          break;
+        case 'day':
+          d = Number(part.value);
+          break;
+        case 'hour':
+          h = Number(part.value);
+          break;
+        case 'minute':
+          mi = Number(part.value);
+          break;
+        case 'second':
+          s = Number(part.value);
+          break;
+        default:
+          break;
       }
     }
     return utcMs(y, mo, d, h, mi, s) - whole;
@@ -68,7 +86,14 @@ export function createZoneClock(zone: string): ZoneClock {
     return offset;
   }
 
-  function toInstant(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  function toInstant(
+    year: number,
+    month: number,
+    day: number,
+    hour: number,
+    minute: number,
+    second: number,
+  ): number {
     const wall = utcMs(year, month, day, hour, minute, second);
     if (dtf === undefined) return wall;
     const before = offsetAt(wall - DAY_MS);
@@ -100,7 +125,14 @@ export function createZoneClock(zone: string): ZoneClock {
   };
 }
 
-function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+function utcMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number {
   const ms = Date.UTC(year, month - 1, day, hour, minute, second);
   // Date.UTC maps years 0-99 to 1900-1999.
   return year >= 0 && year < 100 ? new Date(ms).setUTCFullYear(year) : ms;
