@@ -4,33 +4,17 @@
  * once in one MappingError.
  */
 import { createHash } from 'node:crypto';
-import {
-  ARRAY_VALUED_FIELD_TYPES,
-  type FieldTypeName,
-  fieldTypeName,
-  OPTION_FIELD_TYPES,
-  READ_ONLY_FIELD_TYPES,
-} from '../../api/field-types.ts';
+import { type FieldTypeName, fieldTypeName, READ_ONLY_FIELD_TYPES } from '../../api/field-types.ts';
 import type { WorksheetField, WorksheetStructure } from '../../api/types.ts';
 import type { FieldMapping } from '../types.ts';
-import { CoerceFailure } from './coerce-result.ts';
-import { checkTemporalFormat } from './coerce-date.ts';
-import { createFieldCoercion, isWritableFieldType, WRITABLE_FIELD_TYPES } from './create-coercer.ts';
-import { isEmptyValue } from './is-empty-value.ts';
+import { compileField, TEXT_LIKE } from './compile-field.ts';
+import { isWritableFieldType, WRITABLE_FIELD_TYPES } from './create-coercer.ts';
+import { fieldOptionProblems } from './field-option-problems.ts';
 import { MappingError, type MappingProblem } from './mapping-error.ts';
 import type { MappingPlan, PlannedField, ValidateMappingOptions } from './plan-types.ts';
 import { suggestField } from './suggest-field.ts';
 import { createZoneClock, type ZoneClock } from './zone-clock.ts';
 
-const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set([
-  'Text',
-  'RichText',
-  'Certificate',
-  'Email',
-  'PhoneNumber',
-  'LandlinePhone',
-]);
-const TEMPORAL: ReadonlySet<FieldTypeName> = new Set(['Date', 'DateTime', 'Time']);
 const KEY_TYPES: ReadonlySet<FieldTypeName> = new Set([
   ...TEXT_LIKE,
   'Number',
@@ -48,50 +32,6 @@ function refOf(field: WorksheetField): string {
 
 function isReadOnly(field: WorksheetField, type: FieldTypeName): boolean {
   return field.isReadOnly === true || READ_ONLY_FIELD_TYPES.has(type);
-}
-
-/** Problems with the options that only fit some types (format, createOptions, ...). */
-function optionProblems(m: FieldMapping, field: WorksheetField, type: FieldTypeName): string[] {
-  const out: string[] = [];
-  if (m.from === undefined && m.value === undefined && m.default === undefined) {
-    out.push('needs `from` (a source column) or `value` (a constant)');
-  }
-  if (m.from !== undefined && m.value !== undefined) out.push('give either `from` or `value`, not both');
-  if (m.format !== undefined) {
-    if (!TEMPORAL.has(type)) out.push(`\`format\` applies to Date, DateTime and Time fields, not ${type}`);
-    else {
-      const problem = checkTemporalFormat(m.format);
-      if (problem !== undefined) out.push(problem);
-    }
-  }
-  if (m.timezone !== undefined && !TEMPORAL.has(type))
-    out.push(`\`timezone\` applies to Date and DateTime fields, not ${type}`);
-  if (m.createOptions === true && !OPTION_FIELD_TYPES.has(type)) {
-    out.push(`\`createOptions\` applies to SingleSelect, Dropdown and MultipleSelect fields, not ${type}`);
-  }
-  if (m.lookupBy !== undefined) {
-    if (type === 'Department' && m.lookupBy === 'email')
-      out.push('departments are looked up by `name` (or written as ids without lookupBy)');
-    else if (type !== 'Collaborator' && type !== 'Department')
-      out.push(`\`lookupBy\` applies to Collaborator and Department fields, not ${type}`);
-  }
-  if (type === 'Relation') {
-    if (m.relationKey === undefined || m.relationKey === '') {
-      out.push(
-        'relation fields need `relationKey`: the related worksheet\'s field (id or alias) to find rows by, or "rowid" when the source holds row ids',
-      );
-    } else if (m.relationKey !== 'rowid' && (field.dataSource === undefined || field.dataSource === '')) {
-      out.push(
-        'the worksheet structure does not name the related worksheet (dataSource), so rows cannot be looked up',
-      );
-    }
-  } else if (m.relationKey !== undefined) out.push(`\`relationKey\` applies to Relation fields, not ${type}`);
-  return out;
-}
-
-interface Resolved {
-  field: WorksheetField;
-  type: FieldTypeName;
 }
 
 /**
@@ -160,7 +100,7 @@ export function validateMapping(
       );
       continue;
     }
-    const optionIssues = optionProblems(m, field, type);
+    const optionIssues = fieldOptionProblems(m, field, type);
     let source: ZoneClock = createZoneClock('UTC');
     if (m.timezone !== undefined) {
       try {
@@ -173,7 +113,7 @@ export function validateMapping(
       for (const message of optionIssues) problem(message);
       continue;
     }
-    const built = compileField({ field, type }, m, source, target, problem);
+    const built = compileField({ field, type, mapping: m, source, target }, problem);
     if (built !== undefined) planned.push(built);
   }
 
@@ -216,71 +156,6 @@ export function validateMapping(
     byTarget,
     targetClock: target,
     fingerprint: fingerprintOf(planned, hashOrder, target.zone),
-  };
-}
-
-function compileField(
-  { field, type }: Resolved,
-  m: FieldMapping,
-  source: ZoneClock,
-  target: ZoneClock,
-  problem: (message: string) => void,
-): PlannedField | undefined {
-  const coercion = createFieldCoercion({ field, type, mapping: m, source, target });
-  const isArray = ARRAY_VALUED_FIELD_TYPES.has(type);
-  const blankIsEmpty = !TEXT_LIKE.has(type);
-  const required = field.required === true;
-  const precoerce = (raw: unknown, what: string): unknown => {
-    if (isEmptyValue(raw, blankIsEmpty)) return undefined;
-    const out = coercion.coerce(raw);
-    if (out instanceof CoerceFailure) {
-      problem(`${what} ${JSON.stringify(raw)} cannot be written: ${out.reason}`);
-      return null;
-    }
-    return out;
-  };
-
-  let whenEmpty: unknown = isArray ? Object.freeze([]) : null;
-  if (required)
-    whenEmpty = new CoerceFailure(
-      'required: the field must have a value (set `default` to fill empty cells)',
-    );
-  const coercedDefault = m.default === undefined ? undefined : precoerce(m.default, 'default');
-  if (coercedDefault === null) return undefined;
-  if (coercedDefault !== undefined) whenEmpty = coercedDefault;
-
-  const hasConstant = m.from === undefined && m.value !== undefined;
-  let constant: unknown = whenEmpty;
-  if (hasConstant) {
-    const coerced = precoerce(m.value, 'constant value');
-    if (coerced === null) return undefined;
-    if (coerced !== undefined) constant = coerced;
-    else if (whenEmpty instanceof CoerceFailure) {
-      problem('constant value is empty but the field is required');
-      return undefined;
-    }
-  }
-
-  const alias = field.alias !== undefined && field.alias !== '' ? field.alias : undefined;
-  return {
-    target: m.target,
-    id: field.id,
-    alias,
-    name: field.name,
-    type,
-    required,
-    column: m.from,
-    isArray,
-    blankIsEmpty,
-    options: coercion.options,
-    precision: field.precision,
-    reference: coercion.reference,
-    writeType: coercion.writeType,
-    coerce: coercion.coerce,
-    hasConstant,
-    constant,
-    whenEmpty,
-    mapping: m,
   };
 }
 
