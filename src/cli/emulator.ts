@@ -1,7 +1,152 @@
+/**
+ * `rowbridge emulator [--port N] [--host H] [--seed FILE] [--row-shape fields|flat]`:
+ * runs the local API v3 emulator until SIGINT/SIGTERM. It prints its URL and the
+ * credentials it serves: they are the emulator's own demo credentials (from the seed
+ * file, or generated), printed so a developer can point a job at it.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseSeed } from '../emulator/seed-schema.ts';
+import type { EmulatorSeed } from '../emulator/seed-schema.ts';
+import { startEmulator } from '../emulator/start-emulator.ts';
+import type { EmulatorHandle } from '../emulator/start-emulator.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
-export function main(_args: string[], io: CliIo): Promise<number> {
-  io.err('emulator: arriving with issue 3');
-  return Promise.resolve(EXIT.failure);
+const USAGE = `usage: rowbridge emulator [--port N] [--host HOST] [--seed FILE] [--row-shape fields|flat]
+
+  --port N          TCP port (default 8080; 0 picks a free one)
+  --host HOST       interface to listen on (default 127.0.0.1)
+  --seed FILE       JSON seed: apps, worksheets, rows, tokens (see jobs/examples/emulator-seed.json)
+  --row-shape S     rows as the spec's "fields" array (default) or "flat" objects
+`;
+
+async function loadSeed(file: string, cwd: string): Promise<EmulatorSeed> {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read seed file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`seed file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  return parseSeed(json, `seed file ${path}`);
+}
+
+function describeSeeded(emulator: EmulatorHandle, seed: EmulatorSeed): string[] {
+  const lines: string[] = [];
+  const apps = emulator.state.apps();
+  seed.apps.forEach((app, i) => {
+    const live = apps[i];
+    lines.push(`app "${app.name}" id ${live?.id ?? '?'}`, `  APP-Appkey: ${app.appKey}`, `  APP-Sign:   ${app.sign}`);
+    for (const wsId of live?.worksheetIds ?? []) {
+      const ws = emulator.state.worksheet(wsId);
+      lines.push(`  worksheet "${ws?.name ?? ''}" id ${wsId}${ws?.alias ? ` alias ${ws.alias}` : ''} (${emulator.state.rowCount(wsId)} rows)`);
+    }
+  });
+  for (const t of seed.personalTokens ?? []) lines.push(`personal token for ${t.appIds.join(', ')}: ${t.token}`);
+  for (const c of seed.oauthClients ?? []) {
+    lines.push(`OAuth client for ${c.appIds.join(', ')}: client_id=${c.clientId} client_secret=${c.clientSecret} refresh_token=${c.refreshToken}`);
+  }
+  return lines;
+}
+
+function createDemo(emulator: EmulatorHandle): string[] {
+  const app = emulator.createApp({ name: 'Demo' });
+  const ws = emulator.createWorksheet(app.appId, {
+    name: 'Customers',
+    alias: 'customers',
+    fields: [
+      { name: 'Name', alias: 'name', type: 'Text', isTitle: true, required: true },
+      { name: 'Email', alias: 'email', type: 'Email', isUnique: true },
+      { name: 'Status', alias: 'status', type: 'SingleSelect', options: [{ value: 'Lead', index: 1 }, { value: 'Customer', index: 2 }] },
+    ],
+  });
+  const token = emulator.createPersonalToken([app.appId]);
+  const oauth = emulator.createOAuthClient([app.appId]);
+  return [
+    `app "Demo" id ${app.appId}`,
+    `  APP-Appkey: ${app.appKey}`,
+    `  APP-Sign:   ${app.sign}`,
+    `  worksheet "Customers" id ${ws.id} alias customers`,
+    `personal token for Demo: ${token}`,
+    `OAuth client for Demo: client_id=${oauth.clientId} client_secret=${oauth.clientSecret} refresh_token=${oauth.refreshToken}`,
+  ];
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((done) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      done(signal);
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+  });
+}
+
+export async function main(args: string[], io: CliIo): Promise<number> {
+  let values: { port?: string; host?: string; seed?: string; 'row-shape'?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        seed: { type: 'string' },
+        'row-shape': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    io.err(`emulator: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (values.help === true) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const port = Number(values.port ?? '8080');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.err(`emulator: --port must be an integer from 0 to 65535, got "${values.port}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const rowShape = values['row-shape'] ?? 'fields';
+  if (rowShape !== 'fields' && rowShape !== 'flat') {
+    io.err(`emulator: --row-shape must be "fields" or "flat", got "${rowShape}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+
+  let emulator: EmulatorHandle;
+  let seed: EmulatorSeed | undefined;
+  try {
+    seed = values.seed === undefined ? undefined : await loadSeed(values.seed, io.cwd);
+    emulator = await startEmulator({ port, host: values.host ?? '127.0.0.1', rowShape, ...(seed === undefined ? {} : { seed }) });
+  } catch (error) {
+    io.err(`emulator: ${(error as Error).message}`);
+    return EXIT.failure;
+  }
+  const credentials = seed === undefined ? createDemo(emulator) : describeSeeded(emulator, seed);
+  io.out(
+    [
+      `rowbridge emulator listening on ${emulator.url}`,
+      `  API:            ${emulator.url}/v3/...`,
+      `  token endpoint: ${emulator.tokenUrl}`,
+      ...credentials,
+      'Stop with Ctrl+C.',
+    ].join('\n'),
+  );
+  const signal = await waitForSignal();
+  io.err(`emulator: ${signal} received, stopping`);
+  await emulator.close();
+  return EXIT.ok;
 }

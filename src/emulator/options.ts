@@ -1,0 +1,188 @@
+/**
+ * Settings of the API v3 emulator. Everything is optional; the defaults serve the
+ * spec's forms (row shape with a `fields` array, type codes as strings) with no limits
+ * and no faults, so a test gets a well-behaved platform unless it asks otherwise.
+ */
+import type { EmulatorSeed } from './seed-schema.ts';
+
+/** A token bucket per credential; a request that finds the bucket empty gets error 51. */
+export interface RateLimitOptions {
+  /** Tokens added per second. */
+  requestsPerSecond: number;
+  /** Bucket size: how many requests may arrive at once after a quiet spell. */
+  burst: number;
+}
+
+/** A fixed-window request count per credential; requests over it get error 90000. */
+export interface QuotaOptions {
+  /** Requests allowed per window. */
+  requests: number;
+  /** Window length in milliseconds. */
+  windowMs: number;
+}
+
+/**
+ * Injected faults. Each probability is 0..1 and is drawn from a PRNG seeded with `seed`,
+ * so the same request sequence meets the same faults on every run.
+ */
+export interface FaultOptions {
+  /** PRNG seed. */
+  seed: number;
+  /** Extra delay before answering, uniformly in [min, max] milliseconds. */
+  latencyMs?: readonly [number, number];
+  /** Answer with the envelope error 99999 without applying the request. */
+  error99999?: number;
+  /** Answer with an HTTP 5xx gateway error without applying the request. */
+  http5xx?: number;
+  /** Destroy the connection before the request is applied. */
+  resetBeforeApply?: number;
+  /**
+   * Writes only: apply the write, then destroy the connection without answering: the
+   * ambiguous case a client must reconcile.
+   */
+  resetAfterApply?: number;
+}
+
+/** Options of {@link startEmulator}. */
+export interface EmulatorOptions {
+  /** TCP port; 0 picks a free one. @defaultValue 0 */
+  port?: number;
+  /** @defaultValue '127.0.0.1' */
+  host?: string;
+  /** Prefix of the authentication headers (`APP-Appkey`, `APP-Sign`, `APP-Appid`). @defaultValue 'APP-' */
+  headerPrefix?: string;
+  /**
+   * Row shape of reads: the spec's `{id, fields: [{id, alias, value, type, controlName}]}`
+   * or the flat form keyed by alias (field id with `useFieldIdAsKey`). @defaultValue 'fields'
+   */
+  rowShape?: 'fields' | 'flat';
+  /**
+   * How field types are written in structures and row fields: the spec's code strings
+   * ("2") or the public structure's names ("Text"). @defaultValue 'code'
+   */
+  typeFormat?: 'code' | 'name';
+  /**
+   * An unknown filter operator fails with 10001 instead of being silently dropped (the
+   * real server drops it, platform notes §3). @defaultValue false
+   */
+  strictOperators?: boolean;
+  /** Per-credential request rate. @defaultValue undefined (off) */
+  rateLimit?: RateLimitOptions | undefined;
+  /** Per-credential request quota. @defaultValue undefined (off) */
+  quota?: QuotaOptions | undefined;
+  /** Fault injection. @defaultValue undefined (off) */
+  faults?: FaultOptions | undefined;
+  /** Client IPs allowed to call; others get 10000 (600113 at the token endpoint). @defaultValue undefined (all) */
+  ipAllowList?: readonly string[] | undefined;
+  /** Lifetime of OAuth access tokens. @defaultValue 7_200_000 (2 hours) */
+  accessTokenTtlMs?: number;
+  /** Initial content, the same format as the `--seed` JSON file. @defaultValue an empty organisation */
+  seed?: EmulatorSeed;
+  /** Rows per batch create/update/delete request; more is error 10001. @defaultValue 1000 */
+  maxBatchRows?: number;
+  /** Options per select field (and per option set); more is error 100006. @defaultValue 100 */
+  maxOptionsPerField?: number;
+  /** Attachments per attachment field; more is error 100007. @defaultValue 20 */
+  maxAttachmentsPerField?: number;
+  /** Clock in epoch milliseconds, injectable so tests can expire tokens and refill buckets. @defaultValue Date.now */
+  now?: () => number;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  headerPrefix: string;
+  rowShape: 'fields' | 'flat';
+  typeFormat: 'code' | 'name';
+  strictOperators: boolean;
+  rateLimit: RateLimitOptions | undefined;
+  quota: QuotaOptions | undefined;
+  faults: FaultOptions | undefined;
+  ipAllowList: readonly string[] | undefined;
+  accessTokenTtlMs: number;
+  seed: EmulatorSeed | undefined;
+  maxBatchRows: number;
+  maxOptionsPerField: number;
+  maxAttachmentsPerField: number;
+  now: () => number;
+}
+
+/** Options that {@link EmulatorHandle.setOptions} may change while the server runs. */
+export type RuntimeOptions = Pick<
+  EmulatorOptions,
+  | 'rowShape'
+  | 'typeFormat'
+  | 'strictOperators'
+  | 'rateLimit'
+  | 'quota'
+  | 'faults'
+  | 'ipAllowList'
+  | 'accessTokenTtlMs'
+  | 'maxBatchRows'
+  | 'maxOptionsPerField'
+  | 'maxAttachmentsPerField'
+>;
+
+function checkProbability(name: string, value: number | undefined): void {
+  if (value === undefined) return;
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    throw new RangeError(`emulator option faults.${name} must be a probability between 0 and 1, got ${value}`);
+  }
+}
+
+function checkPositive(name: string, value: number | undefined): void {
+  if (value === undefined) return;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`emulator option ${name} must be a positive number, got ${value}`);
+}
+
+/** Rejects option values that would make the emulator misbehave silently; messages name the option. */
+export function validateOptions(options: EmulatorOptions | RuntimeOptions): void {
+  const faults = options.faults;
+  if (faults !== undefined) {
+    if (!Number.isInteger(faults.seed)) throw new RangeError(`emulator option faults.seed must be an integer, got ${faults.seed}`);
+    checkProbability('error99999', faults.error99999);
+    checkProbability('http5xx', faults.http5xx);
+    checkProbability('resetBeforeApply', faults.resetBeforeApply);
+    checkProbability('resetAfterApply', faults.resetAfterApply);
+    const latency = faults.latencyMs;
+    if (latency !== undefined && !(latency[0] >= 0 && latency[1] >= latency[0])) {
+      throw new RangeError(`emulator option faults.latencyMs must be [min, max] with 0 <= min <= max, got [${latency.join(', ')}]`);
+    }
+  }
+  if (options.rateLimit !== undefined) {
+    checkPositive('rateLimit.requestsPerSecond', options.rateLimit.requestsPerSecond);
+    checkPositive('rateLimit.burst', options.rateLimit.burst);
+  }
+  if (options.quota !== undefined) {
+    checkPositive('quota.requests', options.quota.requests);
+    checkPositive('quota.windowMs', options.quota.windowMs);
+  }
+  checkPositive('accessTokenTtlMs', options.accessTokenTtlMs);
+  checkPositive('maxBatchRows', options.maxBatchRows);
+  checkPositive('maxOptionsPerField', options.maxOptionsPerField);
+  checkPositive('maxAttachmentsPerField', options.maxAttachmentsPerField);
+}
+
+/** Fills in the defaults. */
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  validateOptions(options);
+  return {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    headerPrefix: options.headerPrefix ?? 'APP-',
+    rowShape: options.rowShape ?? 'fields',
+    typeFormat: options.typeFormat ?? 'code',
+    strictOperators: options.strictOperators ?? false,
+    rateLimit: options.rateLimit,
+    quota: options.quota,
+    faults: options.faults,
+    ipAllowList: options.ipAllowList,
+    accessTokenTtlMs: options.accessTokenTtlMs ?? 7_200_000,
+    seed: options.seed,
+    maxBatchRows: options.maxBatchRows ?? 1000,
+    maxOptionsPerField: options.maxOptionsPerField ?? 100,
+    maxAttachmentsPerField: options.maxAttachmentsPerField ?? 20,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,106 @@
+/** Row endpoints of spec §4 "Row": list, get, create, update, delete, and their batch forms. */
+import type { EmulatorDeps } from '../deps.ts';
+import { notFound } from '../emulator-error.ts';
+import { bodyObject, optionalBoolean } from '../input.ts';
+import { liveRow } from '../rows/row-table.ts';
+import { listRows } from '../rows/row-query.ts';
+import { createRow, createRows, deleteRow, deleteRows, updateRow, updateRows } from '../rows/row-writer.ts';
+import type { AppRouteContext, Route } from '../router.ts';
+import { findWorksheet } from '../worksheets/worksheet-model.ts';
+import { markdownTable, renderOptions, renderRows } from './render.ts';
+
+const ROWS = '/app/worksheets/{worksheet_id}/rows';
+
+export function createRowRoutes(deps: EmulatorDeps): Route[] {
+  const sheet = (ctx: AppRouteContext) => findWorksheet(deps, ctx.app, ctx.params['worksheet_id'] ?? '');
+  const body = (ctx: AppRouteContext) => {
+    const b = bodyObject(ctx.body);
+    optionalBoolean(b['triggerWorkflow'], 'triggerWorkflow', true);
+    return b;
+  };
+  // `permanent` travels in the body (platform notes §2); a query flag is accepted too.
+  const permanent = (ctx: AppRouteContext) =>
+    optionalBoolean(bodyObject(ctx.body)['permanent'], 'permanent', false) || ctx.query.get('permanent') === 'true';
+
+  return [
+    {
+      method: 'POST',
+      path: `${ROWS}/list`,
+      scope: 'app',
+      write: false,
+      handler: (ctx) => {
+        const ws = sheet(ctx);
+        const b = bodyObject(ctx.body);
+        const page = listRows(deps.state, ws, b, deps.options.strictOperators);
+        const options = renderOptions(deps, ws, b);
+        const rows = b['responseFormat'] === 'md' ? markdownTable(deps, ws, page.rows, options) : renderRows(deps, ws, page.rows, options);
+        return { rows, ...(page.total === undefined ? {} : { total: page.total }), pageIndex: page.pageIndex, pageSize: page.pageSize };
+      },
+    },
+    {
+      method: 'GET',
+      path: `${ROWS}/{row_id}`,
+      scope: 'app',
+      handler: (ctx) => {
+        const ws = sheet(ctx);
+        const rowId = ctx.params['row_id'] ?? '';
+        const row = liveRow(ws.table, rowId);
+        if (row === undefined) throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
+        return renderRows(deps, ws, [row], renderOptions(deps, ws, Object.fromEntries(ctx.query)))[0];
+      },
+    },
+    {
+      method: 'POST',
+      path: ROWS,
+      scope: 'app',
+      handler: (ctx) => {
+        const ws = sheet(ctx);
+        return { id: createRow(deps, ws, body(ctx)['fields'], ctx.principal.user) };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: `${ROWS}/{row_id}`,
+      scope: 'app',
+      handler: (ctx) => {
+        const ws = sheet(ctx);
+        const rowId = ctx.params['row_id'] ?? '';
+        updateRow(deps, ws, rowId, body(ctx)['fields'], ctx.principal.user);
+        return { id: rowId };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${ROWS}/{row_id}`,
+      scope: 'app',
+      handler: (ctx) => {
+        deleteRow(deps, sheet(ctx), ctx.params['row_id'] ?? '', permanent(ctx), ctx.principal.user);
+        return {};
+      },
+    },
+    {
+      method: 'POST',
+      path: `${ROWS}/batch`,
+      scope: 'app',
+      handler: (ctx) => ({ rowIds: createRows(deps, sheet(ctx), body(ctx)['rows'], ctx.principal.user) }),
+    },
+    {
+      method: 'PATCH',
+      path: `${ROWS}/batch`,
+      scope: 'app',
+      handler: (ctx) => {
+        const b = body(ctx);
+        return updateRows(deps, sheet(ctx), b['rowIds'], b['fields'], ctx.principal.user);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${ROWS}/batch`,
+      scope: 'app',
+      handler: (ctx) => {
+        deleteRows(deps, sheet(ctx), body(ctx)['rowIds'], permanent(ctx), ctx.principal.user);
+        return {};
+      },
+    },
+  ];
+}

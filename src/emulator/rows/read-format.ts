@@ -1,0 +1,125 @@
+/**
+ * Read forms of field values and the two row shapes.
+ *
+ * Values: numbers as strings ("9.99", platform notes §4 [C]); Checkbox "1"/"0"; options
+ * `[{key, value}]`; members `[{accountId, fullname}]`; departments
+ * `[{departmentId, departmentName}]`; relations `[{sid, name}]` (name = the related
+ * row's title); attachments `[{name, url}]`; region the code; dates as written;
+ * AutoNumber the row's ordinal; other computed fields "" (the emulator does not
+ * evaluate formulas). Empty scalars read "", empty lists [].
+ *
+ * Shapes: `fields` is the spec's `{id, fields: [{id, alias, value, type, controlName}],
+ * _createdBy, ...}`; `flat` is `{rowid, id, <alias or field id>: value, _createdBy, ...}`.
+ */
+import type { EmulatorState, FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';
+import { typeOut } from '../worksheets/structure-view.ts';
+
+export interface RenderOptions {
+  shape: 'fields' | 'flat';
+  typeFormat: 'code' | 'name';
+  useFieldIdAsKey: boolean;
+  includeSystemFields: boolean;
+  /** Projection; every field when undefined. */
+  fields: readonly FieldRecord[] | undefined;
+}
+
+function list(value: unknown): string[] {
+  return Array.isArray(value) ? (value as string[]) : [];
+}
+
+/** A row's title as plain text (relation names, pivot labels). */
+export function titleText(state: EmulatorState, ws: WorksheetRecord, row: StoredRow): string {
+  const title = ws.fields.find((f) => f.isTitle) ?? ws.fields[0];
+  return title === undefined ? '' : plainText(state, title, row);
+}
+
+/** A value as text: option texts, member names, numbers; for search and labels. */
+export function plainText(state: EmulatorState, field: FieldRecord, row: StoredRow): string {
+  const value = readValue(state, field, row);
+  if (Array.isArray(value)) {
+    return value
+      .map((v: unknown) => {
+        if (typeof v !== 'object' || v === null) return String(v);
+        const o = v as Record<string, unknown>;
+        const text = o['value'] ?? o['fullname'] ?? o['departmentName'] ?? o['name'];
+        return typeof text === 'string' ? text : '';
+      })
+      .join(', ');
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function readValue(state: EmulatorState, field: FieldRecord, row: StoredRow): unknown {
+  const value = row.values[field.id];
+  switch (field.type) {
+    case 'Number':
+    case 'Currency':
+    case 'Rating':
+      if (typeof value !== 'number') return '';
+      return field.precision === undefined ? String(value) : value.toFixed(field.precision);
+    case 'Checkbox':
+      return value === true ? '1' : '0';
+    case 'SingleSelect':
+    case 'Dropdown':
+    case 'MultipleSelect':
+      return list(value).map((key) => ({ key, value: field.options.find((o) => o.key === key)?.value ?? '' }));
+    case 'Collaborator':
+      return list(value).map((accountId) => ({ accountId, fullname: state.users.get(accountId)?.fullname ?? '' }));
+    case 'Department':
+      return list(value).map((departmentId) => ({ departmentId, departmentName: state.departments.get(departmentId)?.name ?? '' }));
+    case 'Relation': {
+      const target = field.dataSource === undefined ? undefined : state.worksheets.get(field.dataSource);
+      if (target === undefined) return [];
+      const out: Array<{ sid: string; name: string }> = [];
+      for (const sid of list(value)) {
+        const related = target.table.byId.get(sid);
+        // Related rows deleted since the write drop out of the relation.
+        if (related !== undefined && !related.deleted) out.push({ sid, name: titleText(state, target, related) });
+      }
+      return out;
+    }
+    case 'Attachment':
+    case 'OrgRole':
+    case 'CascadingSelect':
+    case 'SubTable':
+    case 'DateRange':
+      return Array.isArray(value) ? value : [];
+    case 'Location':
+      return value ?? null;
+    case 'AutoNumber':
+      return String(row.autoId);
+    default:
+      return typeof value === 'string' ? value : '';
+  }
+}
+
+function systemFields(row: StoredRow): Record<string, unknown> {
+  return {
+    _createdBy: row.createdBy,
+    _owner: row.owner,
+    _updatedBy: row.updatedBy,
+    _createdAt: new Date(row.createdAt).toISOString(),
+    _updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+export function renderRow(state: EmulatorState, ws: WorksheetRecord, row: StoredRow, options: RenderOptions): Record<string, unknown> {
+  const fields = options.fields ?? ws.fields;
+  const system = options.includeSystemFields ? systemFields(row) : {};
+  if (options.shape === 'fields') {
+    return {
+      id: row.id,
+      fields: fields.map((f) => ({
+        id: f.id,
+        alias: f.alias,
+        value: readValue(state, f, row),
+        type: typeOut(f.type, options.typeFormat),
+        controlName: f.name,
+      })),
+      ...system,
+    };
+  }
+  const flat: Record<string, unknown> = { rowid: row.id, id: row.id };
+  for (const f of fields) flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = readValue(state, f, row);
+  return Object.assign(flat, system);
+}

@@ -1,0 +1,139 @@
+/**
+ * Row lists: filter, search, sorts and offset paging (platform notes §3). pageSize is
+ * required and capped at 1000; pageIndex starts at 1; `total` only with
+ * includeTotalCount. The default order is creation order. Without sorts the table is
+ * streamed and only the requested page is kept, so listing a large table costs one pass.
+ */
+import { OPTION_FIELD_TYPES } from '../../api/field-types.ts';
+import { paramError } from '../emulator-error.ts';
+import { asObject, asString, describe, optionalArray, optionalBoolean, optionalInteger, optionalString } from '../input.ts';
+import type { Json } from '../input.ts';
+import type { EmulatorState, StoredRow, WorksheetRecord } from '../state/records.ts';
+import type { Predicate } from './filter-conditions.ts';
+import { plainText } from './read-format.ts';
+import { compileFilter, resolveTarget } from './row-filter.ts';
+import { liveRow } from './row-table.ts';
+
+export const MAX_PAGE_SIZE = 1000;
+
+const UNSEARCHABLE: ReadonlySet<string> = new Set(['Checkbox', 'Attachment', 'Location', 'SubTable', 'Signature']);
+
+export interface RowPage {
+  rows: StoredRow[];
+  /** Every match, counted only when asked for. */
+  total: number | undefined;
+  pageIndex: number;
+  pageSize: number;
+}
+
+/** Paging parameters from a body or a query string. */
+export function readPaging(source: Json, required: boolean): { pageSize: number; pageIndex: number } {
+  const pageSize = optionalInteger(source['pageSize'], 'pageSize');
+  const pageIndex = optionalInteger(source['pageIndex'], 'pageIndex');
+  if (required && pageSize === undefined) throw paramError('pageSize is required (1 to 1000)');
+  if (required && pageIndex === undefined) throw paramError('pageIndex is required (pages start at 1)');
+  if (pageSize !== undefined && pageSize < 1) throw paramError(`pageSize must be at least 1, got ${pageSize}`);
+  if (pageIndex !== undefined && pageIndex < 1) throw paramError(`pageIndex starts at 1, got ${pageIndex}`);
+  return { pageSize: Math.min(pageSize ?? 100, MAX_PAGE_SIZE), pageIndex: pageIndex ?? 1 };
+}
+
+type SortKey = (row: StoredRow) => string | number | undefined;
+
+function sortKey(state: EmulatorState, ws: WorksheetRecord, name: string, where: string): SortKey {
+  const { target, field } = resolveTarget(state, ws, name, where);
+  switch (target.family) {
+    case 'id':
+      return (row) => row.id;
+    case 'text':
+    case 'number':
+    case 'date':
+    case 'time':
+      return target.get;
+    case 'set':
+      if (field !== undefined && OPTION_FIELD_TYPES.has(field.type)) {
+        // Options sort in their structure order, as the platform's views do.
+        return (row) => {
+          const key = target.get(row)[0];
+          return key === undefined ? undefined : field.options.find((o) => o.key === key)?.index;
+        };
+      }
+      return field === undefined ? (row) => target.get(row)[0] : (row) => plainText(state, field, row) || undefined;
+    case 'presence':
+      return field === undefined ? () => undefined : (row) => plainText(state, field, row) || undefined;
+  }
+}
+
+function compare(a: string | number | undefined, b: string | number | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a < b ? -1 : 1;
+}
+
+function searchPredicate(state: EmulatorState, ws: WorksheetRecord, search: string): Predicate {
+  const needle = search.toLowerCase();
+  const fields = ws.fields.filter((f) => !UNSEARCHABLE.has(f.type));
+  return (row) => fields.some((f) => row.values[f.id] !== undefined && plainText(state, f, row).toLowerCase().includes(needle));
+}
+
+function* liveRows(ws: WorksheetRecord, candidates: string[] | undefined): Iterable<StoredRow> {
+  if (candidates === undefined) {
+    for (const row of ws.table.order) if (!row.deleted) yield row;
+    return;
+  }
+  const rows = [...new Set(candidates)].map((id) => liveRow(ws.table, id)).filter((r): r is StoredRow => r !== undefined);
+  yield* rows.sort((a, b) => a.autoId - b.autoId);
+}
+
+/** Every live row matching a body's `filter` and `search` (pivot, relations). */
+export function matchingRows(state: EmulatorState, ws: WorksheetRecord, body: Json, strict: boolean): StoredRow[] {
+  const filter = compileFilter(state, ws, body['filter'], strict);
+  const search = optionalString(body['search'], 'search');
+  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
+  const out: StoredRow[] = [];
+  for (const row of liveRows(ws, filter.candidates)) if (tests.every((t) => t(row))) out.push(row);
+  return out;
+}
+
+export function listRows(state: EmulatorState, ws: WorksheetRecord, rawBody: unknown, strict: boolean): RowPage {
+  const body = rawBody === undefined ? {} : asObject(rawBody, 'request body');
+  const { pageSize, pageIndex } = readPaging(body, true);
+  const includeTotal = optionalBoolean(body['includeTotalCount'], 'includeTotalCount', false);
+  const sorts = optionalArray(body['sorts'], 'sorts').map((raw, i) => {
+    const sort = asObject(raw, `sorts[${i}]`);
+    const key = sortKey(state, ws, asString(sort['field'], `sorts[${i}].field`), `sorts[${i}].field`);
+    const asc = sort['isAsc'] === undefined ? true : sort['isAsc'];
+    if (typeof asc !== 'boolean') throw paramError(`sorts[${i}].isAsc must be true or false, got ${describe(asc)}`);
+    return { key, direction: asc ? 1 : -1 };
+  });
+  const offset = (pageIndex - 1) * pageSize;
+
+  if (sorts.length > 0) {
+    const all = matchingRows(state, ws, body, strict);
+    all.sort((a, b) => {
+      for (const s of sorts) {
+        const c = compare(s.key(a), s.key(b));
+        if (c !== 0) return c * s.direction;
+      }
+      return a.autoId - b.autoId;
+    });
+    return { rows: all.slice(offset, offset + pageSize), total: includeTotal ? all.length : undefined, pageIndex, pageSize };
+  }
+
+  const filter = compileFilter(state, ws, body['filter'], strict);
+  const search = optionalString(body['search'], 'search');
+  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
+  if (tests.length === 0 && filter.candidates === undefined && ws.table.live === ws.table.order.length) {
+    // No filter and nothing deleted: the page is a plain slice of creation order.
+    return { rows: ws.table.order.slice(offset, offset + pageSize), total: includeTotal ? ws.table.live : undefined, pageIndex, pageSize };
+  }
+  const rows: StoredRow[] = [];
+  let seen = 0;
+  for (const row of liveRows(ws, filter.candidates)) {
+    if (!tests.every((t) => t(row))) continue;
+    if (seen >= offset && rows.length < pageSize) rows.push(row);
+    seen += 1;
+    if (!includeTotal && rows.length === pageSize) break;
+  }
+  return { rows, total: includeTotal ? seen : undefined, pageIndex, pageSize };
+}

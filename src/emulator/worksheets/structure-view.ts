@@ -1,0 +1,40 @@
+/** The wire form of a worksheet structure (platform notes §4 "Structure of a field"). */
+import { fieldTypeCode } from '../../api/field-types.ts';
+import type { FieldTypeName } from '../../api/field-types.ts';
+import type { WorksheetField, WorksheetStructure } from '../../api/types.ts';
+import type { FieldRecord, WorksheetRecord } from '../state/records.ts';
+
+export function typeOut(type: FieldTypeName, format: 'code' | 'name'): string {
+  return format === 'name' ? type : String(fieldTypeCode(type));
+}
+
+export function fieldView(f: FieldRecord, format: 'code' | 'name'): WorksheetField {
+  const out: WorksheetField = {
+    id: f.id,
+    name: f.name,
+    alias: f.alias,
+    type: typeOut(f.type, format),
+    required: f.required,
+    isUnique: f.isUnique,
+    isTitle: f.isTitle,
+    isReadOnly: f.isReadOnly,
+    isHidden: f.isHidden,
+    options: f.options.map((o) => ({ ...o })),
+  };
+  if (f.precision !== undefined) out.precision = f.precision;
+  if (f.dataSource !== undefined) out.dataSource = f.dataSource;
+  return out;
+}
+
+export function structureView(ws: WorksheetRecord, format: 'code' | 'name'): WorksheetStructure & { remark: string; sectionId: string } {
+  return {
+    id: ws.id,
+    name: ws.name,
+    alias: ws.alias,
+    appId: ws.appId,
+    remark: ws.remark,
+    sectionId: ws.sectionId,
+    fields: ws.fields.map((f) => fieldView(f, format)),
+    views: ws.views.map((v) => ({ id: v.id, name: v.name, type: v.type })),
+  };
+}
