@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { planJob } from '../sync/create-sync-context.ts';
 import { planRun } from '../sync/plan-run.ts';
 import type { RunPlan } from '../sync/plan-run.ts';
-import { createSource } from '../sync/sources/create-source.ts';
+import { openSource } from '../queue/open-source.ts';
 import { parseCliArgs, UsageError } from './args.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
@@ -43,13 +42,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const { spec, file } = await rt.loadJob(job.name);
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
-    const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
-    const source = createSource(spec.source, {
-      env: io.env,
-      baseDir: path.dirname(file),
-      ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
-      cursorField: spec.incremental?.cursor,
-    });
+    const source = await openSource(rt, spec, file, {}, 'plan');
     const plan = await planRun(spec, prepared, source, {
       client,
       redis: rt.redis,

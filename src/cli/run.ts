@@ -1,13 +1,11 @@
-import { createProgress } from '../ops/progress.ts';
-import { createWorkers } from '../queue/create-workers.ts';
 import { enqueueRun } from '../queue/enqueue-run.ts';
-import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { parseCliArgs, positiveInt, UsageError } from './args.ts';
 import { formatReport, runExitCode } from './format-report.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
+import { workRunsInProcess } from './work-run.ts';
 
 const USAGE = 'usage: rowbridge run JOB [--json] [--force] [--concurrency N]';
 
@@ -26,34 +24,21 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   }
   const job = resolveJobArg(parsed.positionals[0]!, io);
   const rt = openRuntime(io, { quiet: parsed.values.json === true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
-  let workers: ReturnType<typeof createWorkers> | undefined;
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
     const runId = await enqueueRun(rt, job.name, { trigger: 'cli', ...(parsed.values.force ? { force: true } : {}) });
-    workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
-    const progress = createProgress((t) => process.stderr.write(t), io.isTty && parsed.values.json !== true, `run ${job.name}`);
-    let record = await rt.runs.get(runId);
-    while (record !== undefined && !TERMINAL_STATUSES.has(record.status)) {
-      await new Promise((r) => setTimeout(r, 250));
-      record = await rt.runs.get(runId);
-      const report = await rt.runs.report(runId);
-      const written = report.created + report.updated + report.unchanged + report.skipped;
-      progress.update({
-        read: record?.read ?? written + report.deadLetteredTotal,
-        written,
-        deadLettered: report.deadLetteredTotal,
-        ...(record?.read === undefined ? {} : { total: record.read }),
-      });
-    }
-    progress.done();
-    const report = await rt.runs.report(runId);
+    const [result] = await workRunsInProcess(rt, [runId], io, {
+      ...(concurrency === undefined ? {} : { concurrency }),
+      showProgress: parsed.values.json !== true,
+      label: `run ${job.name}`,
+    });
+    const { record, report } = result!;
     if (parsed.values.json === true) io.out(JSON.stringify({ run: record, report }, null, 2));
-    else io.out(formatReport(record!, report));
+    else if (record !== undefined) io.out(formatReport(record, report));
     return runExitCode(record, report);
   } catch (err) {
     return reportFailure(err, io);
   } finally {
-    await workers?.close();
     await rt.close();
   }
 }

@@ -7,14 +7,14 @@ import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sy
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
+import { pullRun } from '../sync/pull-run.ts';
 import { readBatches } from '../sync/read-batches.ts';
+import { createSink } from '../sync/sinks/create-sink.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
-import { createSource } from '../sync/sources/create-source.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
-import type { SourceRecord } from '../sync/types.ts';
 import { deadLetter } from '../sync/write-batch.ts';
-import { deadLetterSource } from './dead-letter-source.ts';
+import { openSource } from './open-source.ts';
 import { BATCH_ATTEMPTS } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
@@ -58,6 +58,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
     const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
     try {
       const { spec, file } = await rt.loadJob(job.data.job);
+      if (spec.sink !== undefined) return await runPullJob(spec, file);
       const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
       const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file));
       const deps = { client, redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log };
@@ -153,29 +154,28 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
       return finish('completed');
     }
 
+    /** Pull jobs write a worksheet out to a sink: no fan-out, the sink is the one writer. */
+    async function runPullJob(spec: JobSpec, file: string): Promise<RunRecord | undefined> {
+      await rt.runs.update(runId, { status: 'running', startedAt: record!.startedAt ?? new Date().toISOString(), mode: 'pull' });
+      const source = await openSource(rt, spec, file, job.data, runId);
+      const sink = createSink(spec.sink!, { env: rt.env, baseDir: path.dirname(file) });
+      const progress = await rt.withTraffic(traffic, () =>
+        pullRun(spec, source, sink, { onBatch: (p) => job.updateProgress({ read: p.read, written: p.written }) }),
+      );
+      await rt.runs.addWritten(runId, progress.written);
+      if (spec.incremental !== undefined && progress.cursor !== undefined) {
+        await rt.runs.setCursor(spec.name, JSON.stringify(progress.cursor));
+      }
+      await rt.runs.update(runId, { status: 'completed', read: progress.read, finishedAt: new Date().toISOString() });
+      return finish('completed');
+    }
+
     async function finish(_status: string): Promise<RunRecord | undefined> {
       await rt.runs.releaseJob(job.data.job, runId);
       await rt.runs.dropRowState(runId);
       return rt.runs.get(runId);
     }
   };
-}
-
-async function openSource(
-  rt: Runtime,
-  spec: JobSpec,
-  file: string,
-  data: RunJobData,
-  runId: string,
-): Promise<AsyncIterable<SourceRecord>> {
-  if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
-  const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
-  return createSource(spec.source, {
-    env: rt.env,
-    baseDir: path.dirname(file),
-    ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
-    cursorField: spec.incremental?.cursor,
-  });
 }
 
 /** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */

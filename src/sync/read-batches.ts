@@ -1,3 +1,4 @@
+import { isLaterCursor } from './cursor.ts';
 import { mapRecord } from './mapping/map-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import type { SourceRecord } from './types.ts';
@@ -22,13 +23,6 @@ export interface ReadBatchesOptions {
   /** Called with records that cannot be written, before the batch holding their neighbours. */
   onRejected(records: RejectedRecord[]): Promise<void>;
   progress: ReadProgress;
-}
-
-function later(a: unknown, b: unknown): boolean {
-  if (b === undefined || b === null) return true;
-  if (typeof a === 'number' && typeof b === 'number') return a > b;
-  if (a instanceof Date && b instanceof Date) return a.getTime() > b.getTime();
-  return String(a instanceof Date ? a.toISOString() : a) > String(b instanceof Date ? b.toISOString() : b);
 }
 
 function describeRejection(errors: Array<{ field: string; column: string | undefined; value: string; reason: string }>): Failure {
@@ -58,7 +52,7 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
   for await (const record of source) {
     progress.read += 1;
     const index = record.position.index;
-    if (record.cursor !== undefined && record.cursor !== null && later(record.cursor, progress.cursor)) {
+    if (record.cursor !== undefined && record.cursor !== null && isLaterCursor(record.cursor, progress.cursor)) {
       progress.cursor = record.cursor;
     }
     const result = mapRecord(plan, record.data, { position: record.position });

@@ -67,6 +67,8 @@ export interface RunStore {
   /** Outcomes of source records by their index; counters move exactly once per change. */
   setOutcomes(runId: string, outcomes: ReadonlyMap<number, RowOutcome>): Promise<void>;
   getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
+  /** Pull runs: rows written to the sink (reported as created). */
+  addWritten(runId: string, rows: number): Promise<void>;
   /** Requests, throttled answers and retries made for the run. */
   addTraffic(runId: string, traffic: { requests: number; throttled: number; retries: number }): Promise<void>;
   report(runId: string): Promise<RunReport>;
@@ -160,6 +162,9 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
         if (v != null) out.set(index, v as RowOutcome);
       });
       return out;
+    },
+    async addWritten(runId, rows) {
+      await redis.hincrby(countsKey(runId), 'created', rows);
     },
     async addTraffic(runId, traffic) {
       await redis

@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { createWorksheetReader } from '../sync/read-worksheet-rows.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { createSource } from '../sync/sources/create-source.ts';
+import type { SourceRecord } from '../sync/types.ts';
+import { deadLetterSource } from './dead-letter-source.ts';
+import type { RunJobData } from './queues.ts';
+import type { Runtime } from './runtime.ts';
+
+/**
+ * The records of a run: the dead letters it replays, or the job's source read past
+ * the saved incremental cursor (worksheet sources read through the platform client of
+ * their credentials).
+ */
+export async function openSource(
+  rt: Runtime,
+  spec: JobSpec,
+  file: string,
+  data: Pick<RunJobData, 'replayIds'>,
+  runId: string,
+): Promise<AsyncIterable<SourceRecord>> {
+  if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
+  const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
+  return createSource(spec.source, {
+    env: rt.env,
+    baseDir: path.dirname(file),
+    readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+    ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
+    cursorField: spec.incremental?.cursor,
+  });
+}
+

@@ -1,0 +1,51 @@
+import { formatReport, runExitCode } from '../cli/format-report.ts';
+import { EXIT } from '../cli/io.ts';
+import type { CliIo } from '../cli/io.ts';
+import { openRuntime } from '../cli/open-runtime.ts';
+import { reportFailure } from '../cli/report-failure.ts';
+import { workRunsInProcess } from '../cli/work-run.ts';
+import type { DeadLetterFilter } from '../sync/state/dead-letter-store.ts';
+import { enqueueRun } from './enqueue-run.ts';
+
+/**
+ * `dlq replay`: the selected dead letters are re-mapped with each job's current spec
+ * and written again, one replay run per job, worked in this process. Entries whose row
+ * now lands leave the store; rows that fail again are dead-lettered anew by the replay
+ * run, with the new reason. Exit 0 all landed, 2 some failed again, 1 on failure.
+ */
+export async function replayDeadLetters(selection: { ids?: string[]; filter?: DeadLetterFilter }, io: CliIo): Promise<number> {
+  const rt = openRuntime(io);
+  try {
+    const byJob = new Map<string, string[]>();
+    const add = (job: string, id: string) => byJob.set(job, [...(byJob.get(job) ?? []), id]);
+    if (selection.ids !== undefined && selection.ids.length > 0) {
+      for (const id of selection.ids) {
+        const entry = await rt.deadLetters.get(id);
+        if (entry === undefined) {
+          io.err(`no dead letter ${id}`);
+          return EXIT.failure;
+        }
+        add(entry.job, id);
+      }
+    } else {
+      for await (const entry of rt.deadLetters.iterate(selection.filter ?? {})) add(entry.job, entry.id);
+    }
+    if (byJob.size === 0) {
+      io.out('no dead letters match');
+      return EXIT.ok;
+    }
+    const runIds: string[] = [];
+    for (const [job, ids] of byJob) runIds.push(await enqueueRun(rt, job, { trigger: 'replay', replayIds: ids }));
+    const results = await workRunsInProcess(rt, runIds, io, { label: 'replay' });
+    const codes = results.map(({ record, report }) => {
+      if (record !== undefined) io.out(formatReport(record, report));
+      return runExitCode(record, report);
+    });
+    if (codes.includes(EXIT.failure)) return EXIT.failure;
+    return codes.includes(EXIT.deadLettered) ? EXIT.deadLettered : EXIT.ok;
+  } catch (err) {
+    return reportFailure(err, io);
+  } finally {
+    await rt.close();
+  }
+}

@@ -1,0 +1,58 @@
+import { isLaterCursor } from './cursor.ts';
+import type { JobSpec } from './job-spec/job-spec-schema.ts';
+import type { Sink } from './sinks/sink-spec.ts';
+import type { Source } from './types.ts';
+
+export interface PullProgress {
+  read: number;
+  written: number;
+  cursor: unknown;
+}
+
+/** One sink record from a worksheet row: sink column ← worksheet field (or a constant). */
+function project(spec: JobSpec, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of spec.mappings) {
+    let value = m.from === undefined ? m.value : data[m.from];
+    if ((value === undefined || value === null || value === '') && m.default !== undefined) value = m.default;
+    out[m.target] = value ?? null;
+  }
+  return out;
+}
+
+/**
+ * The pull direction: a worksheet's rows out to a sink (a postgres table upserted by
+ * key, a csv or an ndjson file), in batches. The sink confirms each batch before the
+ * next is read, so the cursor the caller saves afterwards covers only written rows.
+ */
+export async function pullRun(
+  spec: JobSpec,
+  source: Source,
+  sink: Sink,
+  options: { batchSize?: number; onBatch?: (progress: PullProgress) => Promise<void> } = {},
+): Promise<PullProgress> {
+  const batchSize = options.batchSize ?? 500;
+  const progress: PullProgress = { read: 0, written: 0, cursor: undefined };
+  let batch: Array<Record<string, unknown>> = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await sink.write(batch);
+    progress.written += batch.length;
+    batch = [];
+    await options.onBatch?.(progress);
+  };
+  try {
+    for await (const record of source) {
+      progress.read += 1;
+      if (record.cursor !== undefined && record.cursor !== null) {
+        if (isLaterCursor(record.cursor, progress.cursor)) progress.cursor = record.cursor;
+      }
+      batch.push(project(spec, record.data));
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    await sink.close();
+  }
+  return progress;
+}
