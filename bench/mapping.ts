@@ -105,9 +105,7 @@ const sortedMs = [...passesMs].sort((a, b) => a - b);
 const bestMs = sortedMs[0] ?? 0;
 const medianMs = sortedMs[1] ?? 0;
 
-const heapBefore = process.memoryUsage().heapUsed;
 const sample: MapResult[] = records.slice(0, 50_000).map((r) => mapRecord(plan, r));
-const heapPerResultBytes = Math.round((process.memoryUsage().heapUsed - heapBefore) / sample.length);
 
 // The hash alone, on the same canonical-sized input, to justify sha1 over the others.
 const inputs = sample.map((r) => JSON.stringify(r.ok ? r.fields : []));
@@ -157,7 +155,6 @@ console.log(
     passesMs: passesMs.map((ms) => Math.round(ms)),
     nsPerRecord: Math.round((bestMs * 1e6) / count),
     rejected,
-    heapPerResultBytes,
     hashNsPerRow,
     rowMatches: { rows: sample.length, rowsPerSec: Math.round((sample.length / matchMs) * 1000), unchanged },
     node: process.version,
