@@ -179,6 +179,25 @@ describe('dead-letter store', () => {
     expect(await store.remove(['run1:0'])).toBe(1);
   });
 
+  it('keeps an entry with broken Unicode in its data readable and removable', async () => {
+    const broken = `bad \ud800 text`;
+    await store.add([
+      entry('run1', 0, {
+        message: `cannot map ${broken}`,
+        source: { data: { [`key\udfff`]: broken, nested: { deeper: [broken] } }, position: { index: 0 } },
+      }),
+    ]);
+    const stored = (await store.get('run1:0'))!;
+    expect(stored.source.data['key\ufffd']).toBe('bad \ufffd text');
+    expect(stored.source.data['nested']).toEqual({ deeper: ['bad \ufffd text'] });
+    expect(stored.message).toBe('cannot map bad \ufffd text');
+    expect(await store.remove(['run1:0'])).toBe(1);
+    expect(await keysOf(PREFIX)).toEqual([]);
+    await expect(store.add([entry('run1', 1, { job: 'or\ud800ders' })])).rejects.toThrow(
+      /entry "run1:1": job must be a non-empty string of valid Unicode text/,
+    );
+  });
+
   it('lists newest first and pages through everything exactly once, ties included', async () => {
     // 30 entries, ten per second: ties on createdAt are broken by id.
     await store.add(

@@ -47,7 +47,7 @@ function toJson(value: unknown): string | undefined {
 
 /** A JSON-safe copy of one value, capped in size and depth. */
 export function capValue(value: unknown): unknown {
-  if (typeof value === 'string') return clipText(value, MAX_VALUE_BYTES);
+  if (typeof value === 'string') return clipText(value.toWellFormed(), MAX_VALUE_BYTES);
   if (typeof value === 'bigint') return value.toString();
   if (typeof value !== 'object' || value === null) return value;
   const json = toJson(value);
@@ -55,7 +55,19 @@ export function capValue(value: unknown): unknown {
   if (Buffer.byteLength(json, 'utf8') > MAX_VALUE_BYTES || depthExceeds(value, MAX_DEPTH)) {
     return clipText(json, MAX_VALUE_BYTES);
   }
-  return JSON.parse(json) as unknown;
+  return wellFormedDeep(JSON.parse(json) as unknown);
+}
+
+/**
+ * Replaces lone UTF-16 surrogates (bad input does contain them): JSON.stringify keeps
+ * them as `\ud800` escapes, which the Lua cjson decoder rejects, and an entry the
+ * remove script cannot decode could never be removed.
+ */
+function wellFormedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormedDeep);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), wellFormedDeep(v)]));
 }
 
 /** Removes credentials that error texts sometimes carry (connection URLs, bearer tokens). */
@@ -87,12 +99,13 @@ function sanitiseSource(id: string, source: SourceRecord): SourceRecord {
     fail(id, 'source.position.index must be a whole number >= 0');
   }
   const cappedData: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) cappedData[key] = capValue(value);
+  for (const [key, value] of Object.entries(data)) cappedData[key.toWellFormed()] = capValue(value);
   const out: SourceRecord = { data: cappedData, position: { index: position.index } };
   if (position.line !== undefined) out.position.line = position.line;
   if (position.page !== undefined)
-    out.position.page = typeof position.page === 'string' ? clipText(position.page, 1024) : position.page;
-  if (position.id !== undefined) out.position.id = clipText(String(position.id), 1024);
+    out.position.page =
+      typeof position.page === 'string' ? clipText(position.page.toWellFormed(), 1024) : position.page;
+  if (position.id !== undefined) out.position.id = clipText(String(position.id).toWellFormed(), 1024);
   if (cursor !== undefined) out.cursor = capValue(cursor);
   return out;
 }
@@ -102,7 +115,7 @@ function sanitisePayload(id: string, payload: FieldValue[]): FieldValue[] {
   return payload.map((fv, i) => {
     if (typeof fv !== 'object' || fv === null || typeof fv.id !== 'string')
       fail(id, `payload[${i}].id must be a string`);
-    const out: FieldValue = { id: fv.id, value: capValue(fv.value) };
+    const out: FieldValue = { id: fv.id.toWellFormed(), value: capValue(fv.value) };
     if (fv.type !== undefined) out.type = fv.type;
     return out;
   });
@@ -132,8 +145,14 @@ export function sanitiseEntry(
   now: () => number,
 ): { entry: DeadLetterEntry; score: number } {
   const id = typeof input.id === 'string' ? input.id : String(input.id);
-  if (typeof input.job !== 'string' || input.job === '') fail(id, 'job must be a non-empty string');
-  if (typeof input.runId !== 'string' || input.runId === '') fail(id, 'runId must be a non-empty string');
+  // Ids, jobs and runs name Redis keys: refuse what would not survive UTF-8 unchanged.
+  if (!id.isWellFormed()) fail(id.toWellFormed(), 'id must be valid Unicode text');
+  if (typeof input.job !== 'string' || input.job === '' || !input.job.isWellFormed()) {
+    fail(id, 'job must be a non-empty string of valid Unicode text');
+  }
+  if (typeof input.runId !== 'string' || input.runId === '' || !input.runId.isWellFormed()) {
+    fail(id, 'runId must be a non-empty string of valid Unicode text');
+  }
   if (!isCategory(input.category)) {
     fail(id, `category ${JSON.stringify(input.category)} is not one of ${ERROR_CATEGORIES.join(', ')}`);
   }
@@ -152,13 +171,13 @@ export function sanitiseEntry(
     job: input.job,
     runId: input.runId,
     category: input.category,
-    message: clipText(scrubSecrets(input.message), MAX_MESSAGE_BYTES),
+    message: clipText(scrubSecrets(input.message.toWellFormed()), MAX_MESSAGE_BYTES),
     source,
     attempts: input.attempts,
     createdAt: created.iso,
   };
   if (input.errorCode !== undefined) entry.errorCode = input.errorCode;
-  if (input.field !== undefined) entry.field = clipText(input.field, 1024);
+  if (input.field !== undefined) entry.field = clipText(input.field.toWellFormed(), 1024);
   if (input.payload !== undefined) entry.payload = sanitisePayload(id, input.payload);
   return { entry, score: created.ms };
 }
