@@ -24,6 +24,14 @@ describe('ndjson source', () => {
     ]);
   });
 
+  it('keeps U+2028 and U+2029 inside strings on their line, and reads long lines whole', async () => {
+    const long = 'x'.repeat(300_000);
+    await tmp.write('sep.ndjson', `{"t":"a\u2028b\u2029c"}\n{"long":"${long}"}\n{"id":3}`);
+    const items = await read('sep.ndjson');
+    expect(items.map((i) => i.data)).toEqual([{ t: 'a\u2028b\u2029c' }, { long }, { id: 3 }]);
+    expect(items.map((i) => i.position.line)).toEqual([1, 2, 3]);
+  });
+
   it('yields bad lines as invalid records naming file and line, and reads on', async () => {
     await tmp.write('bad.ndjson', '{"id":1}\n{"id":\n[1,2]\n"text"\n{"id":5}\n');
     const items = await read('bad.ndjson');

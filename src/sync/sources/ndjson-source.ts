@@ -1,9 +1,8 @@
 /**
- * NDJSON source: one JSON object per line, read with readline so only one line is in
- * memory. Blank lines are skipped; a line that is not a JSON object is yielded as an
- * invalid record naming file and line, and the read goes on.
+ * NDJSON source: one JSON object per line, only one line in memory. Blank lines are
+ * skipped; a line that is not a JSON object is yielded as an invalid record naming file
+ * and line, and the read goes on.
  */
-import { createInterface } from 'node:readline';
 import type { NdjsonSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter } from './cursor-filter.ts';
@@ -25,15 +24,35 @@ export function parseJsonObject(text: string): { data: Record<string, unknown> }
   return { data: value as Record<string, unknown> };
 }
 
+/**
+ * Splits a text stream on LF (a CR before it is dropped). Not node:readline: it also
+ * breaks lines at U+2028/U+2029, which JSON strings may hold unescaped.
+ */
+async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  const dropCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
+  // Pieces of an unfinished line are joined once, at its end: a long line costs no re-copying.
+  let pending: string[] = [];
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      pending.push(chunk.slice(start, end));
+      yield dropCr(pending.join(''));
+      pending = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.slice(start));
+  }
+  if (pending.length > 0) yield dropCr(pending.join(''));
+}
+
 /** Streams the records of an NDJSON file. */
 export async function* readNdjsonSource(spec: NdjsonSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { encoding: 'utf8', signal: deps.signal });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const keep = createCursorFilter(deps.since, deps.cursorField);
   let line = 0;
   let index = 0;
   try {
-    for await (const raw of lines) {
+    for await (const raw of splitLines(stream as AsyncIterable<string>)) {
       line++;
       deps.signal?.throwIfAborted();
       const text = line === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
@@ -48,7 +67,6 @@ export async function* readNdjsonSource(spec: NdjsonSourceSpec, deps: SourceDeps
       yield { data: parsed.data, position: { index: index++, line }, ...('cursor' in decision ? { cursor: decision.cursor } : {}) };
     }
   } finally {
-    lines.close();
     stream.destroy();
   }
 }

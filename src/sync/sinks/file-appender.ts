@@ -1,0 +1,58 @@
+/**
+ * Appends text to a file in call order. Each append resolves once the bytes are handed
+ * to the OS; close syncs them to disk, so a run that reports success has its file.
+ */
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { SinkError } from './sink-error.ts';
+
+export interface FileAppender {
+  append(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens `file` for appending on first use (creating its folder). */
+export function createFileAppender(file: string): FileAppender {
+  let handle: FileHandle | undefined;
+  let closed = false;
+  // Writes chain on one promise so two overlapping write() calls still land in order.
+  let tail: Promise<void> = Promise.resolve();
+
+  const run = (task: () => Promise<void>): Promise<void> => {
+    const next = tail.then(task);
+    // A failed append must not poison the chain for later calls; its caller sees the error.
+    tail = next.catch(() => undefined);
+    return next;
+  };
+
+  return {
+    append(text) {
+      if (closed) return Promise.reject(new SinkError('SINK_UNAVAILABLE', `${file}: write after close`));
+      return run(async () => {
+        try {
+          if (handle === undefined) {
+            await mkdir(dirname(file), { recursive: true });
+            handle = await open(file, 'a');
+          }
+          await handle.write(text);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+          throw new SinkError('SINK_UNAVAILABLE', `${file}: cannot write (${code})`);
+        }
+      });
+    },
+    close() {
+      closed = true;
+      return run(async () => {
+        if (handle === undefined) return;
+        const current = handle;
+        handle = undefined;
+        try {
+          await current.datasync();
+        } finally {
+          await current.close();
+        }
+      });
+    },
+  };
+}
