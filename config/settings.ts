@@ -54,6 +54,8 @@ export const SETTINGS = {
   initialRate: { env: 'ROWBRIDGE_RATE', description: 'starting requests/s per credential, all workers together', default: 10, parse: positiveNumber },
   maxRate: { env: 'ROWBRIDGE_MAX_RATE', description: 'ceiling requests/s per credential', default: 50, parse: positiveNumber },
   maxConcurrent: { env: 'ROWBRIDGE_MAX_CONCURRENT', description: 'in-flight requests per process', default: 8, parse: positiveInt },
+  jobsDir: { env: 'ROWBRIDGE_JOBS_DIR', description: 'folder of the job specs (default ./jobs)', parse: text },
+  lockDurationMs: { env: 'ROWBRIDGE_LOCK_DURATION_MS', description: 'how long a worker holds a job without renewing; a dead worker\'s jobs move on after it', default: 30_000, parse: positiveInt },
   logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -20,7 +20,7 @@ export function openRuntime(io: CliIo, options: { quiet?: boolean; jobsDir?: str
     settings,
     env: io.env,
     logger,
-    jobsDir: options.jobsDir ?? io.env.ROWBRIDGE_JOBS_DIR ?? path.join(io.cwd, 'jobs'),
+    jobsDir: options.jobsDir ?? settings.jobsDir ?? path.join(io.cwd, 'jobs'),
   });
 }
 

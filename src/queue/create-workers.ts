@@ -27,7 +27,16 @@ export interface Workers {
 
 export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers {
   const queues = createQueues(rt);
-  const common = { connection: rt.connection, prefix: rt.queuePrefix, maxStalledCount: 5 };
+  // A worker killed mid-job holds its lock until it expires; the stalled check then
+  // hands the job to a live worker (rows stay exactly-once through their outcomes).
+  const lockDuration = rt.settings.lockDurationMs;
+  const common = {
+    connection: rt.connection,
+    prefix: rt.queuePrefix,
+    maxStalledCount: 5,
+    lockDuration,
+    stalledInterval: lockDuration,
+  };
   const runWorker = new Worker<RunJobData>(RUN_QUEUE, createRunProcessor(rt, queues.batches), {
     ...common,
     concurrency: options.runConcurrency ?? 2,

@@ -69,6 +69,7 @@ export async function createHarness(name: string, emulatorOptions: EmulatorOptio
     ROWBRIDGE_RATE: '400',
     ROWBRIDGE_MAX_RATE: '1000',
     ROWBRIDGE_MAX_CONCURRENT: '8',
+    ROWBRIDGE_JOBS_DIR: dir,
     ...extraEnv,
   };
   const logger = createLogger({ level: process.env.ROWBRIDGE_TEST_LOG ?? 'silent' });

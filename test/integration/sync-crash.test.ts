@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueRun } from '../../src/queue/enqueue-run.ts';
+import { createHarness } from '../helpers/sync-harness.ts';
+import type { Harness } from '../helpers/sync-harness.ts';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+function startWorker(env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [CLI, 'worker', '--concurrency', '3', '--no-schedules'], {
+    env: { ...process.env, ...env, ROWBRIDGE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.resume();
+  return child;
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('crash safety', () => {
+  let h: Harness | undefined;
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a worker killed with SIGKILL mid-run and restarted finishes with every row landed exactly once', async () => {
+    // Slow answers so the kill lands while batches are in flight.
+    h = await createHarness('crash', { faults: { seed: 3, latencyMs: [15, 30] } }, { ROWBRIDGE_LOCK_DURATION_MS: '3000' });
+    const ws = h.createWorksheet({
+      name: 'Ledger',
+      alias: 'ledger',
+      fields: [
+        { name: 'Entry', alias: 'entry', type: '2', required: true, isTitle: true },
+        { name: 'Amount', alias: 'amount', type: '6' },
+      ],
+    });
+    const lines = ['entry,amount', ...Array.from({ length: 3000 }, (_, i) => `L-${i},${i}`)];
+    await h.writeFile('ledger.csv', `${lines.join('\n')}\n`);
+    await h.writeJob(
+      'ledger',
+      `name: ledger
+source: { type: csv, path: ./ledger.csv }
+target: { worksheet: ledger, mode: upsert, key: entry, batchSize: 50 }
+fields: { entry: entry, amount: amount }
+`,
+    );
+    const runId = await enqueueRun(h.rt, 'ledger', { trigger: 'enqueue' });
+    const first = startWorker(h.env);
+    children.push(first);
+    await until(() => h!.emulator.state.rowCount(ws) >= 600, 60_000, 'the first rows to land');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const landedAtKill = h.emulator.state.rowCount(ws);
+    expect(landedAtKill).toBeLessThan(3000);
+
+    const second = startWorker(h.env);
+    children.push(second);
+    const { record, report } = await h.waitForRun(runId, 120_000);
+    expect(record.status).toBe('completed');
+    const keys = h.emulator.state.rows(ws).map((r) => String(r.values.entry));
+    expect(keys).toHaveLength(3000);
+    expect(new Set(keys).size).toBe(3000);
+    expect(report.deadLetteredTotal).toBe(0);
+    expect(report.created).toBe(3000);
+
+    second.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => second.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+  }, 180_000);
+});
