@@ -271,34 +271,6 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
   };
 }
 
-/** What src/queue/replay-dead-letters.ts is expected to export (written with the queue wiring). */
-type ReplayDeadLetters = (selection: DeadLetterSelection, io: CliIo) => Promise<number>;
-
-/** Held in a variable so type-checking does not depend on the queue module existing yet. */
-const REPLAY_MODULE = '../queue/replay-dead-letters.ts';
-
-async function loadReplay(): Promise<ReplayDeadLetters> {
-  let mod: unknown;
-  try {
-    mod = await import(REPLAY_MODULE);
-  } catch (err) {
-    if (
-      (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
-      String(err).includes('replay-dead-letters')
-    ) {
-      throw new Error('replay is not available in this build: src/queue/replay-dead-letters.ts is missing', {
-        cause: err,
-      });
-    }
-    throw err;
-  }
-  const replay = (mod as { replayDeadLetters?: unknown }).replayDeadLetters;
-  if (typeof replay !== 'function') {
-    throw new Error('src/queue/replay-dead-letters.ts does not export replayDeadLetters(selection, io)');
-  }
-  return replay as ReplayDeadLetters;
-}
-
 /** host:port of a Redis URL, without the credentials it may carry. */
 function redisAddress(url: string): string {
   try {
@@ -348,6 +320,10 @@ async function openRedisStore(io: CliIo): Promise<{ store: DeadLetterStore; clos
 export function main(args: string[], io: CliIo): Promise<number> {
   return createDlqCommand({
     openStore: openRedisStore,
-    replay: async (selection, replayIo) => (await loadReplay())(selection, replayIo),
+    // Loaded only when replay runs: it brings BullMQ and the whole sync engine.
+    replay: async (selection, replayIo) => {
+      const { replayDeadLetters } = await import('../queue/replay-dead-letters.ts');
+      return replayDeadLetters(selection, replayIo);
+    },
   }).main(args, io);
 }

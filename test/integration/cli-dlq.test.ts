@@ -310,6 +310,15 @@ describe('dlq main (settings and a real Redis)', () => {
     ]);
   });
 
+  it('hands replay to the queue module, which reports an id it does not know', async () => {
+    const { io, stderr } = captureIo({
+      env: { REDIS_URL: 'redis://127.0.0.1:6379', ROWBRIDGE_QUEUE_PREFIX: PREFIX },
+    });
+    expect(await main(['replay', 'run-z:0'], io)).toBe(1);
+    expect(stderr()).toContain('run-z:0');
+    expect(await store.counts()).toEqual({ 'invalid-row': 2, conflict: 1 });
+  });
+
   it('says which Redis it cannot reach, without the password in the URL', async () => {
     const { io, stderr } = captureIo({ env: { REDIS_URL: 'redis://sync:s3cret-pw@127.0.0.1:1/0' } });
     expect(await main(['list'], io)).toBe(1);
