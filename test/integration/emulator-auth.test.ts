@@ -20,10 +20,10 @@ let clock = Date.parse('2024-05-01T00:00:00.000Z');
 let appA: { appId: string; appKey: string; sign: string };
 let appB: { appId: string; appKey: string; sign: string };
 
-async function get(path: string, headers: Record<string, string>): Promise<Envelope> {
+async function get<T = Record<string, unknown>>(path: string, headers: Record<string, string>): Promise<Envelope<T>> {
   const res = await fetch(`${emulator.url}${path}`, { headers });
   expect(res.status).toBe(200);
-  return (await res.json()) as Envelope;
+  return (await res.json()) as Envelope<T>;
 }
 
 async function token(body: Record<string, string>, json = false): Promise<Grant & Envelope<null>> {
@@ -94,7 +94,7 @@ describe('emulator auth: personal tokens', () => {
     expect((await get('/v3/app', bearer('pat_unknown', appA.appId))).error_code).toBe(10105);
     const me = await get('/v3/users/me', bearer(pat));
     expect(me.data['fullname']).toBe('Ada Admin');
-    const apps = (await get('/v3/apps/list', bearer(pat))) as Envelope<Array<{ id: string }>>;
+    const apps = await get<Array<{ id: string }>>('/v3/apps/list', bearer(pat));
     expect(apps.data.map((a) => a.id)).toEqual([appA.appId]);
   });
 
