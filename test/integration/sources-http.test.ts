@@ -129,6 +129,13 @@ describe('http source', () => {
     for (const secret of ['tok-secret-123', 'key-secret-456', 'literal-secret']) expect(JSON.stringify([err.message, err.stack])).not.toContain(secret);
   });
 
+  it('resolves env references in the URL and masks them in messages', async () => {
+    handler = () => ({ status: 403, body: {} });
+    const err = await rejection(read({ url: `${base}/v1/\${API_TOKEN}/items` }));
+    expect(seen.map((r) => r.path)).toEqual(['/v1/tok-secret-123/items']);
+    expect(err.message).toBe(`http source: GET ${base}/v1/***/items (page 1) answered HTTP 403`);
+  });
+
   it('does not retry a 404', async () => {
     handler = () => ({ status: 404, body: {} });
     const err = await rejection(read({ url: `${base}/missing` }));

@@ -3,11 +3,11 @@ import { SourceError } from './source-error.ts';
 
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** A value with its references resolved, and whether any came from the environment. */
+/** A value with its references resolved, and the environment values put into it. */
 export interface ResolvedValue {
   value: string;
-  /** True when the value holds an environment value: it is a secret from then on. */
-  secret: boolean;
+  /** The substituted environment values: secrets from then on, masked in every message. */
+  secrets: string[];
 }
 
 /**
@@ -15,16 +15,16 @@ export interface ResolvedValue {
  * the setting and the variable, never a silent empty header.
  */
 export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv, setting: string): ResolvedValue {
-  let secret = false;
+  const secrets: string[] = [];
   const value = text.replace(REF, (_match, name: string) => {
     const found = env[name];
     if (found === undefined || found === '') {
       throw new SourceError('SOURCE_CONFIG', `${setting} refers to \${${name}}, but the environment variable ${name} is not set`);
     }
-    secret = true;
+    secrets.push(found);
     return found;
   });
-  return { value, secret };
+  return { value, secrets };
 }
 
 /** Resolves every value of a record; returns the values and the secrets among them. */
@@ -38,7 +38,8 @@ export function resolveEnvRecord(
   for (const [key, text] of Object.entries(values ?? {})) {
     const resolved = resolveEnvRefs(text, env, `${setting} "${key}"`);
     out[key] = resolved.value;
-    if (resolved.secret) secrets.push(resolved.value);
+    // The whole value is masked, not just the variable: "Bearer " + token is the credential.
+    if (resolved.secrets.length > 0) secrets.push(resolved.value, ...resolved.secrets);
   }
   return { values: out, secrets };
 }

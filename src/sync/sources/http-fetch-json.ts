@@ -66,8 +66,9 @@ function errorCode(err: unknown): string | undefined {
 
 /** Sends the request (with retries) and returns the parsed JSON body. */
 export async function fetchJson(req: JsonRequest): Promise<unknown> {
-  const where = `${req.method} ${safeUrl(req.url.href)} (${req.label})`;
   const secrets = [...req.secrets, req.url.href, req.url.search];
+  // An env reference may sit in the path (`/v1/${TOKEN}/items`): mask it there too.
+  const where = redactSecrets(`${req.method} ${safeUrl(req.url.href)} (${req.label})`, req.secrets);
   const attempt = async (): Promise<unknown> => {
     let response;
     try {

@@ -8,16 +8,16 @@ import type { HttpSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter, isEmptyCursor } from './cursor-filter.ts';
 import { describeJsonType, getAtPath, splitDotPath } from './dot-path.ts';
-import { resolveEnvRecord } from './env-refs.ts';
+import { resolveEnvRecord, resolveEnvRefs } from './env-refs.ts';
 import { fetchJson } from './http-fetch-json.ts';
-import { safeUrl } from './redact.ts';
+import { redactSecrets, safeUrl } from './redact.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
 function parseBaseUrl(url: string): URL {
   try {
     return new URL(url);
   } catch {
-    throw new SourceError('SOURCE_CONFIG', `http source: url is not a valid absolute URL (${safeUrl(url)})`);
+    throw new SourceError('SOURCE_CONFIG', 'http source: url is not a valid absolute URL');
   }
 }
 
@@ -26,8 +26,9 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
   const method = spec.method ?? 'GET';
   const headers = resolveEnvRecord(spec.headers, deps.env, 'http source header');
   const query = resolveEnvRecord(spec.query, deps.env, 'http source query parameter');
-  const secrets = [...headers.secrets, ...query.secrets];
-  const base = parseBaseUrl(spec.url);
+  const resolvedUrl = resolveEnvRefs(spec.url, deps.env, 'http source url');
+  const secrets = [...headers.secrets, ...query.secrets, ...resolvedUrl.secrets];
+  const base = parseBaseUrl(resolvedUrl.value);
   const itemsPath = splitDotPath(spec.itemsPath);
   const pagination = spec.pagination ?? { type: 'none' };
   const keep = createCursorFilter(deps.since, deps.cursorField);
@@ -58,7 +59,7 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
       signal: deps.signal,
       retry: deps.httpRetry,
     });
-    const where = `${method} ${safeUrl(url.href)} (${label})`;
+    const where = redactSecrets(`${method} ${safeUrl(url.href)} (${label})`, secrets);
     const items = itemsPath.length === 0 ? body : getAtPath(body, itemsPath);
     if (!Array.isArray(items)) {
       const hint = itemsPath.length === 0 ? '; set itemsPath to the array inside it' : '';
