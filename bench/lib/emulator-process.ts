@@ -1,0 +1,67 @@
+/**
+ * Child process of the import benchmarks: runs the API v3 emulator apart from the
+ * measured rowbridge process, so its CPU and its in-memory rows do not count against
+ * rowbridge's figures.
+ *
+ *   node bench/lib/emulator-process.ts '{"worksheet": {...}, "rateLimit": {"requestsPerSecond": 10, "burst": 10}}'
+ *
+ * Creates one application and the worksheet, then prints one JSON line:
+ * `{url, appId, appKey, sign, worksheetId}` (credentials of this throwaway local
+ * emulator, read by the parent through a pipe, never logged). Each stdin line
+ * `{"cmd": "stats"}` is answered with `{rowCount, requests, byCode}`: the worksheet's
+ * live rows and the requests the emulator received, by envelope code (`none` when no
+ * envelope was sent). Shuts down when stdin closes.
+ */
+import type { CreateWorksheetInput } from '../../src/api/types.ts';
+import type { RateLimitOptions } from '../../src/emulator/options.ts';
+import { startEmulator } from '../../src/emulator/start-emulator.ts';
+import { serveJsonCommands } from './serve-json-commands.ts';
+
+/** The JSON argument of this script. */
+export interface EmulatorProcessConfig {
+  worksheet: CreateWorksheetInput;
+  rateLimit?: RateLimitOptions;
+}
+
+/** The first line it prints. */
+export interface EmulatorProcessReady {
+  url: string;
+  appId: string;
+  appKey: string;
+  sign: string;
+  worksheetId: string;
+}
+
+/** Its answer to `{cmd: "stats"}`. */
+export interface EmulatorProcessStats {
+  rowCount: number;
+  requests: number;
+  byCode: Record<string, number>;
+}
+
+async function main(): Promise<void> {
+  const raw = process.argv[2];
+  if (raw === undefined) throw new Error('bench/lib/emulator-process.ts: pass the config as one JSON argument ({worksheet, rateLimit?})');
+  const config = JSON.parse(raw) as EmulatorProcessConfig;
+  const emulator = await startEmulator(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit });
+  const app = emulator.createApp({ name: 'bench' });
+  const worksheetId = emulator.createWorksheet(app.appId, config.worksheet).id;
+  const ready: EmulatorProcessReady = { url: emulator.url, appId: app.appId, appKey: app.appKey, sign: app.sign, worksheetId };
+  await serveJsonCommands(
+    ready,
+    (command) => {
+      const cmd = (command as { cmd?: unknown }).cmd;
+      if (cmd !== 'stats') throw new Error(`unknown command ${JSON.stringify(cmd)}: the only command is "stats"`);
+      const byCode: Record<string, number> = {};
+      for (const r of emulator.requests) {
+        const code = r.errorCode === undefined ? 'none' : String(r.errorCode);
+        byCode[code] = (byCode[code] ?? 0) + 1;
+      }
+      const stats: EmulatorProcessStats = { rowCount: emulator.state.rowCount(worksheetId), requests: emulator.requests.length, byCode };
+      return stats;
+    },
+    () => emulator.close(),
+  );
+}
+
+await main();
