@@ -1,0 +1,110 @@
+/**
+ * Rows/s of a throttled run as a share of its ceiling (issue #4).
+ *
+ * The emulator runs in a child process with a per-credential token bucket of `--rate`
+ * requests/s and `--burst` tokens; past it, it answers error 51. rowbridge imports
+ * `--rows` orders rows in append mode with `--batch-size` rows per write, through the
+ * real queue path, its budget starting ABOVE the limit (ROWBRIDGE_RATE=`--initial-rate`,
+ * ROWBRIDGE_MAX_RATE=`--max-rate`), so the adaptive limiter has to find the real limit
+ * from the 51 answers it provokes.
+ *
+ * How to read it: the ceiling is rate × batchSize rows/s, what a client that knew the
+ * limit and never wasted a request would reach. `shareOfCeiling` = rowsPerSec / ceiling:
+ * 1 is perfect (the burst and a short run can push it slightly above), the gap is the
+ * price of probing (51 answers, the 2 s pause after each, the rate backing off below the
+ * limit and climbing 1 request/s per second). `throttledAnswers` and `requests` are
+ * counted by the emulator, so they hold whatever rowbridge's own report says.
+ *
+ * Usage: node bench/throttled.ts [--rows 20000] [--batch-size 100] [--rate 10] [--burst 10]
+ *        [--initial-rate 20] [--max-rate 50] [--concurrency 4] [--timeout-s 1800]
+ * Prints one JSON object on stdout; logs go to stderr.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseNumberFlags } from './lib/bench-flags.ts';
+import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
+import { runQueuedJob } from './lib/run-queued-job.ts';
+import { spawnEmulator } from './lib/spawn-emulator.ts';
+
+const flags = parseNumberFlags('bench/throttled.ts', {
+  rows: { default: 20_000 },
+  'batch-size': { default: 100 },
+  rate: { default: 10, fractional: true, min: 0.1 },
+  burst: { default: 10 },
+  'initial-rate': { default: 20, fractional: true, min: 0.1 },
+  'max-rate': { default: 50, fractional: true, min: 0.1 },
+  concurrency: { default: 4 },
+  'timeout-s': { default: 1800 },
+});
+const rows = flags.rows;
+const batchSize = flags['batch-size'];
+const { rate, burst, concurrency } = flags;
+if (flags['initial-rate'] > flags['max-rate']) {
+  throw new RangeError(`bench/throttled.ts: --initial-rate (${flags['initial-rate']}) must be <= --max-rate (${flags['max-rate']})`);
+}
+const JOB = 'bench-throttled';
+
+const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-throttled-'));
+const fixture = createOrdersFixture();
+const emulator = await spawnEmulator({ worksheet: fixture.worksheet, rateLimit: { requestsPerSecond: rate, burst } });
+try {
+  await writeOrdersCsv(path.join(dir, 'orders.csv'), rows);
+  await writeFile(path.join(dir, `${JOB}.yaml`), fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }));
+  const env: NodeJS.ProcessEnv = {
+    ROWBRIDGE_API_URL: emulator.url,
+    ROWBRIDGE_APPKEY: emulator.appKey,
+    ROWBRIDGE_SIGN: emulator.sign,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    ROWBRIDGE_QUEUE_PREFIX: `rbbench-throttled-${process.pid}-${randomBytes(3).toString('hex')}`,
+    ROWBRIDGE_RATE: String(flags['initial-rate']),
+    ROWBRIDGE_MAX_RATE: String(flags['max-rate']),
+    ROWBRIDGE_MAX_CONCURRENT: '8',
+    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined ? {} : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
+  };
+  const run = await runQueuedJob({ env, jobsDir: dir, jobName: JOB, concurrency, timeoutMs: flags['timeout-s'] * 1000 });
+  const landed = await emulator.stats();
+  const verified = run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
+  if (!verified) {
+    console.error(
+      `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +
+        `worksheet holds ${landed.rowCount} of ${rows} rows, report says created ${run.report.created}, dead-lettered ${run.report.deadLetteredTotal}`,
+    );
+    process.exitCode = 1;
+  }
+  const rowsPerSec = rows / run.seconds;
+  const ceilingRowsPerSec = rate * batchSize;
+  process.stdout.write(
+    `${JSON.stringify({
+      rows,
+      seconds: Math.round(run.seconds * 100) / 100,
+      rowsPerSec: Math.round(rowsPerSec * 10) / 10,
+      ceilingRowsPerSec,
+      shareOfCeiling: Math.round((rowsPerSec / ceilingRowsPerSec) * 1000) / 1000,
+      throttledAnswers: (landed.byCode['51'] ?? 0) + (landed.byCode['90000'] ?? 0),
+      requests: landed.requests,
+      acceptedRequests: landed.byCode['1'] ?? 0,
+      minimumWriteRequests: Math.ceil(rows / batchSize),
+      batchSize,
+      rate,
+      burst,
+      initialRate: flags['initial-rate'],
+      maxRate: flags['max-rate'],
+      concurrency,
+      verified,
+      status: run.record.status,
+      worksheetRows: landed.rowCount,
+      report: {
+        requests: run.report.requests,
+        throttled: run.report.throttled,
+        retries: run.report.retries,
+        deadLettered: run.report.deadLetteredTotal,
+      },
+      loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
+    })}\n`,
+  );
+} finally {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}
