@@ -43,6 +43,20 @@ describe('ndjson source', () => {
     expect(items[4]?.position).toEqual({ index: 4, line: 5 });
   });
 
+  it('stops between records once the signal is aborted', async () => {
+    await tmp.write('abort.ndjson', '{"id":1}\n{"id":2}\n{"id":3}\n');
+    const controller = new AbortController();
+    const seen: unknown[] = [];
+    const reading = (async () => {
+      for await (const item of createSource({ type: 'ndjson', path: 'abort.ndjson' }, { env: {}, baseDir: tmp.dir, signal: controller.signal })) {
+        seen.push(item.data.id);
+        controller.abort();
+      }
+    })();
+    await expect(reading).rejects.toThrow(/abort/i);
+    expect(seen).toEqual([1]);
+  });
+
   it('filters by the incremental cursor and sets record.cursor', async () => {
     await tmp.write('inc.ndjson', '{"id":1,"v":5}\n{"id":2,"v":7}\n{"id":3,"v":6}\n');
     const items = await read('inc.ndjson', { since: 5, cursorField: 'v' });
