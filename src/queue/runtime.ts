@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { credentialsFromEnv } from '../../config/settings.ts';
 import type { Settings } from '../../config/settings.ts';
 import { createPlatformClient } from '../api/create-platform-client.ts';
@@ -17,6 +17,7 @@ import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import type { RunStore } from '../sync/state/run-store.ts';
+import { createRedisConnection } from './redis-connection.ts';
 
 /** Requests, throttled answers and retries made on behalf of one run in this process. */
 export interface Traffic {
@@ -75,8 +76,10 @@ export function describeRedisUrl(url: string): string {
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings, env, logger } = options;
   const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
-  const connection = new Redis(settings.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
-  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+  // A Cluster (redis+cluster:// URLs) offers the same commands as Redis for everything
+  // done with these two; the cast stands until Runtime's types say Redis | Cluster.
+  const connection = createRedisConnection(settings.redisUrl, { bullmq: true }) as Redis;
+  const redis = createRedisConnection(settings.redisUrl, { bullmq: false }) as Redis;
   for (const client of [connection, redis]) {
     client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`));
   }
