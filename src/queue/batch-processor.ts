@@ -3,7 +3,6 @@ import { createSyncContext, planJob } from '../sync/create-sync-context.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { deadLetter, writeBatch } from '../sync/write-batch.ts';
-import type { BatchRow } from '../sync/write-batch.ts';
 import { decideBatchFailure, delayJob } from './error-policy.ts';
 import { BATCH_ATTEMPTS } from './queues.ts';
 import type { BatchJobData } from './queues.ts';
@@ -64,7 +63,7 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
         { client: rt.clientFor(spec.target?.app?.credentialsEnvPrefix), redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log },
       );
       const context = ctx;
-      const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows as BatchRow[]));
+      const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows));
       const counts: Record<string, number> = {};
       for (const outcome of outcomes.values()) counts[outcome] = (counts[outcome] ?? 0) + 1;
       return summary(counts);
@@ -92,7 +91,7 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
             const o = known.get(r.index);
             return o === undefined || o === 'pending';
           });
-          await deadLetter(ctx, new Map(), open as BatchRow[], action.category, { message: action.message });
+          await deadLetter(ctx, new Map(), open, action.category, { message: action.message });
           return summary({ [`dead:${action.category}`]: open.length });
         }
       }

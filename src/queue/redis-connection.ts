@@ -12,6 +12,12 @@ export interface RedisConnectionOptions {
    * command after 3 retries so a CLI command reports an outage instead of hanging.
    */
   bullmq: boolean;
+  /**
+   * The key prefix the connection is used with (ROWBRIDGE_QUEUE_PREFIX). On a cluster it
+   * must hold a hash tag such as `{rowbridge}`: checked here, so a bad prefix fails at
+   * start rather than with CROSSSLOT errors in the middle of a run.
+   */
+  keyPrefix?: string;
   /** Connect on the first command or `connect()` rather than at once. @defaultValue false */
   lazyConnect?: boolean;
   /** Longest wait for a TCP connection. @defaultValue ioredis' 10 000 ms */
@@ -74,6 +80,15 @@ export function parseRedisUrl(url: string): RedisTarget {
   return target;
 }
 
+/**
+ * Whether every key starting with `prefix` hashes to the same slot: Redis hashes only the
+ * part between the first `{` and the next `}` when that part is not empty.
+ */
+export function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  return open !== -1 && prefix.indexOf('}', open + 1) > open + 1;
+}
+
 function decodeAuth(text: string): string {
   try {
     return decodeURIComponent(text);
@@ -100,6 +115,13 @@ function parseNode(entry: string, index: number): RedisNode {
  */
 export function createRedisConnection(url: string, options: RedisConnectionOptions): RedisConnection {
   const target = parseRedisUrl(url);
+  if (target.kind === 'cluster' && options.keyPrefix !== undefined && !hasHashTag(options.keyPrefix)) {
+    throw new ConfigError(
+      `ROWBRIDGE_QUEUE_PREFIX "${options.keyPrefix}" has no hash tag, but REDIS_URL is a cluster: ` +
+        'BullMQ and rowbridge run scripts over several keys, which Redis Cluster allows only within one slot. ' +
+        `Use a prefix such as "{${options.keyPrefix.replace(/[{}]/g, '') || 'rowbridge'}}".`,
+    );
+  }
   const common = {
     maxRetriesPerRequest: options.bullmq ? null : 3,
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),

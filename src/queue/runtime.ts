@@ -78,8 +78,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
   // A Cluster (redis+cluster:// URLs) offers the same commands as Redis for everything
   // done with these two; the cast stands until Runtime's types say Redis | Cluster.
-  const connection = createRedisConnection(settings.redisUrl, { bullmq: true }) as Redis;
-  const redis = createRedisConnection(settings.redisUrl, { bullmq: false }) as Redis;
+  const connection = createRedisConnection(settings.redisUrl, { bullmq: true, keyPrefix: settings.queuePrefix }) as Redis;
+  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, keyPrefix: settings.queuePrefix }) as Redis;
   for (const client of [connection, redis]) {
     client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`));
   }

@@ -5,7 +5,6 @@ import type { Filter, WorksheetStructure } from '../api/types.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { groupChangeSets } from './mapping/group-change-sets.ts';
-import type { MappedRow } from './mapping/map-result.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import { createReferenceCache } from './mapping/reference-cache.ts';
 import { resolveReferences } from './mapping/resolve-references.ts';
@@ -43,7 +42,7 @@ export function anyOf(field: string, values: readonly string[]): Filter {
 
 const LOOKUP_CHUNK = 100;
 
-async function* chunks<T>(items: readonly T[], size: number): AsyncGenerator<T[]> {
+function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
@@ -100,17 +99,17 @@ export function createSyncContext(
       const wanted = new Set(values);
       const found = new Map<string, string>();
       for (const m of list) {
-        const probe = by === 'email' ? String(m.email ?? '').toLowerCase() : String(m.fullname ?? m.name ?? '');
+        const probe = by === 'email' ? text(m.email).toLowerCase() : text(m.fullname ?? m.name);
         if (wanted.has(probe) && typeof m.accountId === 'string') found.set(probe, m.accountId);
       }
       return found;
     },
     async lookupRelations(relatedWorksheet, relatedKey, values) {
       const found = new Map<string, string>();
-      for await (const part of chunks(values, LOOKUP_CHUNK)) {
+      for (const part of chunks(values, LOOKUP_CHUNK)) {
         for (const row of await listMatching(relatedWorksheet, anyOf(relatedKey, part))) {
           const value = row.values[relatedKey];
-          if (value !== undefined && value !== null) found.set(String(value), row.id);
+          if (value !== undefined && value !== null) found.set(text(value), row.id);
         }
       }
       return found;
@@ -137,7 +136,7 @@ export function createSyncContext(
       const resolved = await resolveReferences(plan, batch.map((r) => r.mapped), lookups);
       batch.forEach((row, i) => {
         const result = resolved[i]!;
-        if (result.ok) row.mapped = result as MappedRow;
+        if (result.ok) row.mapped = result;
         else {
           failures.set(row.index, {
             message: result.errors.map((e) => `${e.field}: ${e.reason}`).join('; '),
@@ -150,7 +149,7 @@ export function createSyncContext(
     async lookupKeys(keys) {
       const found = new Map<string, string>();
       if (keyField === undefined) return found;
-      for await (const part of chunks([...new Set(keys)], LOOKUP_CHUNK)) {
+      for (const part of chunks([...new Set(keys)], LOOKUP_CHUNK)) {
         for (const row of await listMatching(worksheetId, anyOf(keyField.id, part), [keyField.id])) {
           const key = keyOfRow(plan, row);
           if (key !== undefined && !found.has(key)) found.set(key, row.id);
@@ -160,7 +159,7 @@ export function createSyncContext(
     },
     async fetchRows(rowIds) {
       const found = new Map<string, NormalisedRow>();
-      for await (const part of chunks(rowIds, 1000)) {
+      for (const part of chunks(rowIds, 1000)) {
         const filter: Filter = { type: 'condition', field: 'rowid', operator: 'in', value: part };
         for (const row of await listMatching(worksheetId, filter)) found.set(row.id, row);
       }
@@ -184,6 +183,14 @@ export async function* readWorksheetKeys(
     const key = keyOfRow(plan, normalised);
     if (key !== undefined) yield { key, rowId: normalised.id };
   }
+}
+
+/** A scalar as text; objects and arrays as JSON (never "[object Object]"). */
+function text(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value);
 }
 
 function memberList(data: unknown): Array<Record<string, unknown>> {

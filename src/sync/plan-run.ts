@@ -7,6 +7,7 @@ import type { MappingPlan } from './mapping/plan-types.ts';
 import { keyOfRecord } from './key-of-record.ts';
 import { readBatches } from './read-batches.ts';
 import type { RejectedRecord } from './read-batches.ts';
+import type { IndexEntry } from './state/key-index.ts';
 import type { Source } from './types.ts';
 import type { FieldValue } from '../api/types.ts';
 
@@ -76,7 +77,7 @@ export async function planRun(
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
     reject(rows.filter((r) => failures.has(r.index)).map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })));
-    const hashes = ctx.index === undefined ? new Map() : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
+    const hashes: Map<string, IndexEntry> = ctx.index === undefined ? new Map<string, IndexEntry>() : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
     const candidates: Array<{ rowId: string; fields: FieldValue[] }> = [];
     let creates = 0;
     for (const row of ready) {
@@ -86,7 +87,7 @@ export async function planRun(
       if (rowId === undefined) {
         if (ctx.mode === 'update') result.skip += 1;
         else creates += 1;
-      } else if (hashes.get(key)?.rowId === rowId && hashes.get(key)?.hash === row.mapped.hash) {
+      } else if (hashes.get(key ?? '')?.rowId === rowId && hashes.get(key ?? '')?.hash === row.mapped.hash) {
         result.unchanged += 1;
       } else {
         candidates.push({ rowId, fields: row.mapped.fields });

@@ -1,6 +1,7 @@
 import { isLaterCursor } from './cursor.ts';
 import { mapRecord } from './mapping/map-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
+import type { SourceItem } from './sources/source-error.ts';
 import type { SourceRecord } from './types.ts';
 import type { BatchRow, Failure } from './write-batch.ts';
 
@@ -45,6 +46,7 @@ function where(source: SourceRecord): string {
 export async function* readBatches(source: AsyncIterable<SourceRecord>, options: ReadBatchesOptions): AsyncGenerator<BatchRow[]> {
   const { plan, batchSize, progress } = options;
   const keyed = plan.keyIndex !== undefined;
+  const keyField = plan.keyIndex === undefined ? '' : (plan.fields[plan.keyIndex]?.target ?? '');
   const firstSeen = new Map<string, SourceRecord>();
   let batch: BatchRow[] = [];
   let rejected: RejectedRecord[] = [];
@@ -55,11 +57,17 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
     if (record.cursor !== undefined && record.cursor !== null && isLaterCursor(record.cursor, progress.cursor)) {
       progress.cursor = record.cursor;
     }
-    const result = mapRecord(plan, record.data, { position: record.position });
-    if (!result.ok) {
+    const unreadable = (record as SourceItem).error;
+    const result = unreadable === undefined ? mapRecord(plan, record.data, { position: record.position }) : undefined;
+    if (unreadable !== undefined) {
+      // The source could not parse this record (wrong column count, bad JSON line): it
+      // is dead-lettered with the source's own message and the read goes on.
+      rejected.push({ index, source: record, failure: { message: unreadable.message } });
+    } else if (result === undefined) {
+      continue;
+    } else if (!result.ok) {
       rejected.push({ index, source: record, failure: describeRejection(result.errors) });
     } else if (keyed && result.key !== undefined && firstSeen.has(result.key)) {
-      const keyField = plan.fields[plan.keyIndex!]!.target;
       rejected.push({
         index,
         source: record,
@@ -69,7 +77,6 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
         },
       });
     } else if (keyed && result.key === undefined) {
-      const keyField = plan.fields[plan.keyIndex!]!.target;
       rejected.push({ index, source: record, failure: { field: keyField, message: `key field ${keyField} is empty` } });
     } else {
       if (keyed && result.key !== undefined) firstSeen.set(result.key, { data: {}, position: record.position });

@@ -202,7 +202,7 @@ async function writeUpdates(
       await updateOne(ctx, members[0]!, group.fields, outcomes);
       continue;
     }
-    let failed: string[] = [];
+    let failed: string[];
     try {
       const result = await ambiguousSafe(() =>
         ctx.rows.batchUpdate(ctx.worksheetId, { rowIds: group.rowIds, fields: group.fields, triggerWorkflow: ctx.triggerWorkflow }),
