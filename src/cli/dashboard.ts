@@ -1,0 +1,75 @@
+import { createHealthCheck, createReadiness } from '../ops/health.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { startOpsServer } from '../ops/ops-server.ts';
+import { UsageError, parseCliArgs } from './args.ts';
+import { EXIT } from './io.ts';
+import type { CliIo } from './io.ts';
+import { openRuntime } from './open-runtime.ts';
+import { reportFailure } from './report-failure.ts';
+
+const USAGE = 'usage: rowbridge dashboard [--port N] [--host H] [--read-only]';
+
+function port(value: string | undefined): number {
+  if (value === undefined) return 3000;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got "${value}"`);
+  return n;
+}
+
+/** Resolves on the first SIGTERM or SIGINT, naming it. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+/**
+ * `dashboard`: serves the runs, dead letters and bull-board pages, `/metrics`,
+ * `/healthz` and `/readyz` until SIGTERM/SIGINT. Works no queue itself, so it needs no
+ * platform credentials (without them `/healthz` reports the API check as `config`).
+ */
+export async function main(args: string[], io: CliIo): Promise<number> {
+  let options: { port: number; host: string; readOnly: boolean };
+  try {
+    const parsed = parseCliArgs(
+      args,
+      { port: { type: 'string' }, host: { type: 'string' }, 'read-only': { type: 'boolean' } },
+      false,
+    );
+    options = {
+      port: port(parsed.values.port),
+      host: parsed.values.host ?? '127.0.0.1',
+      readOnly: parsed.values['read-only'] === true,
+    };
+  } catch (err) {
+    io.err(`${(err as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const rt = openRuntime(io);
+  const metrics = createMetrics();
+  const health = createHealthCheck(rt);
+  try {
+    metrics.collectFrom(rt);
+    const readiness = createReadiness();
+    const signal = nextSignal();
+    const server = await startOpsServer({ rt, metrics, readiness, health, dashboard: true, ...options });
+    readiness.markReady();
+    io.out(`rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)`);
+    rt.logger.info({ signal: await signal }, 'dashboard stopping');
+    readiness.markStopping();
+    await server.close();
+    return EXIT.ok;
+  } catch (err) {
+    return reportFailure(err, io);
+  } finally {
+    await health.close();
+    await metrics.close();
+    await rt.close();
+  }
+}

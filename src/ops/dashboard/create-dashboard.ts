@@ -1,0 +1,171 @@
+/**
+ * The dashboard (issue #5, point 2): bull-board for the two queues under `/queues`, and
+ * rowbridge's own server-rendered pages beside it: `/` runs, `/runs/:id` a run's report
+ * and dead letters, `/dead-letters` the store by category. No front-end build; every
+ * value from Redis is escaped by the `html` template.
+ */
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Queue } from 'bullmq';
+import express from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { ERROR_CATEGORIES } from '../../api/errors.ts';
+import type { ErrorCategory } from '../../api/errors.ts';
+import type { Runtime } from '../../queue/runtime.ts';
+import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
+import type { DeadLetterFilter } from '../../sync/state/dead-letter-store.ts';
+import { renderDeadLettersPage } from './dead-letters-page.ts';
+import { html, layout, toHtmlString } from './html.ts';
+import type { SafeHtml } from './html.ts';
+import { renderRunPage } from './run-page.ts';
+import { renderRunsPage } from './runs-page.ts';
+
+/** Where bull-board is mounted. */
+export const QUEUES_PATH = '/queues';
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  rt: Pick<Runtime, 'connection' | 'queuePrefix' | 'runs' | 'deadLetters' | 'logger'>;
+  /** bull-board without retry, remove, clean, pause buttons. @defaultValue false */
+  readOnly?: boolean;
+}
+
+/** The dashboard's routes, to mount at the root of a server, and its queue handles. */
+export interface Dashboard {
+  router: Router;
+  /** Closes the queue handles (the runtime's connection stays open). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_RUNS = 50;
+const MAX_RUNS = 500;
+const DEAD_LETTERS_PER_PAGE = 100;
+
+/** A bad query parameter: answered 400 with the message. */
+class BadRequest extends Error {
+  override name = 'BadRequest';
+}
+
+/** One query parameter as a string; repeated parameters are refused rather than guessed. */
+function param(req: Request, name: string): string | undefined {
+  const value: unknown = (req.query as Record<string, unknown>)[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new BadRequest(`query parameter "${name}" must be given once`);
+  return value;
+}
+
+function category(req: Request): ErrorCategory | undefined {
+  const value = param(req, 'category');
+  if (value === undefined) return undefined;
+  if (!(ERROR_CATEGORIES as readonly string[]).includes(value)) {
+    throw new BadRequest(`unknown dead-letter category "${value}"; categories: ${ERROR_CATEGORIES.join(', ')}`);
+  }
+  return value as ErrorCategory;
+}
+
+function limit(req: Request): number {
+  const value = param(req, 'limit');
+  if (value === undefined) return DEFAULT_RUNS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RUNS) {
+    throw new BadRequest(`query parameter "limit" must be a whole number from 1 to ${MAX_RUNS}, got "${value}"`);
+  }
+  return n;
+}
+
+function send(res: Response, status: number, page: SafeHtml): void {
+  res.status(status).type('html').set('cache-control', 'no-store').send(toHtmlString(page));
+}
+
+function problem(res: Response, status: number, title: string, message: string): void {
+  send(res, status, layout(title, html`<h1>${title}</h1><p class="reason">${message}</p><p><a href="/">Back to the runs</a></p>`));
+}
+
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const { rt } = options;
+  const readOnlyMode = options.readOnly === true;
+  const queueOptions = { connection: rt.connection, prefix: rt.queuePrefix };
+  const queues = [new Queue(RUN_QUEUE, queueOptions), new Queue(BATCH_QUEUE, queueOptions)];
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath(QUEUES_PATH);
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
+    serverAdapter,
+    options: {
+      uiConfig: {
+        boardTitle: 'rowbridge',
+        miscLinks: [
+          { text: 'Runs', url: '/' },
+          { text: 'Dead letters', url: '/dead-letters' },
+        ],
+      },
+    },
+  });
+
+  const router = express.Router();
+  router.use(QUEUES_PATH, serverAdapter.getRouter() as Router);
+
+  router.get('/', async (req, res) => {
+    const job = param(req, 'job');
+    const records = await rt.runs.list({ limit: limit(req), ...(job === undefined ? {} : { job }) });
+    const items = await Promise.all(records.map(async (record) => ({ record, report: await rt.runs.report(record.runId) })));
+    send(res, 200, renderRunsPage(items, { job }));
+  });
+
+  router.get('/runs/:id', async (req, res) => {
+    const runId = req.params.id;
+    const record = await rt.runs.get(runId);
+    if (record === undefined) {
+      problem(res, 404, 'Run not found', `No run "${runId}": it never existed or its record expired (runs are kept 14 days).`);
+      return;
+    }
+    const cursor = param(req, 'cursor');
+    const [report, counts, page] = await Promise.all([
+      rt.runs.report(runId),
+      rt.deadLetters.counts({ runId }),
+      listDeadLetters({ runId }, cursor),
+    ]);
+    send(res, 200, renderRunPage({ record, report, counts, deadLetters: page.entries, next: page.next }));
+  });
+
+  router.get('/dead-letters', async (req, res) => {
+    const job = param(req, 'job');
+    const runId = param(req, 'run');
+    const cat = category(req);
+    const scope = { ...(job === undefined ? {} : { job }), ...(runId === undefined ? {} : { runId }) };
+    const filter: DeadLetterFilter = { ...scope, ...(cat === undefined ? {} : { category: cat }) };
+    const [counts, page] = await Promise.all([rt.deadLetters.counts(scope), listDeadLetters(filter, param(req, 'cursor'))]);
+    send(res, 200, renderDeadLettersPage({ filter, counts, entries: page.entries, next: page.next }));
+  });
+
+  async function listDeadLetters(filter: DeadLetterFilter, cursor: string | undefined) {
+    try {
+      return await rt.deadLetters.list({ ...filter, limit: DEAD_LETTERS_PER_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+    } catch (err) {
+      // A hand-edited or stale cursor is the caller's mistake, not a server failure.
+      if (cursor !== undefined) throw new BadRequest(`query parameter "cursor" is not a page cursor of this list`, { cause: err });
+      throw err;
+    }
+  }
+
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    if (err instanceof BadRequest) {
+      problem(res, 400, 'Bad request', err.message);
+      return;
+    }
+    rt.logger.error({ err }, 'dashboard page failed');
+    problem(res, 500, 'Dashboard error', 'The page could not be built; the error is in the rowbridge log.');
+  });
+
+  return {
+    router,
+    async close() {
+      await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+    },
+  };
+}

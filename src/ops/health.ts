@@ -1,0 +1,181 @@
+/**
+ * `/healthz` and `/readyz` (issue #5, point 3). Health: Redis answers PING and the
+ * platform answers an authenticated `GET /v3/users/me`, each within a timeout. Readiness:
+ * a flag the worker raises once its workers run and lowers when shutdown begins, so a
+ * load balancer or orchestrator stops sending work before the process goes away.
+ */
+import { credentialsFromEnv, secretVariables } from '../../config/settings.ts';
+import { readEnvelope } from '../api/envelope.ts';
+import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../api/errors.ts';
+import { createTransport, resolveBaseUrl } from '../api/transport.ts';
+import type { Transport } from '../api/transport.ts';
+import { describeRedisUrl } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime.ts';
+
+/** `starting` until the workers run, `ready`, then `stopping` once shutdown began (never back). */
+export type ReadinessState = 'starting' | 'ready' | 'stopping';
+
+/** The readiness flag behind `/readyz`. */
+export interface Readiness {
+  readonly state: ReadinessState;
+  /** The workers are started: `/readyz` answers 200. Ignored once stopping. */
+  markReady(): void;
+  /** Shutdown began: `/readyz` answers 503 from now on. */
+  markStopping(): void;
+}
+
+export function createReadiness(): Readiness {
+  let state: ReadinessState = 'starting';
+  return {
+    get state() {
+      return state;
+    },
+    markReady() {
+      if (state === 'starting') state = 'ready';
+    },
+    markStopping() {
+      state = 'stopping';
+    },
+  };
+}
+
+/** One dependency's health. Messages are scrubbed of every configured secret. */
+export interface ComponentHealth {
+  status: 'reachable' | 'unreachable';
+  /** Where it was looked for: `host:port` of Redis, the origin of the API. */
+  target: string;
+  latencyMs?: number;
+  /** Error category (`transient`, `auth`, `config`, `timeout`...). */
+  category?: string;
+  errorCode?: number;
+  message?: string;
+  /** The API answered "throttled": reachable, just busy. */
+  throttled?: boolean;
+}
+
+/** The body of `/healthz`: 200 when `status` is `ok`, else 503. */
+export interface HealthReport {
+  status: 'ok' | 'failing';
+  redis: ComponentHealth;
+  api: ComponentHealth;
+}
+
+export interface HealthCheck {
+  /** Checks both; concurrent callers share the check in flight. */
+  check(): Promise<HealthReport>;
+  close(): Promise<void>;
+}
+
+/** What the check reads from the runtime. */
+export type HealthSource = Pick<Runtime, 'redis' | 'settings' | 'env' | 'clientFor'>;
+
+/** Options of {@link createHealthCheck}. */
+export interface HealthOptions {
+  /** Longest wait for each of Redis and the API. @defaultValue 3000 */
+  timeoutMs?: number;
+}
+
+const PROBE_PATH = '/v3/users/me';
+
+class ProbeTimeout extends Error {
+  override name = 'ProbeTimeout';
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProbeTimeout(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Every secret value the process was configured with, to be cut out of any message. */
+function configuredSecrets(rt: HealthSource): string[] {
+  const values = secretVariables().map((name) => rt.env[name]);
+  try {
+    values.push(decodeURIComponent(new URL(rt.settings.redisUrl).password));
+  } catch {
+    // Not a URL: the Redis client already refused it; nothing to scrub.
+  }
+  return values.filter((v): v is string => v !== undefined && v.trim().length >= 4).map((v) => v.trim());
+}
+
+export function createHealthCheck(rt: HealthSource, options: HealthOptions = {}): HealthCheck {
+  const timeoutMs = options.timeoutMs ?? 3000;
+  const secrets = configuredSecrets(rt);
+  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  let transport: Transport | undefined;
+  let inFlight: Promise<HealthReport> | undefined;
+
+  function failure(err: unknown, target: string): ComponentHealth {
+    if (err instanceof ProbeTimeout || (err instanceof Error && err.name === 'TimeoutError')) {
+      return { status: 'unreachable', target, category: 'timeout', message: `no answer within ${timeoutMs} ms` };
+    }
+    const out: ComponentHealth = { status: 'unreachable', target, category: classifyError(err) };
+    if (err instanceof ApiError && err.errorCode !== undefined) {
+      out.errorCode = err.errorCode;
+      const known = PLATFORM_ERROR_CODES[err.errorCode];
+      if (known !== undefined) out.message = known.meaning;
+    }
+    out.message ??= scrub(err instanceof Error ? err.message : String(err));
+    return out;
+  }
+
+  async function checkRedis(): Promise<ComponentHealth> {
+    const target = describeRedisUrl(rt.settings.redisUrl);
+    const started = performance.now();
+    try {
+      const answer = await withTimeout(rt.redis.ping(), timeoutMs);
+      if (answer !== 'PONG') return { status: 'unreachable', target, category: 'unknown', message: 'PING was not answered with PONG' };
+      return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return failure(err, target);
+    }
+  }
+
+  async function checkApi(): Promise<ComponentHealth> {
+    let target = 'the configured ROWBRIDGE_API_URL';
+    const started = performance.now();
+    try {
+      const baseUrl = resolveBaseUrl({ baseUrl: credentialsFromEnv(rt.env).apiUrl ?? rt.settings.apiUrl ?? '' });
+      target = new URL(baseUrl).origin;
+      // The probe bypasses the client's limiter and retries on purpose: a budget paused
+      // by throttling would otherwise make a reachable API look dead.
+      const { auth } = rt.clientFor();
+      const http = (transport ??= createTransport({ baseUrl, connections: 1, connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs }));
+      const res = await withTimeout(
+        auth.headers().then(({ headers }) =>
+          http.send({ method: 'GET', path: PROBE_PATH, headers, isWrite: false, signal: AbortSignal.timeout(timeoutMs) }),
+        ),
+        timeoutMs,
+      );
+      readEnvelope(res, { method: 'GET', path: PROBE_PATH, isWrite: false });
+      return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      // The client paces throttled answers and refreshes expired tokens itself.
+      if (err instanceof ApiError && (err.category === 'throttled' || err.category === 'auth-refresh')) {
+        return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started), throttled: err.category === 'throttled' };
+      }
+      return failure(err, target);
+    }
+  }
+
+  return {
+    check() {
+      inFlight ??= Promise.all([checkRedis(), checkApi()])
+        .then(([redis, api]): HealthReport => ({
+          status: redis.status === 'reachable' && api.status === 'reachable' ? 'ok' : 'failing',
+          redis,
+          api,
+        }))
+        .finally(() => {
+          inFlight = undefined;
+        });
+      return inFlight;
+    },
+    async close() {
+      await transport?.close();
+      transport = undefined;
+    },
+  };
+}

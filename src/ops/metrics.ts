@@ -1,0 +1,183 @@
+/**
+ * Prometheus metrics of one rowbridge process (issue #5, point 3), on a prom-client
+ * Registry of its own so tests and several runtimes in one process never share series.
+ *
+ * How a process feeds it:
+ * - every platform client's `onEvent` goes to {@link Metrics.onClientEvent} (requests by
+ *   category, throttled answers, retries, token refreshes), exchange by exchange;
+ * - the run orchestrator calls {@link Metrics.observeRun} once a run is terminal, with
+ *   the record and `runs.report(runId)` (rows by outcome, run duration);
+ * - {@link Metrics.collectFrom} is given the runtime once: queue depths and the current
+ *   pace of each credential's limiter are then read at scrape time, not kept up to date.
+ *
+ * Counters are per process; Prometheus sums them over the workers.
+ */
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ClientEvent } from '../api/create-api-client.ts';
+import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
+import { BATCH_QUEUE, RUN_QUEUE } from '../queue/queues.ts';
+import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
+import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+
+/** BullMQ job states exported as `rowbridge_queue_jobs{queue,state}`. */
+export const QUEUE_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+  'completed',
+  'failed',
+] as const;
+
+/**
+ * What scrape-time collection reads. A {@link Runtime} satisfies it; `clients` is the
+ * runtime's platform clients by credentials env prefix (`ROWBRIDGE_`, `CRM_`, ...).
+ */
+export interface MetricsSource {
+  connection: Redis;
+  queuePrefix: string;
+  /** The clients made so far; the pace gauge has one series per entry. Without it there is no pace series. */
+  clients?: () => Iterable<readonly [string, { limiter: Pick<RateLimiter, 'currentRate'> }]>;
+}
+
+/** The metrics of one process and the hooks that feed them. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts one client event (pass it as, or call it from, the client's `onEvent`). */
+  onClientEvent(event: ClientEvent): void;
+  /**
+   * Adds a terminal run's rows by outcome and its duration. A run observed twice (a
+   * finalizer retried by BullMQ) is counted once; non-terminal records are ignored.
+   */
+  observeRun(record: RunRecord, report: RunReport): void;
+  /** Reads queue depths and pace from `source` at every scrape. Call once. */
+  collectFrom(source: MetricsSource): void;
+  /** The exposition text and its content type, for `GET /metrics`. */
+  render(): Promise<{ contentType: string; body: string }>;
+  /** Releases the queue handles `collectFrom` opened (the connection stays open). */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** Longest wait for queue counts at a scrape; past it the queue series are left out. @defaultValue 2000 */
+  scrapeTimeoutMs?: number;
+  /** Node.js process metrics (CPU, memory, event loop lag). @defaultValue true */
+  defaultMetrics?: boolean;
+}
+
+/** How many run ids are remembered to count each run once. */
+const OBSERVED_RUNS_KEPT = 1000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+export function createMetrics(registry: Registry = new Registry(), options: MetricsOptions = {}): Metrics {
+  const scrapeTimeoutMs = options.scrapeTimeoutMs ?? 2000;
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  let source: MetricsSource | undefined;
+  let queues: Array<Queue> = [];
+  const observed = new Set<string>();
+
+  const rows = new Counter({
+    name: 'rowbridge_rows_total',
+    help: 'Source rows by outcome of their run; dead_lettered rows carry the error category.',
+    labelNames: ['outcome', 'category'] as const,
+    registers,
+  });
+  const requests = new Counter({
+    name: 'rowbridge_requests_total',
+    help: 'HTTP exchanges with the platform by result: ok, or the error category.',
+    labelNames: ['category'] as const,
+    registers,
+  });
+  const throttled = new Counter({ name: 'rowbridge_throttled_total', help: 'Throttled answers (codes 51, 90000, HTTP 429).', registers });
+  const retries = new Counter({ name: 'rowbridge_retries_total', help: 'Retries scheduled by the platform client.', registers });
+  const refreshes = new Counter({ name: 'rowbridge_token_refreshes_total', help: 'Access tokens refreshed.', registers });
+  const durations = new Histogram({
+    name: 'rowbridge_run_duration_seconds',
+    help: 'Duration of finished runs, from start to the terminal status.',
+    labelNames: ['job', 'status'] as const,
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600],
+    registers,
+  });
+  const pace = new Gauge({
+    name: 'rowbridge_pace_requests_per_second',
+    help: "Current shared request rate of each credential's budget (all workers together).",
+    labelNames: ['credential'] as const,
+    registers,
+    collect() {
+      pace.reset();
+      for (const [credential, client] of source?.clients?.() ?? []) pace.set({ credential }, client.limiter.currentRate());
+    },
+  });
+  const queueJobs = new Gauge({
+    name: 'rowbridge_queue_jobs',
+    help: 'Jobs in the BullMQ queues by state.',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+    async collect() {
+      queueJobs.reset();
+      // With Redis down BullMQ's connection waits forever: a scrape must still answer,
+      // so the queue series are left out rather than the whole scrape hanging.
+      const counts = await Promise.all(
+        queues.map((q) => withTimeout(q.getJobCounts(...QUEUE_STATES), scrapeTimeoutMs).catch(() => undefined)),
+      );
+      queues.forEach((q, i) => {
+        const byState = counts[i];
+        if (byState === undefined) return;
+        for (const state of QUEUE_STATES) queueJobs.set({ queue: q.name, state }, byState[state] ?? 0);
+      });
+    },
+  });
+
+  return {
+    registry,
+    onClientEvent(event) {
+      if (event.type === 'request') {
+        requests.inc({ category: event.category ?? 'ok' });
+        if (event.category === 'throttled') throttled.inc();
+      } else if (event.type === 'retry') retries.inc();
+      else refreshes.inc();
+    },
+    observeRun(record, report) {
+      if (!TERMINAL_STATUSES.has(record.status) || observed.has(record.runId)) return;
+      observed.add(record.runId);
+      if (observed.size > OBSERVED_RUNS_KEPT) {
+        const oldest = observed.values().next();
+        if (oldest.done !== true) observed.delete(oldest.value);
+      }
+      for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'deleted'] as const) {
+        if (report[outcome] > 0) rows.inc({ outcome }, report[outcome]);
+      }
+      for (const [category, n] of Object.entries(report.deadLettered)) {
+        if (n !== undefined && n > 0) rows.inc({ outcome: 'dead_lettered', category }, n);
+      }
+      durations.observe({ job: record.job, status: record.status }, report.durationMs / 1000);
+    },
+    collectFrom(next) {
+      if (source !== undefined) throw new Error('metrics: collectFrom was already given a runtime');
+      source = next;
+      const opts = { connection: next.connection, prefix: next.queuePrefix };
+      queues = [new Queue(RUN_QUEUE, opts), new Queue(BATCH_QUEUE, opts)];
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    async close() {
+      const open = queues;
+      queues = [];
+      source = undefined;
+      await Promise.all(open.map((q) => q.close().catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The operator HTTP server of a rowbridge process: `/metrics` (Prometheus), `/healthz`,
+ * `/readyz`, and the dashboard when asked. Served by `rowbridge dashboard` and by a
+ * worker started with `--dashboard`.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { Runtime } from '../queue/runtime.ts';
+import { createDashboard } from './dashboard/create-dashboard.ts';
+import type { Dashboard } from './dashboard/create-dashboard.ts';
+import { createHealthCheck } from './health.ts';
+import type { HealthCheck, Readiness } from './health.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Options of {@link startOpsServer}. */
+export interface OpsServerOptions {
+  rt: Runtime;
+  /** Served at `/metrics`; the caller feeds it (and calls `collectFrom(rt)` once) and closes it. */
+  metrics: Metrics;
+  readiness: Readiness;
+  /** 0 picks a free port. @defaultValue 3000 */
+  port?: number;
+  /** @defaultValue '127.0.0.1' (the dashboard has no login: expose it deliberately) */
+  host?: string;
+  /** Serve the dashboard pages and bull-board besides the probes. */
+  dashboard: boolean;
+  /** bull-board without its job-changing buttons. @defaultValue false */
+  readOnly?: boolean;
+  /** @defaultValue a check of the runtime's Redis and its default API credential */
+  health?: HealthCheck;
+  /** Longest wait for open requests on close before their connections are cut. @defaultValue 5000 */
+  closeTimeoutMs?: number;
+}
+
+/** A running ops server. */
+export interface OpsServer {
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  /** Stops listening, waits (bounded) for open requests, then releases its queue handles. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(new Error(`ops server: cannot listen on ${host}:${port} (${err.code ?? err.message})`, { cause: err }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const { rt, metrics, readiness } = options;
+  const host = options.host ?? '127.0.0.1';
+  const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
+  const ownsHealth = options.health === undefined;
+  const health = options.health ?? createHealthCheck(rt);
+  const dashboard: Dashboard | undefined = options.dashboard
+    ? createDashboard({ rt, ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }) })
+    : undefined;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', async (_req, res) => {
+    const { contentType, body } = await metrics.render();
+    res.type(contentType).set('cache-control', 'no-store').send(body);
+  });
+  app.get('/healthz', async (_req, res) => {
+    const report = await health.check();
+    res.status(report.status === 'ok' ? 200 : 503).set('cache-control', 'no-store').json(report);
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = readiness.state === 'ready';
+    res.status(ready ? 200 : 503).set('cache-control', 'no-store').json({ status: readiness.state });
+  });
+  if (dashboard !== undefined) app.use(dashboard.router);
+
+  const server = createServer(app);
+  try {
+    await listen(server, options.port ?? 3000, host);
+  } catch (err) {
+    await dashboard?.close();
+    if (ownsHealth) await health.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => {
+          timer = setTimeout(() => {
+            // A scrape or a page stuck on Redis must not hold the process up.
+            server.closeAllConnections();
+            resolve();
+          }, closeTimeoutMs);
+        });
+        await Promise.race([closed, late]);
+        clearTimeout(timer);
+        await dashboard?.close();
+        if (ownsHealth) await health.close();
+      })();
+      return closing;
+    },
+  };
+}
