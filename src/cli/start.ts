@@ -109,7 +109,19 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       ].join('\n'),
     );
     const runIo: CliIo = { ...io, env };
-    const runCode = await runMain([path.join(QUICKSTART, 'orders.yaml')], runIo);
+    // The report's own "see them: rowbridge dlq list" hint lacks the prefix (and with a
+    // private Redis there is nothing left to see): the section after the report replaces it.
+    const reportIo: CliIo = {
+      ...runIo,
+      out: (text) =>
+        io.out(
+          text
+            .split('\n')
+            .filter((line) => !line.trimStart().startsWith('see them: rowbridge dlq'))
+            .join('\n'),
+        ),
+    };
+    const runCode = await runMain([path.join(QUICKSTART, 'orders.yaml')], reportIo);
     if (runCode !== EXIT.ok && runCode !== EXIT.deadLettered) return runCode;
     return await explainDeadLetters(runIo, badRows, privateRedis !== undefined, prefix);
   } catch (err) {
