@@ -169,6 +169,9 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
       source = next;
       const opts = { connection: next.connection, prefix: next.queuePrefix };
       queues = [new Queue(RUN_QUEUE, opts), new Queue(BATCH_QUEUE, opts)];
+      // The runtime already logs its connection's errors; a queue without a listener
+      // would print each one again.
+      for (const q of queues) q.on('error', () => undefined);
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -87,6 +87,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const readOnlyMode = options.readOnly === true;
   const queueOptions = { connection: rt.connection, prefix: rt.queuePrefix };
   const queues = [new Queue(RUN_QUEUE, queueOptions), new Queue(BATCH_QUEUE, queueOptions)];
+  // The runtime already logs its connection's errors; unheard, each queue would print them again.
+  for (const q of queues) q.on('error', () => undefined);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUES_PATH);
   createBullBoard({
