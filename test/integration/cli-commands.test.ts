@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as enqueueMain } from '../../src/cli/enqueue.ts';
+import type { CliIo } from '../../src/cli/io.ts';
+import { main as planMain } from '../../src/cli/plan.ts';
+import { main as runMain } from '../../src/cli/run.ts';
+import { main as statusMain } from '../../src/cli/status.ts';
+import { createQueues } from '../../src/queue/queues.ts';
+import { registerSchedules } from '../../src/queue/schedules.ts';
+import { createHarness } from '../helpers/sync-harness.ts';
+import type { Harness } from '../helpers/sync-harness.ts';
+
+function capture(env: NodeJS.ProcessEnv): CliIo & { out_: string[]; err_: string[] } {
+  const out_: string[] = [];
+  const err_: string[] = [];
+  return { out: (t) => out_.push(t), err: (t) => err_.push(t), isTty: false, env, cwd: process.cwd(), out_, err_ };
+}
+
+describe('CLI commands: plan, run, enqueue, status, schedules', () => {
+  let h: Harness;
+  let ws: string;
+  beforeAll(async () => {
+    h = await createHarness('cli');
+    ws = h.createWorksheet({
+      name: 'Items',
+      alias: 'items',
+      fields: [
+        { name: 'Sku', alias: 'sku', type: '2', required: true, isTitle: true },
+        { name: 'Qty', alias: 'qty', type: '6' },
+      ],
+    });
+    await h.writeFile('items.csv', 'sku,qty\nS-1,1\nS-2,2\nS-3,x\n');
+    await h.writeJob(
+      'items',
+      `name: items
+source: { type: csv, path: ./items.csv }
+target: { worksheet: items, mode: upsert, key: sku, batchSize: 10 }
+fields: { sku: sku, qty: qty }
+schedule: "*/15 * * * *"
+`,
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('plan counts exactly what a run would do and writes nothing', async () => {
+    const io = capture(h.env);
+    expect(await planMain(['items', '--json'], io)).toBe(0);
+    const plan = JSON.parse(io.out_.join('')) as Record<string, unknown>;
+    expect(plan).toMatchObject({ read: 3, create: 2, update: 0, unchanged: 0, reject: 1 });
+    expect(plan.apiCalls).toMatchObject({ batchCreates: 1 });
+    expect(h.emulator.state.rowCount(ws)).toBe(0);
+  });
+
+  it('run exits 2 when rows were dead-lettered and prints the report; a re-run plans zero writes', async () => {
+    const io = capture(h.env);
+    expect(await runMain(['items'], io)).toBe(2);
+    const text = io.out_.join('\n');
+    expect(text).toMatch(/created\s+2/);
+    expect(text).toMatch(/dead-lettered\s+1 \(invalid-row 1\)/);
+    expect(text).toMatch(/dlq list --run items-/);
+    expect(h.emulator.state.rowCount(ws)).toBe(2);
+
+    const planIo = capture(h.env);
+    await planMain(['items', '--json'], planIo);
+    expect(JSON.parse(planIo.out_.join(''))).toMatchObject({ create: 0, update: 0, unchanged: 2 });
+  });
+
+  it('run exits 0 when every row landed, and 1 with a clear message for an unknown job', async () => {
+    await h.writeFile('items.csv', 'sku,qty\nS-1,1\nS-2,5\n');
+    const io = capture(h.env);
+    expect(await runMain(['items', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.out_.join(''))).toMatchObject({ run: { status: 'completed' }, report: { updated: 1, unchanged: 1 } });
+
+    const bad = capture(h.env);
+    expect(await runMain(['nope'], bad)).toBe(1);
+    expect(bad.err_.join('')).toMatch(/no job spec nope\.yaml/);
+    expect(await runMain([], capture(h.env))).toBe(64);
+  });
+
+  it('enqueue queues a run for workers; status lists runs and shows one', async () => {
+    const io = capture(h.env);
+    expect(await enqueueMain(['items', '--json'], io)).toBe(0);
+    const { runId } = JSON.parse(io.out_.join('')) as { runId: string };
+    const queued = capture(h.env);
+    expect(await statusMain([runId, '--json'], queued)).toBe(0);
+    expect(JSON.parse(queued.out_.join(''))).toMatchObject({ run: { runId, status: 'queued' } });
+    h.startWorkers();
+    const { record } = await h.waitForRun(runId);
+    expect(record.status).toBe('completed');
+    const list = capture(h.env);
+    expect(await statusMain([], list)).toBe(0);
+    expect(list.out_.join('\n')).toContain(runId);
+    expect(await statusMain(['no-such-run'], capture(h.env))).toBe(1);
+  });
+
+  it('registers one scheduler per scheduled job and removes stale ones', async () => {
+    const first = await registerSchedules(h.rt);
+    expect(first.registered).toEqual(['items']);
+    // The schedule is taken out of the job: its scheduler goes too.
+    await h.writeJob(
+      'items',
+      `name: items
+source: { type: csv, path: ./items.csv }
+target: { worksheet: items, mode: upsert, key: sku }
+fields: { sku: sku, qty: qty }
+`,
+    );
+    const second = await registerSchedules(h.rt);
+    expect(second).toEqual({ registered: [], removed: ['items'] });
+    const queues = createQueues(h.rt);
+    expect(await queues.runs.getJobSchedulers()).toEqual([]);
+    await queues.close();
+  });
+});
