@@ -56,6 +56,8 @@ function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec): Source
 
 /** Streams the records of a CSV file. */
 export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  // Before the file is opened: a range read without a cursor field fails without leaking it.
+  const keep = createCursorFilter(deps.since, deps.cursorField, deps, `csv source ${spec.path}`);
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { signal: deps.signal });
   let parser;
   try {
@@ -75,7 +77,6 @@ export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): Asy
   }
   // Errors of either stream end the iteration below; the callback only has to exist.
   pipeline(stream, parser, () => undefined);
-  const keep = createCursorFilter(deps.since, deps.cursorField);
   let header: string[] | undefined;
   let nextLine = 1;
   let emptyLinesSeen = 0;

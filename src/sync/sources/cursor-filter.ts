@@ -1,8 +1,10 @@
 /**
  * Incremental reads outside a database: the source compares each record's cursor value
- * with the saved one and keeps only records past it. Values compare as numbers when both
- * are numeric, as instants when both are dates, else as strings.
+ * with the saved one and keeps only records past it (and, for a backfill chunk, not past
+ * `until`). Values compare as numbers when both are numeric, as instants when both are
+ * dates, else as strings.
  */
+import { SourceError } from './source-error.ts';
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
@@ -70,20 +72,59 @@ export interface CursorDecision {
   cursor?: unknown;
 }
 
+/** The cursor values a read covers, as `SourceDeps` carries them. */
+export interface CursorBounds {
+  /** Lower bound, exclusive unless `sinceInclusive`; empty means none. */
+  since?: unknown;
+  /** The first chunk of a backfill reads `cursor >= since`. @defaultValue `false` */
+  sinceInclusive?: boolean | undefined;
+  /** Inclusive upper bound (a backfill chunk); empty means none. */
+  until?: unknown;
+}
+
+/** Whether the bounds close the read at the top, i.e. it is a backfill of a range. */
+export function isRangeRead(bounds: CursorBounds): boolean {
+  return !isEmptyCursor(bounds.until);
+}
+
+/**
+ * Whether a record's cursor value lies within the bounds. A record without a value is
+ * read by an ordinary incremental run (nothing proves it was synced before, and writing it
+ * again is an idempotent upsert, while dropping it loses it) but not by a range read: a
+ * backfill reads a range, and a record with no cursor belongs to no range; keeping it
+ * would write it once per chunk.
+ */
+export function isInCursorRange(cursor: unknown, bounds: CursorBounds): boolean {
+  if (isEmptyCursor(cursor)) return !isRangeRead(bounds);
+  if (!isEmptyCursor(bounds.since)) {
+    const vsSince = compareCursor(cursor, bounds.since);
+    if (bounds.sinceInclusive === true ? vsSince < 0 : vsSince <= 0) return false;
+  }
+  return isEmptyCursor(bounds.until) || compareCursor(cursor, bounds.until) <= 0;
+}
+
 /**
  * A filter for records read from files and APIs. Without a cursor field every record is
- * kept. A record with no value in the cursor field is kept too: nothing proves it was
- * synced before, and writing it again is an idempotent upsert, while dropping it loses it.
+ * kept; a range read (`until` set) needs one, so it throws a `SOURCE_CONFIG` error naming
+ * `who`. Records without a cursor value: see `isInCursorRange`.
  */
 export function createCursorFilter(
   since: unknown,
   cursorField: string | undefined,
+  range: Omit<CursorBounds, 'since'> = {},
+  who = 'source',
 ): (data: Record<string, unknown>) => CursorDecision {
+  const bounds: CursorBounds = { since, sinceInclusive: range.sinceInclusive, until: range.until };
+  if (cursorField === undefined && isRangeRead(bounds)) {
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `${who}: reading a range of cursor values (a backfill with --from/--to) needs incremental.cursor in the job: without a cursor field no record can be placed in the range`,
+    );
+  }
   return (data) => {
     if (cursorField === undefined) return { keep: true };
     const cursor = data[cursorField];
-    if (isEmptyCursor(cursor)) return { keep: true };
-    if (isEmptyCursor(since)) return { keep: true, cursor };
-    return { keep: compareCursor(cursor, since) > 0, cursor };
+    if (isEmptyCursor(cursor)) return { keep: isInCursorRange(cursor, bounds) };
+    return { keep: isInCursorRange(cursor, bounds), cursor };
   };
 }

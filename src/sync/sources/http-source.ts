@@ -31,7 +31,7 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
   const base = parseBaseUrl(resolvedUrl.value);
   const itemsPath = splitDotPath(spec.itemsPath);
   const pagination = spec.pagination ?? { type: 'none' };
-  const keep = createCursorFilter(deps.since, deps.cursorField);
+  const keep = createCursorFilter(deps.since, deps.cursorField, deps, 'http source');
   let page = pagination.type === 'page' ? (pagination.startPage ?? 1) : 1;
   let cursor: string | undefined;
   let index = 0;

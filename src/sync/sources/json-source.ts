@@ -15,9 +15,10 @@ import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
 /** Streams the elements of the array of a JSON file. */
 export async function* readJsonSource(spec: JsonSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  // Before the file is opened: a range read without a cursor field fails without leaking it.
+  const keep = createCursorFilter(deps.since, deps.cursorField, deps, `json source ${spec.path}`);
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { encoding: 'utf8', signal: deps.signal });
   const scanner = createJsonArrayScanner(splitDotPath(spec.itemsPath));
-  const keep = createCursorFilter(deps.since, deps.cursorField);
   let first = true;
   let index = 0;
   let ordinal = 0;

@@ -48,7 +48,7 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
           throw new SourceError(kind, `${who}: query failed: ${redactSecrets((err as Error).message, secrets)}`);
         }
       },
-      { since: deps.since, signal: deps.signal },
+      { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
     );
   } finally {
     await conn.end().catch(() => undefined);

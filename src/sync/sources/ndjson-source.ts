@@ -47,8 +47,9 @@ async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string
 
 /** Streams the records of an NDJSON file. */
 export async function* readNdjsonSource(spec: NdjsonSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  // Before the file is opened: a range read without a cursor field fails without leaking it.
+  const keep = createCursorFilter(deps.since, deps.cursorField, deps, `ndjson source ${spec.path}`);
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { encoding: 'utf8', signal: deps.signal });
-  const keep = createCursorFilter(deps.since, deps.cursorField);
   let line = 0;
   let index = 0;
   try {

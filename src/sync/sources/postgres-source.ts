@@ -43,7 +43,7 @@ export async function* readPostgresSource(spec: PostgresSourceSpec, deps: Source
           throw new SourceError(kind, `${who}: query failed: ${redactSecrets((err as Error).message, secrets)}`);
         }
       },
-      { since: deps.since, signal: deps.signal },
+      { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
     );
   } finally {
     await client.end().catch(() => undefined);

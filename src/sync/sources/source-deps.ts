@@ -34,6 +34,17 @@ export interface SourceDeps {
   /** Saved incremental cursor: only records with a cursor past it are read. */
   since?: unknown;
   /**
+   * Makes `since` inclusive (`cursor >= since`): the first chunk of a backfill starts at
+   * the range's own `--from` value. @defaultValue `false`
+   */
+  sinceInclusive?: boolean | undefined;
+  /**
+   * Inclusive upper bound of a backfill chunk: only records with a cursor `<= until` are
+   * read, and records without a cursor value are skipped (they belong to no range). File
+   * and http sources then need `cursorField`. See `splitRange` (../split-range.ts).
+   */
+  until?: unknown;
+  /**
    * The job's incremental cursor field (`incremental.cursor`): the data key compared with
    * `since` in file, http and worksheet sources. SQL sources use `cursorColumn` instead.
    */

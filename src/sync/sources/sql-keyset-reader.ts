@@ -14,9 +14,14 @@
  * Cursor values travel as the database's own text form (`::text`, `CAST(.. AS CHAR)`):
  * a JS Date keeps milliseconds, and a microsecond timestamp rounded to one would repeat
  * or skip rows. `record.cursor` is that text, and `since` is compared the same way.
+ *
+ * A backfill chunk adds `cursor <= until` to every page (the upper bound is inclusive, so
+ * ties at it are all read) and its first chunk reads `cursor >= since`; the parameters
+ * are text the database casts to the column's type, exactly like `since`.
  */
 import type { SqlSourceSpec } from './source-spec.ts';
 import type { SourceItem } from './source-error.ts';
+import { isEmptyCursor } from './cursor-filter.ts';
 import { SourceError } from './source-error.ts';
 
 /** How one database spells identifiers, placeholders and a cast to text. */
@@ -51,7 +56,7 @@ export async function* readKeysetPages(
   spec: SqlSourceSpec<'postgres' | 'mysql'>,
   dialect: SqlDialect,
   run: RunQuery,
-  options: { since?: unknown; signal?: AbortSignal | undefined },
+  options: { since?: unknown; sinceInclusive?: boolean | undefined; until?: unknown; signal?: AbortSignal | undefined },
 ): AsyncGenerator<SourceItem> {
   const batchSize = spec.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
@@ -67,9 +72,12 @@ export async function* readKeysetPages(
     const { [CURSOR_ALIAS]: cursor, [KEY_ALIAS]: key, ...data } = row;
     return { data, position: { index: index++, ...(typeof key === 'string' ? { id: key } : {}) }, cursor };
   };
-  const hasSince = options.since !== undefined && options.since !== null && options.since !== '';
+  const hasSince = !isEmptyCursor(options.since);
   let lastCursor: unknown = hasSince ? options.since : undefined;
   let lastKey: unknown;
+  // Only the first page starts at `since` itself; later pages start past a row already read.
+  let atSinceInclusive = hasSince && options.sinceInclusive === true;
+  const until = isEmptyCursor(options.until) ? undefined : options.until;
   for (;;) {
     options.signal?.throwIfAborted();
     const params: unknown[] = [];
@@ -79,8 +87,11 @@ export async function* readKeysetPages(
     };
     let where = `${c} IS NOT NULL`;
     if (lastCursor !== undefined) {
-      where += k === undefined || lastKey === undefined ? ` AND ${c} > ${p(lastCursor)}` : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
+      const after = atSinceInclusive ? '>=' : '>';
+      where += k === undefined || lastKey === undefined ? ` AND ${c} ${after} ${p(lastCursor)}` : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
     }
+    if (until !== undefined) where += ` AND ${c} <= ${p(until)}`;
+    atSinceInclusive = false;
     const rows = await run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params);
     const last = rows[rows.length - 1];
     if (rows.length < batchSize || last === undefined) {

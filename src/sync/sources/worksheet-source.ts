@@ -4,13 +4,13 @@
  * are its concern). `data` is the row's field values; `position.id` is the row id.
  *
  * The cursor is the job's cursor field when the row has it, else the row's `updatedAt`
- * (ISO string). Rows are filtered client-side against `since`: the platform's date filter
- * operators are uncertain (platform notes §3), and a silently ignored filter would be
- * worse than reading the rows.
+ * (ISO string). Rows are filtered client-side against `since` (and `until` for a backfill
+ * chunk): the platform's date filter operators are uncertain (platform notes §3), and a
+ * silently ignored filter would be worse than reading the rows.
  */
 import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
-import { compareCursor, isEmptyCursor } from './cursor-filter.ts';
+import { isEmptyCursor, isInCursorRange } from './cursor-filter.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 
 // Names a job may use for the row's modification time rather than a field of its own.
@@ -36,7 +36,7 @@ export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: Sour
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();
     const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
-    if (!isEmptyCursor(deps.since) && !isEmptyCursor(cursor) && compareCursor(cursor, deps.since) <= 0) continue;
+    if (!isInCursorRange(cursor, deps)) continue;
     yield {
       data: { ...row.values },
       position: { index: index++, id: row.id },
