@@ -108,8 +108,9 @@ describe('/healthz and /readyz', () => {
     const redisUrl = `redis://:hunter2-redis-secret@127.0.0.1:${await closedPort()}`;
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
     redis.on('error', () => undefined);
-    cleanup.push(async () => {
+    cleanup.push(() => {
       redis.disconnect();
+      return Promise.resolve();
     });
     const env = { ...h.env, REDIS_URL: redisUrl };
     const source: HealthSource = { redis, settings: loadSettings(env), env, clientFor: (prefix) => h.rt.clientFor(prefix) };
@@ -146,7 +147,7 @@ describe('/healthz and /readyz', () => {
         started();
         return new Promise<HealthReport>(() => undefined);
       },
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
     const server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: false, health: stuck, closeTimeoutMs: 200 });
     const pending = fetch(`${server.url}/healthz`).then(
