@@ -5,6 +5,7 @@
 import type { UserRef, WorksheetStructure } from '../api/types.ts';
 import type { EmulatorDeps } from './deps.ts';
 import { plainText } from './rows/read-format.ts';
+import { rowLog } from './rows/row-log.ts';
 import type { StoredRow, UserRecord, WorksheetRecord } from './state/records.ts';
 import { structureView } from './worksheets/structure-view.ts';
 
@@ -69,7 +70,7 @@ export function createStateView(deps: EmulatorDeps): EmulatorStateView {
       createdBy: row.createdBy,
       updatedBy: row.updatedBy,
       owner: row.owner,
-      logCount: row.logs.length,
+      logCount: rowLog(row).length,
     };
   };
   return {

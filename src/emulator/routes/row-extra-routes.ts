@@ -7,6 +7,7 @@ import { notFound, paramError } from '../emulator-error.ts';
 import { asString, bodyObject } from '../input.ts';
 import { pivot } from '../rows/pivot.ts';
 import { readValue } from '../rows/read-format.ts';
+import { rowLog } from '../rows/row-log.ts';
 import { readPaging } from '../rows/row-query.ts';
 import { liveRow } from '../rows/row-table.ts';
 import type { AppRouteContext, Route } from '../router.ts';
@@ -81,7 +82,7 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const ws = sheet(ctx);
         const found = row(ctx, ws, true);
-        const logs = found.logs
+        const logs = rowLog(found)
           .map((entry, i) => {
             const changes = entry.values !== undefined
               ? ws.fields.filter((f) => entry.values?.[f.id] !== undefined).map((f) => ({ fieldId: f.id, before: undefined, after: entry.values?.[f.id] }))

@@ -11,6 +11,7 @@ import { asArray, asObject, asString } from '../input.ts';
 import type { StoredRow, WorksheetRecord } from '../state/records.ts';
 import { uniqueFieldIds } from '../worksheets/worksheet-model.ts';
 import { checkValues, commitPendingOptions, located, parseFieldValues, prepareValues } from './field-values.ts';
+import { appendLog } from './row-log.ts';
 import { insertRow, liveRow, purgeRow, replaceValues, softDelete } from './row-table.ts';
 import type { WriteScope } from './value-codec.ts';
 
@@ -41,7 +42,7 @@ function newRow(deps: EmulatorDeps, ws: WorksheetRecord, values: Record<string, 
     owner: user,
     deleted: false,
     purged: false,
-    logs: [{ action: 'create', at: now, by: user, changes: undefined, values }],
+    logs: undefined,
     discussions: undefined,
     shareToken: undefined,
   };
@@ -87,10 +88,11 @@ function requireLive(ws: WorksheetRecord, rowId: string): StoredRow {
 
 function applyUpdate(deps: EmulatorDeps, ws: WorksheetRecord, row: StoredRow, prepared: ReturnType<typeof prepareValues>, user: UserRef): void {
   if (prepared.changes.length === 0) return;
+  const now = deps.options.now();
+  appendLog(row, { action: 'update', at: now, by: user, changes: prepared.changes, values: undefined });
   replaceValues(ws.table, row, prepared.values, uniqueFieldIds(ws));
-  row.updatedAt = deps.options.now();
+  row.updatedAt = now;
   row.updatedBy = user;
-  row.logs.push({ action: 'update', at: row.updatedAt, by: user, changes: prepared.changes, values: undefined });
 }
 
 export function updateRow(deps: EmulatorDeps, ws: WorksheetRecord, rowId: string, rawFields: unknown, user: UserRef): void {
@@ -139,7 +141,7 @@ export function deleteRow(deps: EmulatorDeps, ws: WorksheetRecord, rowId: string
     return;
   }
   softDelete(ws.table, row, unique);
-  row.logs.push({ action: 'delete', at: deps.options.now(), by: user, changes: undefined, values: undefined });
+  appendLog(row, { action: 'delete', at: deps.options.now(), by: user, changes: undefined, values: undefined });
 }
 
 /** Ids that do not exist are skipped: deleting is idempotent, so a retried batch succeeds. */

@@ -177,7 +177,9 @@ export function canonicalValue(scope: WriteScope, field: FieldRecord, input: Fie
     case 'DateTime': {
       const parsed = parseDateTime(value);
       if (parsed === undefined) throw valueError(`${fieldLabel(field)} expects a date-time YYYY-MM-DD HH:mm:ss, got ${describe(value)}`);
-      return `${parsed.date} ${parsed.time ?? '00:00:00'}`;
+      const canonical = `${parsed.date} ${parsed.time ?? '00:00:00'}`;
+      // Keep the caller's string when it is already canonical: one string per row, not three.
+      return value === canonical ? value : canonical;
     }
     case 'Time': {
       const m = typeof value === 'string' ? TIME.exec(value.trim()) : null;

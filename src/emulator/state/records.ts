@@ -91,7 +91,8 @@ export interface StoredRow {
   deleted: boolean;
   /** Permanently deleted: kept in `order` only until the next compaction. */
   purged: boolean;
-  logs: RowLogEntry[];
+  /** Undefined until the first change after creation (see rows/row-log.ts). */
+  logs: RowLogEntry[] | undefined;
   discussions: DiscussionRecord[] | undefined;
   shareToken: string | undefined;
 }
