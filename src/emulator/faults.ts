@@ -38,6 +38,7 @@ export function createFaultInjector(faults: () => FaultOptions | undefined): Fau
         seededWith = options;
       }
       const draws = [prng.next(), prng.next(), prng.next(), prng.next(), prng.next(), prng.next()] as const;
+      if (options.writesOnly === true && !isWrite) return { latencyMs: 0, kind: undefined, httpStatus: 0 };
       const [min, max] = options.latencyMs ?? [0, 0];
       const latencyMs = Math.round(min + draws[0] * (max - min));
       const httpStatus = STATUSES[Math.floor(draws[5] * STATUSES.length)] ?? 503;

@@ -41,6 +41,8 @@ export interface FaultOptions {
    * ambiguous case a client must reconcile.
    */
   resetAfterApply?: number;
+  /** Inject faults into writes only; reads (lists, structure) go through cleanly. @defaultValue false */
+  writesOnly?: boolean;
 }
 
 /** Options of {@link startEmulator}. */

@@ -4,7 +4,6 @@ import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { deadLetter, writeBatch } from '../sync/write-batch.ts';
 import { decideBatchFailure, delayJob } from './error-policy.ts';
-import { BATCH_ATTEMPTS } from './queues.ts';
 import type { BatchJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
@@ -70,7 +69,7 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
     } catch (err) {
       const action = decideBatchFailure(err, {
         attemptsMade: job.attemptsMade,
-        maxAttempts: job.opts.attempts ?? BATCH_ATTEMPTS,
+        maxAttempts: job.opts.attempts ?? rt.settings.batchAttempts,
         pauses: job.data.pauses ?? 0,
       });
       log.warn({ err, action: action.kind }, 'batch failed');
@@ -91,7 +90,10 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
             const o = known.get(r.index);
             return o === undefined || o === 'pending';
           });
-          await deadLetter(ctx, new Map(), open, action.category, { message: action.message });
+          await deadLetter(ctx, new Map(), open, action.category, {
+            message: action.message,
+            ...(action.errorCode === undefined ? {} : { errorCode: action.errorCode }),
+          });
           return summary({ [`dead:${action.category}`]: open.length });
         }
       }

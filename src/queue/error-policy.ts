@@ -9,7 +9,7 @@ export type BatchFailureAction =
   | { kind: 'stop-run'; message: string; category: ErrorCategory }
   | { kind: 'delay'; delayMs: number; reason: 'throttled' | 'app-unavailable' }
   | { kind: 'retry' }
-  | { kind: 'dead-letter'; category: ErrorCategory; message: string };
+  | { kind: 'dead-letter'; category: ErrorCategory; message: string; errorCode?: number };
 
 export interface FailureContext {
   /** Attempts already made before this one (BullMQ `attemptsMade`). */
@@ -47,7 +47,8 @@ export function decideBatchFailure(err: unknown, ctx: FailureContext): BatchFail
     return { kind: 'delay', delayMs: APP_UNAVAILABLE_PAUSE_MS, reason: 'app-unavailable' };
   }
   if (ctx.attemptsMade + 1 < ctx.maxAttempts) return { kind: 'retry' };
-  return { kind: 'dead-letter', category, message };
+  const errorCode = err instanceof ApiError ? err.errorCode : undefined;
+  return { kind: 'dead-letter', category, message, ...(errorCode === undefined ? {} : { errorCode }) };
 }
 
 /** Puts a job back in the delayed set without charging an attempt (BullMQ's DelayedError). */

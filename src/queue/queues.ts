@@ -28,9 +28,6 @@ export interface BatchJobData {
   pauses?: number;
 }
 
-/** Batch job attempts for transient failures, with exponential backoff between them. */
-export const BATCH_ATTEMPTS = 5;
-
 export function createQueues(rt: Runtime): { runs: Queue<RunJobData>; batches: Queue<BatchJobData>; close(): Promise<void> } {
   const opts = { connection: rt.connection, prefix: rt.queuePrefix };
   const runs = new Queue<RunJobData>(RUN_QUEUE, opts);

@@ -15,7 +15,6 @@ import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { deadLetter } from '../sync/write-batch.ts';
 import { openSource } from './open-source.ts';
-import { BATCH_ATTEMPTS } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
@@ -101,8 +100,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
             {
               jobId: `${runId}-${batchNo}`,
               parent: { id: job.id!, queue: job.queueQualifiedName },
-              attempts: BATCH_ATTEMPTS,
-              backoff: { type: 'exponential', delay: 1000, jitter: 0.5 },
+              attempts: rt.settings.batchAttempts,
+              backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
               removeOnComplete: true,
               removeOnFail: 1000,
               ignoreDependencyOnFailure: true,

@@ -110,6 +110,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       credentials,
       headerPrefix: settings.headerPrefix,
       limiter,
+      retry: { retries: settings.retries },
       logger,
       onEvent(event) {
         const t = traffic.getStore();

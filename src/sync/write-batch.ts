@@ -168,6 +168,10 @@ async function createChunk(ctx: SyncContext, chunk: BatchRow[], outcomes: BatchO
       await createChunk(ctx, again, outcomes, round + 1);
       return;
     }
+    // The server answered (or the request never left): the create did not happen, so
+    // the rows are not pending any more; a retry creates them without a lookup.
+    await ctx.runs.clearOutcomes(ctx.runId, chunk.map((r) => r.index));
+    for (const r of chunk) outcomes.delete(r.index);
     throw err;
   }
 }

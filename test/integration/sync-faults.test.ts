@@ -93,3 +93,39 @@ describe('a 10,000-row import under injected faults', () => {
     expect(entries[0]?.message).toMatch(/no key/);
   }, 120_000);
 });
+
+describe('failures that do not mend', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('dead-letters the rows of a batch whose transient failures outlast every attempt, with their category', async () => {
+    h = await createHarness('faults-exhaust', {}, { ROWBRIDGE_RETRIES: '1', ROWBRIDGE_BATCH_ATTEMPTS: '2', ROWBRIDGE_BATCH_BACKOFF_MS: '50' });
+    const ws = h.createWorksheet(SHEET);
+    await h.writeFile('events.csv', rowsCsv(30));
+    await h.writeJob('events', jobYaml('append', false));
+    // Every write fails with 99999 from now on.
+    h.emulator.setOptions({ faults: { seed: 1, error99999: 1, writesOnly: true } });
+    const { record, report } = await h.runJob('events', {});
+    expect(record.status).toBe('completed');
+    expect(report.deadLettered).toEqual({ transient: 30 });
+    expect(h.emulator.state.rowCount(ws)).toBe(0);
+    const { entries } = await h.rt.deadLetters.list({ category: 'transient', limit: 1 });
+    expect(entries[0]).toMatchObject({ errorCode: 99999, attempts: 2 });
+    expect(entries[0]?.message).toMatch(/99999/);
+  }, 60_000);
+
+  it('stops the run with one clear message on an authentication failure, dead-lettering nothing', async () => {
+    h = await createHarness('faults-auth', {}, { ROWBRIDGE_SIGN: 'wrong-sign-value' });
+    h.createWorksheet(SHEET);
+    await h.writeFile('events.csv', rowsCsv(500));
+    await h.writeJob('events', jobYaml('append', false));
+    const { record, report } = await h.runJob('events', {});
+    expect(record.status).toBe('failed');
+    expect(record.message).toMatch(/10102.*signature invalid/);
+    expect(record.message).not.toContain('wrong-sign-value');
+    expect(report.deadLetteredTotal).toBe(0);
+  });
+});

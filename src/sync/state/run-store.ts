@@ -67,6 +67,8 @@ export interface RunStore {
   /** Outcomes of source records by their index; counters move exactly once per change. */
   setOutcomes(runId: string, outcomes: ReadonlyMap<number, RowOutcome>): Promise<void>;
   getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
+  /** Forgets outcomes (a create that certainly did not happen is no longer pending). */
+  clearOutcomes(runId: string, indexes: readonly number[]): Promise<void>;
   /** Pull runs: rows written to the sink (reported as created). */
   addWritten(runId: string, rows: number): Promise<void>;
   /** Requests, throttled answers and retries made for the run. */
@@ -93,6 +95,16 @@ for i = 1, #ARGV, 2 do
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
     if old then redis.call('HINCRBY', KEYS[2], old, -1) end
     redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1)
+  end
+end
+return 1`;
+
+const CLEAR_OUTCOMES = `
+for i = 1, #ARGV do
+  local old = redis.call('HGET', KEYS[1], ARGV[i])
+  if old then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    redis.call('HINCRBY', KEYS[2], old, -1)
   end
 end
 return 1`;
@@ -162,6 +174,10 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
         if (v != null) out.set(index, v as RowOutcome);
       });
       return out;
+    },
+    async clearOutcomes(runId, indexes) {
+      if (indexes.length === 0) return;
+      await redis.eval(CLEAR_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...indexes.map(String));
     },
     async addWritten(runId, rows) {
       await redis.hincrby(countsKey(runId), 'created', rows);
