@@ -16,17 +16,21 @@ function port(value: string | undefined): number {
   return n;
 }
 
-/** Resolves on the first SIGTERM or SIGINT, naming it. */
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
+/** The first SIGTERM or SIGINT from now on; `dispose` stops listening (also on failure). */
+function awaitSignal(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
+  let on: (signal: NodeJS.Signals) => void = () => undefined;
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    on = resolve;
+  });
+  process.on('SIGTERM', on);
+  process.on('SIGINT', on);
+  return {
+    signal,
+    dispose() {
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
-      resolve(signal);
-    };
-    process.on('SIGTERM', on);
-    process.on('SIGINT', on);
-  });
+    },
+  };
 }
 
 /**
@@ -54,20 +58,22 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const rt = openRuntime(io);
   const metrics = createMetrics();
   const health = createHealthCheck(rt);
+  // Listening before the server starts: a SIGTERM during startup still stops it cleanly.
+  const stop = awaitSignal();
   try {
     metrics.collectFrom(rt);
     const readiness = createReadiness();
-    const signal = nextSignal();
     const server = await startOpsServer({ rt, metrics, readiness, health, dashboard: true, ...options });
     readiness.markReady();
     io.out(`rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)`);
-    rt.logger.info({ signal: await signal }, 'dashboard stopping');
+    rt.logger.info({ signal: await stop.signal }, 'dashboard stopping');
     readiness.markStopping();
     await server.close();
     return EXIT.ok;
   } catch (err) {
     return reportFailure(err, io);
   } finally {
+    stop.dispose();
     await health.close();
     await metrics.close();
     await rt.close();

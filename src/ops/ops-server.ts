@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { ConfigError } from '../api/errors.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import { createDashboard } from './dashboard/create-dashboard.ts';
 import type { Dashboard } from './dashboard/create-dashboard.ts';
@@ -45,7 +46,7 @@ export interface OpsServer {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      reject(new Error(`ops server: cannot listen on ${host}:${port} (${err.code ?? err.message})`, { cause: err }));
+      reject(new ConfigError(`ops server: cannot listen on ${host}:${port} (${err.code ?? err.message})`, { cause: err }));
     };
     server.once('error', onError);
     server.listen(port, host, () => {
