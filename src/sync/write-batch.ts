@@ -1,4 +1,4 @@
-import { ApiError, CATEGORY_POLICY } from '../api/errors.ts';
+import { ApiError, CATEGORY_POLICY, ConfigError } from '../api/errors.ts';
 import type { ErrorCategory } from '../api/errors.ts';
 import type { FieldValue } from '../api/types.ts';
 import type { MappedRow } from './mapping/map-result.ts';
@@ -323,7 +323,7 @@ export async function deadLetter(
 
 /** Whether an error stops the run rather than the batch (category policy). */
 export function stopsRun(err: unknown): boolean {
-  if (err instanceof RunStoppedError) return true;
+  if (err instanceof RunStoppedError || err instanceof ConfigError) return true;
   if (!(err instanceof ApiError)) return false;
   if (err.category === 'not-found') return err.errorCode === 430013 || err.errorCode === 430022;
   return CATEGORY_POLICY[err.category].stopsRun && err.category !== 'app-unavailable';
