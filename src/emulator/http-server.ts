@@ -130,6 +130,8 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
         entry.fault = decision.kind;
         throw new EmulatorError(99999, 'data operation exception (injected fault); nothing was applied');
       }
+      // Any write may change what a cached row query would answer.
+      if (match.write) deps.state.revision += 1;
       const ctx: RouteContext = { params: match.params, query: url.searchParams, body: parseJson(raw), principal, baseUrl: deps.baseUrl() };
       const route = match.route;
       const data = route.scope === 'app'

@@ -250,4 +250,26 @@ describe('emulator row list: sorts, paging, search, projection, shapes', () => {
     expect(res.data.rows).toContain('| Title | Qty |');
     expect(res.data.rows).toContain('Beta banana | 10 |');
   });
+
+  it('pages through a filtered, sorted list once and sees writes made between pages', async () => {
+    const sorted = (pageIndex: number) => titles(cond('qty', 'ge', 0), { pageSize: 2, pageIndex, sorts: [{ field: 'qty', isAsc: true }] });
+    expect([...(await sorted(1)), ...(await sorted(2)), ...(await sorted(3))]).toEqual([
+      'Alpha apple',
+      'Beta banana',
+      'Gamma apple pie',
+      'Delta',
+      'Epsilon',
+    ]);
+    const alpha = emulator.state.rows('items')[0]!;
+    const patch = (qty: number) =>
+      fetch(`${emulator.url}/v3/app/worksheets/items/rows/${alpha.id}`, { method: 'PATCH', headers, body: JSON.stringify({ fields: [{ id: 'qty', value: qty }] }) });
+    await patch(30);
+    try {
+      expect(await sorted(1)).toEqual(['Beta banana', 'Gamma apple pie']);
+      expect(await sorted(3)).toEqual(['Alpha apple']);
+    } finally {
+      await patch(5);
+    }
+    expect(await sorted(1)).toEqual(['Alpha apple', 'Beta banana']);
+  });
 });

@@ -106,10 +106,35 @@ export function listRows(state: EmulatorState, ws: WorksheetRecord, rawBody: unk
     if (typeof asc !== 'boolean') throw paramError(`sorts[${i}].isAsc must be true or false, got ${describe(asc)}`);
     return { key, direction: asc ? 1 : -1 };
   });
+  const filter = compileFilter(state, ws, body['filter'], strict);
+  const search = optionalString(body['search'], 'search');
+  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
   const offset = (pageIndex - 1) * pageSize;
+  const table = ws.table;
+  const page = (all: StoredRow[]): RowPage => ({ rows: all.slice(offset, offset + pageSize), total: includeTotal ? all.length : undefined, pageIndex, pageSize });
 
+  if (tests.length === 0 && filter.candidates === undefined && sorts.length === 0 && table.live === table.order.length) {
+    // No filter, no sort, nothing deleted: the page is a plain slice of creation order.
+    return { ...page(table.order), total: includeTotal ? table.live : undefined };
+  }
+  const key = JSON.stringify([body['filter'] ?? null, search, body['sorts'] ?? null]);
+  const cached = table.queryCache;
+  if (cached?.key === key && cached.revision === state.revision) return page(cached.rows);
+
+  const matches = (row: StoredRow): boolean => tests.every((t) => t(row));
+  if (sorts.length === 0 && !includeTotal && pageIndex === 1) {
+    // A first page needs only its own rows: stop as soon as it is full.
+    const rows: StoredRow[] = [];
+    for (const row of liveRows(ws, filter.candidates)) {
+      if (!matches(row)) continue;
+      rows.push(row);
+      if (rows.length === pageSize) break;
+    }
+    return { rows, total: undefined, pageIndex, pageSize };
+  }
+  const all: StoredRow[] = [];
+  for (const row of liveRows(ws, filter.candidates)) if (matches(row)) all.push(row);
   if (sorts.length > 0) {
-    const all = matchingRows(state, ws, body, strict);
     all.sort((a, b) => {
       for (const s of sorts) {
         const c = compare(s.key(a), s.key(b));
@@ -117,23 +142,7 @@ export function listRows(state: EmulatorState, ws: WorksheetRecord, rawBody: unk
       }
       return a.autoId - b.autoId;
     });
-    return { rows: all.slice(offset, offset + pageSize), total: includeTotal ? all.length : undefined, pageIndex, pageSize };
   }
-
-  const filter = compileFilter(state, ws, body['filter'], strict);
-  const search = optionalString(body['search'], 'search');
-  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
-  if (tests.length === 0 && filter.candidates === undefined && ws.table.live === ws.table.order.length) {
-    // No filter and nothing deleted: the page is a plain slice of creation order.
-    return { rows: ws.table.order.slice(offset, offset + pageSize), total: includeTotal ? ws.table.live : undefined, pageIndex, pageSize };
-  }
-  const rows: StoredRow[] = [];
-  let seen = 0;
-  for (const row of liveRows(ws, filter.candidates)) {
-    if (!tests.every((t) => t(row))) continue;
-    if (seen >= offset && rows.length < pageSize) rows.push(row);
-    seen += 1;
-    if (!includeTotal && rows.length === pageSize) break;
-  }
-  return { rows, total: includeTotal ? seen : undefined, pageIndex, pageSize };
+  table.queryCache = { key, revision: state.revision, rows: all };
+  return page(all);
 }

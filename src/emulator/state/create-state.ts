@@ -56,6 +56,7 @@ export function adminUser(state: EmulatorState): UserRef {
 
 export function createEmptyState(): EmulatorState {
   return {
+    revision: 0,
     org: { ...DEFAULT_ORG },
     users: new Map(DEFAULT_USERS.map((u) => [u.accountId, { ...u, departmentIds: [...u.departmentIds] }])),
     departments: new Map(DEFAULT_DEPARTMENTS.map((d) => [d.id, { ...d }])),

@@ -106,6 +106,11 @@ export interface RowTable {
   nextAutoId: number;
   /** Unique field id → value key → id of the live row holding it. */
   unique: Map<string, Map<string, string>>;
+  /**
+   * The matches of the last filtered or sorted list, so paging through a large table
+   * filters and sorts it once, not once per page. Valid while `revision` is current.
+   */
+  queryCache: { key: string; revision: number; rows: StoredRow[] } | undefined;
 }
 
 export interface ViewRecord {
@@ -257,6 +262,8 @@ export interface CredentialState {
 }
 
 export interface EmulatorState {
+  /** Counts write requests; cached query results of an older revision are stale. */
+  revision: number;
   org: OrgRecord;
   users: Map<string, UserRecord>;
   departments: Map<string, DepartmentRecord>;
