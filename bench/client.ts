@@ -77,7 +77,9 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
-const server = await spawnJsonChild<{ url: string }>(fileURLToPath(new URL('./lib/envelope-server-process.ts', import.meta.url)));
+const server = await spawnJsonChild<{ url: string }>(
+  fileURLToPath(new URL('./lib/envelope-server-process.ts', import.meta.url)),
+);
 const { url } = server.ready;
 const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
@@ -105,7 +107,12 @@ function makeClient(shared: boolean): PlatformClient {
 }
 
 try {
-  const limiterOnly = createRateLimiter({ budgetKey, initialRatePerSec: 1e6, maxRatePerSec: 1e6, maxConcurrent: concurrency });
+  const limiterOnly = createRateLimiter({
+    budgetKey,
+    initialRatePerSec: 1e6,
+    maxRatePerSec: 1e6,
+    maxConcurrent: concurrency,
+  });
   limiters.push(limiterOnly);
   const body = JSON.stringify({ pageSize: 10, pageIndex: 1 });
   const bare = async (): Promise<void> => {
@@ -116,7 +123,8 @@ try {
       body,
     });
     const parsed = (await res.body.json()) as { error_code?: unknown };
-    if (parsed.error_code !== 1) throw new Error(`bare undici: server answered ${JSON.stringify(parsed).slice(0, 200)}`);
+    if (parsed.error_code !== 1)
+      throw new Error(`bare undici: server answered ${JSON.stringify(parsed).slice(0, 200)}`);
   };
   const viaClient = (client: PlatformClient) => async (): Promise<void> => {
     const data = await client.rows.list(WORKSHEET, { pageSize: 10, pageIndex: 1 });
@@ -130,7 +138,12 @@ try {
   };
   type Name = keyof typeof variants;
   const names = Object.keys(variants) as Name[];
-  const results: Record<Name, Measured[]> = { bareUndici: [], client: [], clientRedisBudget: [], limiterOnly: [] };
+  const results: Record<Name, Measured[]> = {
+    bareUndici: [],
+    client: [],
+    clientRedisBudget: [],
+    limiterOnly: [],
+  };
 
   for (const name of names) {
     if (warmup > 0) await drive(warmup, concurrency, variants[name]);
@@ -139,7 +152,9 @@ try {
     for (const name of names) {
       const m = await drive(total, concurrency, variants[name]);
       results[name].push(m);
-      console.error(`round ${round}/${rounds} ${name}: ${Math.round(m.rps)} requests/s, ${m.cpuUsPerRequest.toFixed(1)} CPU us/request`);
+      console.error(
+        `round ${round}/${rounds} ${name}: ${Math.round(m.rps)} requests/s, ${m.cpuUsPerRequest.toFixed(1)} CPU us/request`,
+      );
     }
   }
 
@@ -147,7 +162,9 @@ try {
   const sent = overHttp * (warmup + rounds * total);
   const counted = await server.ask<{ served: number; rejected: number }>({ cmd: 'stats' });
   if (counted.served !== sent || counted.rejected !== 0) {
-    throw new Error(`server counted ${counted.served} list requests and ${counted.rejected} others; the bench sent ${sent}`);
+    throw new Error(
+      `server counted ${counted.served} list requests and ${counted.rejected} others; the bench sent ${sent}`,
+    );
   }
   const rps = (name: Name) => median(results[name].map((m) => m.rps));
   const cpu = (name: Name) => median(results[name].map((m) => m.cpuUsPerRequest));

@@ -46,8 +46,13 @@ const emulator = await spawnEmulator({ worksheet: fixture.worksheet });
 try {
   const csvStarted = performance.now();
   const csvBytes = await writeOrdersCsv(path.join(dir, 'orders.csv'), rows);
-  console.error(`wrote ${rows} rows (${(csvBytes / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - csvStarted) / 1000).toFixed(1)} s`);
-  await writeFile(path.join(dir, `${JOB}.yaml`), fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }));
+  console.error(
+    `wrote ${rows} rows (${(csvBytes / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - csvStarted) / 1000).toFixed(1)} s`,
+  );
+  await writeFile(
+    path.join(dir, `${JOB}.yaml`),
+    fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
+  );
 
   const env: NodeJS.ProcessEnv = {
     ROWBRIDGE_API_URL: emulator.url,
@@ -59,15 +64,24 @@ try {
     ROWBRIDGE_RATE: '1000',
     ROWBRIDGE_MAX_RATE: '1000',
     ROWBRIDGE_MAX_CONCURRENT: '8',
-    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined ? {} : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
+    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined
+      ? {}
+      : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
   };
   const sampler = startRssSampler(100);
   const cpu0 = process.cpuUsage();
-  const run = await runQueuedJob({ env, jobsDir: dir, jobName: JOB, concurrency, timeoutMs: flags['timeout-s'] * 1000 });
+  const run = await runQueuedJob({
+    env,
+    jobsDir: dir,
+    jobName: JOB,
+    concurrency,
+    timeoutMs: flags['timeout-s'] * 1000,
+  });
   const cpu = process.cpuUsage(cpu0);
   const memory = sampler.stop();
   const landed = await emulator.stats();
-  const verified = run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
+  const verified =
+    run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
   if (!verified) {
     console.error(
       `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +

@@ -42,16 +42,24 @@ const rows = flags.rows;
 const batchSize = flags['batch-size'];
 const { rate, burst, concurrency } = flags;
 if (flags['initial-rate'] > flags['max-rate']) {
-  throw new RangeError(`bench/throttled.ts: --initial-rate (${flags['initial-rate']}) must be <= --max-rate (${flags['max-rate']})`);
+  throw new RangeError(
+    `bench/throttled.ts: --initial-rate (${flags['initial-rate']}) must be <= --max-rate (${flags['max-rate']})`,
+  );
 }
 const JOB = 'bench-throttled';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-throttled-'));
 const fixture = createOrdersFixture();
-const emulator = await spawnEmulator({ worksheet: fixture.worksheet, rateLimit: { requestsPerSecond: rate, burst } });
+const emulator = await spawnEmulator({
+  worksheet: fixture.worksheet,
+  rateLimit: { requestsPerSecond: rate, burst },
+});
 try {
   await writeOrdersCsv(path.join(dir, 'orders.csv'), rows);
-  await writeFile(path.join(dir, `${JOB}.yaml`), fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }));
+  await writeFile(
+    path.join(dir, `${JOB}.yaml`),
+    fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
+  );
   const env: NodeJS.ProcessEnv = {
     ROWBRIDGE_API_URL: emulator.url,
     ROWBRIDGE_APPKEY: emulator.appKey,
@@ -61,11 +69,20 @@ try {
     ROWBRIDGE_RATE: String(flags['initial-rate']),
     ROWBRIDGE_MAX_RATE: String(flags['max-rate']),
     ROWBRIDGE_MAX_CONCURRENT: '8',
-    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined ? {} : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
+    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined
+      ? {}
+      : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
   };
-  const run = await runQueuedJob({ env, jobsDir: dir, jobName: JOB, concurrency, timeoutMs: flags['timeout-s'] * 1000 });
+  const run = await runQueuedJob({
+    env,
+    jobsDir: dir,
+    jobName: JOB,
+    concurrency,
+    timeoutMs: flags['timeout-s'] * 1000,
+  });
   const landed = await emulator.stats();
-  const verified = run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
+  const verified =
+    run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
   if (!verified) {
     console.error(
       `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +

@@ -14,11 +14,19 @@ export interface NumberFlag {
  * value out of range fails with a message naming the script, the flag and what is
  * allowed, before anything is started.
  */
-export function parseNumberFlags<K extends string>(script: string, flags: Record<K, NumberFlag>, argv = process.argv.slice(2)): Record<K, number> {
+export function parseNumberFlags<K extends string>(
+  script: string,
+  flags: Record<K, NumberFlag>,
+  argv = process.argv.slice(2),
+): Record<K, number> {
   const names = Object.keys(flags) as K[];
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: argv, options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), strict: true }).values;
+    values = parseArgs({
+      args: argv,
+      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      strict: true,
+    }).values;
   } catch (err) {
     const usage = names.map((n) => `--${n} <${String(flags[n].default)}>`).join(' ');
     throw new Error(`${script}: ${(err as Error).message}. Usage: node ${script} ${usage}`, { cause: err });

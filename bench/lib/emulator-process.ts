@@ -41,23 +41,37 @@ export interface EmulatorProcessStats {
 
 async function main(): Promise<void> {
   const raw = process.argv[2];
-  if (raw === undefined) throw new Error('bench/lib/emulator-process.ts: pass the config as one JSON argument ({worksheet, rateLimit?})');
+  if (raw === undefined)
+    throw new Error(
+      'bench/lib/emulator-process.ts: pass the config as one JSON argument ({worksheet, rateLimit?})',
+    );
   const config = JSON.parse(raw) as EmulatorProcessConfig;
   const emulator = await startEmulator(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit });
   const app = emulator.createApp({ name: 'bench' });
   const worksheetId = emulator.createWorksheet(app.appId, config.worksheet).id;
-  const ready: EmulatorProcessReady = { url: emulator.url, appId: app.appId, appKey: app.appKey, sign: app.sign, worksheetId };
+  const ready: EmulatorProcessReady = {
+    url: emulator.url,
+    appId: app.appId,
+    appKey: app.appKey,
+    sign: app.sign,
+    worksheetId,
+  };
   await serveJsonCommands(
     ready,
     (command) => {
       const cmd = (command as { cmd?: unknown }).cmd;
-      if (cmd !== 'stats') throw new Error(`unknown command ${JSON.stringify(cmd)}: the only command is "stats"`);
+      if (cmd !== 'stats')
+        throw new Error(`unknown command ${JSON.stringify(cmd)}: the only command is "stats"`);
       const byCode: Record<string, number> = {};
       for (const r of emulator.requests) {
         const code = r.errorCode === undefined ? 'none' : String(r.errorCode);
         byCode[code] = (byCode[code] ?? 0) + 1;
       }
-      const stats: EmulatorProcessStats = { rowCount: emulator.state.rowCount(worksheetId), requests: emulator.requests.length, byCode };
+      const stats: EmulatorProcessStats = {
+        rowCount: emulator.state.rowCount(worksheetId),
+        requests: emulator.requests.length,
+        byCode,
+      };
       return stats;
     },
     () => emulator.close(),

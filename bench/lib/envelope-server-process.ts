@@ -26,8 +26,18 @@ const rows = Array.from({ length: 10 }, (_, i) => ({
   _createdAt: '2026-03-01T08:00:00.000Z',
   _updatedAt: '2026-03-01T08:00:00.000Z',
 }));
-const okBody = JSON.stringify({ success: true, error_code: 1, error_msg: '', data: { rows, total: 10, pageIndex: 1, pageSize: 10 } });
-const badBody = JSON.stringify({ success: false, error_code: 10001, error_msg: 'bench server serves POST .../rows/list only', data: null });
+const okBody = JSON.stringify({
+  success: true,
+  error_code: 1,
+  error_msg: '',
+  data: { rows, total: 10, pageIndex: 1, pageSize: 10 },
+});
+const badBody = JSON.stringify({
+  success: false,
+  error_code: 10001,
+  error_msg: 'bench server serves POST .../rows/list only',
+  data: null,
+});
 
 let served = 0;
 let rejected = 0;
@@ -39,7 +49,10 @@ const server = createServer((req, res) => {
     if (ok) served += 1;
     else rejected += 1;
     const body = ok ? okBody : badBody;
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

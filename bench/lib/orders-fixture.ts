@@ -36,7 +36,12 @@ export function createOrdersFixture(): OrdersFixture {
         { name: 'Order number', alias: 'order_no', type: '2', required: true, isTitle: true },
         { name: 'Customer', alias: 'customer', type: '2' },
         { name: 'Amount', alias: 'amount', type: '6' },
-        { name: 'Status', alias: 'status', type: '11', options: STATUSES.map((value, i) => ({ value, index: i + 1 })) },
+        {
+          name: 'Status',
+          alias: 'status',
+          type: '11',
+          options: STATUSES.map((value, i) => ({ value, index: i + 1 })),
+        },
         { name: 'Placed', alias: 'placed', type: '15' },
       ],
     },

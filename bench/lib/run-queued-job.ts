@@ -60,7 +60,9 @@ export async function runQueuedJob(options: QueuedJobOptions): Promise<QueuedJob
         return { record, report: await rt.runs.report(runId), seconds };
       }
       if (Date.now() > deadline) {
-        throw new Error(`run ${runId} of job ${options.jobName} did not end within ${options.timeoutMs} ms: ${JSON.stringify(record)}`);
+        throw new Error(
+          `run ${runId} of job ${options.jobName} did not end within ${options.timeoutMs} ms: ${JSON.stringify(record)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

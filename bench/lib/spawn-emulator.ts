@@ -1,5 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { EmulatorProcessConfig, EmulatorProcessReady, EmulatorProcessStats } from './emulator-process.ts';
+import type {
+  EmulatorProcessConfig,
+  EmulatorProcessReady,
+  EmulatorProcessStats,
+} from './emulator-process.ts';
 import { spawnJsonChild } from './spawn-json-child.ts';
 
 /** The emulator running in its own process (bench/lib/emulator-process.ts). */

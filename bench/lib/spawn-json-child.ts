@@ -19,7 +19,10 @@ export interface JsonChild<Ready> {
  * Starts `node <script> ...args` with its stderr passed through. Rejects when the child
  * exits or prints something that is not JSON before it is ready.
  */
-export async function spawnJsonChild<Ready>(script: string, args: readonly string[] = []): Promise<JsonChild<Ready>> {
+export async function spawnJsonChild<Ready>(
+  script: string,
+  args: readonly string[] = [],
+): Promise<JsonChild<Ready>> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting: Array<{ resolve: (line: string) => void; reject: (err: Error) => void }> = [];
@@ -37,7 +40,9 @@ export async function spawnJsonChild<Ready>(script: string, args: readonly strin
   lines.on('line', (line) => waiting.shift()?.resolve(line));
 
   const nextLine = (): Promise<string> =>
-    exited !== undefined ? Promise.reject(exited) : new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    exited !== undefined
+      ? Promise.reject(exited)
+      : new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   const parse = (line: string): unknown => {
     try {
       return JSON.parse(line);
