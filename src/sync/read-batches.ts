@@ -33,8 +33,13 @@ function describeRejection(errors: Array<{ field: string; column: string | undef
   return { message, ...(errors[0] === undefined ? {} : { field: errors[0].field }) };
 }
 
-function where(source: SourceRecord): string {
-  return source.position.line === undefined ? `record #${source.position.index + 1}` : `line ${source.position.line}`;
+/** Where a record is, compactly: a line number, or -(index + 1) for sources without lines. */
+function placeOf(source: SourceRecord): number {
+  return source.position.line ?? -(source.position.index + 1);
+}
+
+function describePlace(place: number): string {
+  return place < 0 ? `record #${-place}` : `line ${place}`;
 }
 
 /**
@@ -47,7 +52,8 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
   const { plan, batchSize, progress } = options;
   const keyed = plan.keyIndex !== undefined;
   const keyField = plan.keyIndex === undefined ? '' : (plan.fields[plan.keyIndex]?.target ?? '');
-  const firstSeen = new Map<string, SourceRecord>();
+  // Key → where it was first seen: one number per key keeps a million-key run small.
+  const firstSeen = new Map<string, number>();
   let batch: BatchRow[] = [];
   let rejected: RejectedRecord[] = [];
 
@@ -73,13 +79,13 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
         source: record,
         failure: {
           field: keyField,
-          message: `duplicate key ${keyField} = "${result.key}": ${where(firstSeen.get(result.key)!)} has it too; this record was not written`,
+          message: `duplicate key ${keyField} = "${result.key}": ${describePlace(firstSeen.get(result.key)!)} has it too; this record was not written`,
         },
       });
     } else if (keyed && result.key === undefined) {
       rejected.push({ index, source: record, failure: { field: keyField, message: `key field ${keyField} is empty` } });
     } else {
-      if (keyed && result.key !== undefined) firstSeen.set(result.key, { data: {}, position: record.position });
+      if (keyed && result.key !== undefined) firstSeen.set(result.key, placeOf(record));
       batch.push({ index, source: record, mapped: result });
     }
     if (rejected.length >= batchSize) {
