@@ -169,12 +169,12 @@ describe('sync modes against the emulator', () => {
         ['D-3', '30', 'Lost', '01/01/2026'],
         ['D-4', '40', 'Paid', '31/02/2026'],
         ['D-5', '50', 'Paid', '05/01/2026'],
-      ]) + 'D-6,60,Paid,05/01/2026,one column too many\n',
+      ]) + 'D-6,60,Paid,05/01/2026,one column too many\nD-1,70,Paid,05/01/2026\n',
     );
     await h.writeJob('orders', job('append'));
     const run = await h.runJob('orders');
     expect(run.record.status).toBe('completed');
-    expect(run.report).toMatchObject({ read: 6, created: 2, deadLetteredTotal: 4, deadLettered: { 'invalid-row': 4 } });
+    expect(run.report).toMatchObject({ read: 7, created: 2, deadLetteredTotal: 5, deadLettered: { 'invalid-row': 5 } });
     expect([...byOrder().keys()].sort()).toEqual(['D-1', 'D-5']);
     const { entries } = await h.rt.deadLetters.list({ runId: run.record.runId });
     const byLine = new Map(entries.map((e) => [e.source.position.line, e]));
@@ -182,6 +182,7 @@ describe('sync modes against the emulator', () => {
     expect(byLine.get(3)!.message).toMatch(/amount.*Total/);
     expect(byLine.get(4)!.message).toMatch(/status.*"New", "Paid", "Shipped"/);
     expect(byLine.get(5)).toMatchObject({ field: 'placed' });
+    expect(byLine.get(8)!.message).toMatch(/duplicate key order_no = "D-1": line 2 has it too/);
     expect(byLine.get(7)!.message).toMatch(/orders\.csv line 7: 5 fields, but the header has 4/);
   });
 });
