@@ -86,7 +86,8 @@ table{border-collapse:collapse;background:#fff;width:100%;margin:8px 0 20px}
 th,td{border-bottom:1px solid #e3e6ea;padding:6px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f5;font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .reason{white-space:pre-wrap;word-break:break-word;max-width:640px}
-.badge{padding:1px 8px;border-radius:10px;font-size:12px;background:#e3e6ea}
+.badge{padding:1px 8px;border-radius:10px;font-size:12px;background:#e3e6ea;white-space:nowrap}
+table.report{width:auto;min-width:360px}
 .completed{background:#d5f5df}.failed{background:#fbd9d9}.running,.finalizing{background:#dbe8ff}
 .skipped{background:#fff1c7}.muted{color:#6b7480}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}
 dt{color:#6b7480}dd{margin:0}.counts a{margin-right:14px}code{font-size:13px}`;
