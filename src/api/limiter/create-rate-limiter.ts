@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
 import type { BudgetReply, BudgetStore } from './budget-store.ts';
@@ -129,9 +130,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   return {
     schedule<T>(fn: () => Promise<T>): Promise<T> {
       if (stopPromise) return Promise.reject(new Error(stoppedMessage));
+      // Bottleneck runs queued functions from whichever call drains its queue; binding
+      // keeps each one in its caller's async context (per-run traffic accounting).
+      const inCallerContext = AsyncResource.bind(fn);
       return bottleneck.schedule(async () => {
         await takeTurn();
-        return fn();
+        return inCallerContext();
       });
     },
 
