@@ -1,0 +1,28 @@
+# rowbridge worker image.
+#   docker build -t rowbridge .
+#   docker run --env-file .env rowbridge            # a worker; see compose.yaml for the rest
+# Node 24 runs the TypeScript sources directly (type stripping): there is no build step,
+# so the image is the production dependencies plus src/, config/ and jobs/.
+
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-slim
+ENV NODE_ENV=production \
+    OPS_PORT=9464
+WORKDIR /app
+# Owned by root and only readable by the node user: the process cannot change its own code.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY config ./config
+COPY src ./src
+COPY jobs ./jobs
+USER node
+EXPOSE 9464
+# No curl in slim images: node's fetch asks the worker's ops server. Change OPS_PORT
+# together with --ops-port when overriding the command.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || 9464) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464"]
