@@ -5,8 +5,9 @@
  * How a process feeds it:
  * - every platform client's `onEvent` goes to {@link Metrics.onClientEvent} (requests by
  *   category, throttled answers, retries, token refreshes), exchange by exchange;
- * - the run orchestrator calls {@link Metrics.observeRun} once a run is terminal, with
- *   the record and `runs.report(runId)` (rows by outcome, run duration);
+ * - {@link Metrics.observeRun} gets each terminal run with `runs.report(runId)` (rows by
+ *   outcome, run duration): a run job completes with its terminal record, so the worker
+ *   listens to `runWorker.on('completed', (job, record) => ...)`;
  * - {@link Metrics.collectFrom} is given the runtime once: queue depths and the current
  *   pace of each credential's limiter are then read at scrape time, not kept up to date.
  *

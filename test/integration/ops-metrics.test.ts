@@ -102,8 +102,18 @@ describe('Prometheus metrics of a real run', () => {
     });
     await h.writeFile('orders.csv', 'Order Number,Total\nA-1,1\nA-2,two\nA-3,3\nA-4,4\nA-5,five\nA-6,6\n');
     await h.writeJob('orders', JOB);
+    // The wiring the worker uses: a run job completes with its terminal record.
+    const observed = new Promise<void>((resolve, reject) => {
+      h.startWorkers().runWorker.on('completed', (_job, record: RunRecord | undefined) => {
+        if (record === undefined) return;
+        h.rt.runs.report(record.runId).then((report) => {
+          metrics.observeRun(record, report);
+          resolve();
+        }, reject);
+      });
+    });
     run = await h.runJob('orders');
-    metrics.observeRun(run.record, run.report);
+    await observed;
   }, 120_000);
 
   afterAll(async () => {
