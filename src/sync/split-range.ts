@@ -44,16 +44,28 @@ interface TimestampShape {
 // Leading zeros ("007") are left as text: a zero-padded key is most likely compared as text.
 const NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})([T ])(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})([T ])(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const DAY_MS = 86_400_000;
-const KIND_NAMES = { number: 'a number', date: 'a date (YYYY-MM-DD)', timestamp: 'a timestamp', text: 'text' } as const;
+const KIND_NAMES = {
+  number: 'a number',
+  date: 'a date (YYYY-MM-DD)',
+  timestamp: 'a timestamp',
+  text: 'text',
+} as const;
 
 /** Milliseconds of a UTC calendar time, or undefined when a part is out of range (Feb 30). */
 function utcMs(parts: number[]): number | undefined {
   const [y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0] = parts;
   const ms = Date.UTC(y, mo - 1, d, h, mi, s);
   const back = new Date(ms);
-  const same = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
+  const same =
+    back.getUTCFullYear() === y &&
+    back.getUTCMonth() === mo - 1 &&
+    back.getUTCDate() === d &&
+    back.getUTCHours() === h &&
+    back.getUTCMinutes() === mi &&
+    back.getUTCSeconds() === s;
   return same ? ms : undefined;
 }
 
@@ -67,13 +79,17 @@ function parseZone(zone: string): number | undefined {
 }
 
 function parse(value: string, option: string): Parsed {
-  if (value.trim() === '') throw new BackfillRangeError(`${option} is empty; give the cursor value the backfill ${option === '--from' ? 'starts' : 'ends'} at`);
+  if (value.trim() === '')
+    throw new BackfillRangeError(
+      `${option} is empty; give the cursor value the backfill ${option === '--from' ? 'starts' : 'ends'} at`,
+    );
   const n = NUMBER.exec(value);
   if (n !== null) {
     const fraction = n[3] ?? '';
     return { kind: 'number', digits: BigInt(`${n[1]}${n[2]}${fraction}`), scale: fraction.length };
   }
-  const invalid = (): BackfillRangeError => new BackfillRangeError(`${option} ${value} is not a valid calendar date/time`);
+  const invalid = (): BackfillRangeError =>
+    new BackfillRangeError(`${option} ${value} is not a valid calendar date/time`);
   const d = DATE.exec(value);
   if (d !== null) {
     const ms = utcMs(d.slice(1, 4).map(Number));
@@ -87,7 +103,12 @@ function parse(value: string, option: string): Parsed {
   const offsetMinutes = parseZone(zone);
   if (ms === undefined || offsetMinutes === undefined) throw invalid();
   const seconds = BigInt(ms / 1000 - offsetMinutes * 60);
-  return { kind: 'timestamp', seconds, fraction, shape: { separator, hasSeconds: s !== undefined, zone, offsetMinutes } };
+  return {
+    kind: 'timestamp',
+    seconds,
+    fraction,
+    shape: { separator, hasSeconds: s !== undefined, zone, offsetMinutes },
+  };
 }
 
 function floorDiv(a: bigint, b: bigint): bigint {
@@ -136,7 +157,11 @@ function formatZone(shape: TimestampShape): string {
   const abs = Math.abs(shape.offsetMinutes);
   const [h, m] = [pad(Math.floor(abs / 60)), pad(abs % 60)];
   const sign = shape.offsetMinutes < 0 ? '-' : '+';
-  return shape.zone.length === 3 ? `${sign}${h}` : shape.zone.includes(':') ? `${sign}${h}:${m}` : `${sign}${h}${m}`;
+  return shape.zone.length === 3
+    ? `${sign}${h}`
+    : shape.zone.includes(':')
+      ? `${sign}${h}:${m}`
+      : `${sign}${h}${m}`;
 }
 
 /** Upper bounds as text; the last one is always `to` exactly as given. */
@@ -149,17 +174,22 @@ function splitParsed(a: Parsed, b: Parsed, chunks: number): string[] | undefined
   }
   if (a.kind === 'date' && b.kind === 'date') {
     if (a.day > b.day) return undefined;
-    return boundaries(a.day, b.day, chunks, true).map((day) => new Date(Number(day) * DAY_MS).toISOString().slice(0, 10));
+    return boundaries(a.day, b.day, chunks, true).map((day) =>
+      new Date(Number(day) * DAY_MS).toISOString().slice(0, 10),
+    );
   }
   if (a.kind === 'timestamp' && b.kind === 'timestamp') {
     const precision = Math.max(a.fraction.length, b.fraction.length);
-    const units = (p: typeof a): bigint => p.seconds * 10n ** BigInt(precision) + BigInt(p.fraction.padEnd(precision, '0') || '0');
+    const units = (p: typeof a): bigint =>
+      p.seconds * 10n ** BigInt(precision) + BigInt(p.fraction.padEnd(precision, '0') || '0');
     const [first, last] = [units(a), units(b)];
     if (first > last) return undefined;
     const shape = { ...a.shape, hasSeconds: a.shape.hasSeconds || b.shape.hasSeconds };
     // Minute-precision input ("2024-01-01T10:00") keeps whole-minute boundaries.
     const step = shape.hasSeconds ? 1n : 60n;
-    return boundaries(first / step, last / step, chunks, false).map((u) => formatTimestamp(u * step, precision, shape));
+    return boundaries(first / step, last / step, chunks, false).map((u) =>
+      formatTimestamp(u * step, precision, shape),
+    );
   }
   return [];
 }
@@ -175,23 +205,35 @@ function splitParsed(a: Parsed, b: Parsed, chunks: number): string[] | undefined
  */
 export function splitRange(from: string, to: string, chunks: number): RangeChunk[] {
   if (!Number.isInteger(chunks) || chunks < 1 || chunks > MAX_CHUNKS) {
-    throw new BackfillRangeError(`chunks must be a whole number from 1 to ${MAX_CHUNKS}, got ${String(chunks)}`);
+    throw new BackfillRangeError(
+      `chunks must be a whole number from 1 to ${MAX_CHUNKS}, got ${String(chunks)}`,
+    );
   }
   const a = parse(from, '--from');
   const b = parse(to, '--to');
   if (a.kind !== b.kind) {
-    throw new BackfillRangeError(`--from ${from} is ${KIND_NAMES[a.kind]} but --to ${to} is ${KIND_NAMES[b.kind]}; both ends of a range must be the same kind of value`);
+    throw new BackfillRangeError(
+      `--from ${from} is ${KIND_NAMES[a.kind]} but --to ${to} is ${KIND_NAMES[b.kind]}; both ends of a range must be the same kind of value`,
+    );
   }
   if (a.kind === 'timestamp' && b.kind === 'timestamp' && (a.shape.zone === '') !== (b.shape.zone === '')) {
-    throw new BackfillRangeError(`--from ${from} and --to ${to}: give a time zone on both timestamps or on neither`);
+    throw new BackfillRangeError(
+      `--from ${from} and --to ${to}: give a time zone on both timestamps or on neither`,
+    );
   }
   const uppers = splitParsed(a, b, chunks);
   // Text is ordered by code points here; a database collation may differ, but a reversed
   // range is almost always a swapped pair of options.
   if (uppers === undefined || (a.kind === 'text' && from > to)) {
-    throw new BackfillRangeError(`--from ${from} is after --to ${to}; a backfill range runs from the lower cursor value to the higher`);
+    throw new BackfillRangeError(
+      `--from ${from} is after --to ${to}; a backfill range runs from the lower cursor value to the higher`,
+    );
   }
   if (uppers.length === 0) return [{ since: from, sinceInclusive: true, until: to }];
   uppers[uppers.length - 1] = to;
-  return uppers.map((until, i) => ({ since: i === 0 ? from : (uppers[i - 1] ?? from), sinceInclusive: i === 0, until }));
+  return uppers.map((until, i) => ({
+    since: i === 0 ? from : (uppers[i - 1] ?? from),
+    sinceInclusive: i === 0,
+    until,
+  }));
 }

@@ -26,7 +26,11 @@ describe('createCursorFilter with until', () => {
 
   it('skips records without a cursor value in a range, but keeps them in an ordinary incremental read', () => {
     const range = createCursorFilter('1', 'id', { until: '9' });
-    expect([range({}), range({ id: null }), range({ id: '' })]).toEqual([{ keep: false }, { keep: false }, { keep: false }]);
+    expect([range({}), range({ id: null }), range({ id: '' })]).toEqual([
+      { keep: false },
+      { keep: false },
+      { keep: false },
+    ]);
     expect(createCursorFilter('1', 'id')({ id: null })).toEqual({ keep: true });
   });
 
@@ -66,21 +70,31 @@ describe('file sources with a range', () => {
   afterAll(() => tmp.remove());
 
   const read = async (spec: SourceSpec, extra: Partial<SourceDeps>): Promise<number[]> =>
-    (await collect(createSource(spec, { env: {}, baseDir: tmp.dir, cursorField: 'id', ...extra }))).map((item) => Number(item.data.n));
+    (await collect(createSource(spec, { env: {}, baseDir: tmp.dir, cursorField: 'id', ...extra }))).map(
+      (item) => Number(item.data.n),
+    );
 
   it('chunks of a backfill read every record in [from, to] exactly once, ties at chunk edges included', async () => {
     for (const spec of specs()) {
       for (const count of [1, 3, 4, 12, 50]) {
         const seen: number[] = [];
         for (const chunk of splitRange('1', '12', count)) seen.push(...(await read(spec, chunk)));
-        expect({ type: spec.type, count, seen: seen.sort((a, b) => a - b) }).toEqual({ type: spec.type, count, seen: inRange });
+        expect({ type: spec.type, count, seen: seen.sort((a, b) => a - b) }).toEqual({
+          type: spec.type,
+          count,
+          seen: inRange,
+        });
       }
     }
   });
 
   it('a range without incremental.cursor fails before reading, naming the file', async () => {
     for (const spec of specs()) {
-      const err = await rejection(collect(createSource(spec, { env: {}, baseDir: tmp.dir, since: '1', sinceInclusive: true, until: '12' })));
+      const err = await rejection(
+        collect(
+          createSource(spec, { env: {}, baseDir: tmp.dir, since: '1', sinceInclusive: true, until: '12' }),
+        ),
+      );
       expect(err.code).toBe('SOURCE_CONFIG');
       expect(err.message).toContain(`${spec.type} source r.${spec.type}: reading a range`);
       expect(err.message).toContain('needs incremental.cursor');
@@ -89,7 +103,14 @@ describe('file sources with a range', () => {
 
   it('the http source refuses a range without a cursor field before sending any request', async () => {
     // Port 9 (discard) is closed here: reaching the network would fail with another error.
-    const err = await rejection(collect(createSource({ type: 'http', url: 'http://127.0.0.1:9/items' }, { env: {}, baseDir: '/', until: '5', httpRetry: { retries: 0 } })));
+    const err = await rejection(
+      collect(
+        createSource(
+          { type: 'http', url: 'http://127.0.0.1:9/items' },
+          { env: {}, baseDir: '/', until: '5', httpRetry: { retries: 0 } },
+        ),
+      ),
+    );
     expect(err.code).toBe('SOURCE_CONFIG');
     expect(err.message).toContain('http source: reading a range');
   });
@@ -107,10 +128,19 @@ describe('worksheet source with a range', () => {
     yield* rows;
   };
   const read = async (extra: Partial<SourceDeps>) =>
-    (await collect(createSource({ type: 'worksheet', worksheet: 'w' }, { env: {}, baseDir: '/', readWorksheetRows, ...extra }))).map((i) => i.position.id);
+    (
+      await collect(
+        createSource(
+          { type: 'worksheet', worksheet: 'w' },
+          { env: {}, baseDir: '/', readWorksheetRows, ...extra },
+        ),
+      )
+    ).map((i) => i.position.id);
 
   it('bounds rows by updatedAt, inclusive at both ends of a first chunk, and skips rows without one', async () => {
-    expect(await read({ since: '2024-01-01T00:00:00Z', sinceInclusive: true, until: '2024-02-01T00:00:00Z' })).toEqual(['r1', 'r2']);
+    expect(
+      await read({ since: '2024-01-01T00:00:00Z', sinceInclusive: true, until: '2024-02-01T00:00:00Z' }),
+    ).toEqual(['r1', 'r2']);
     expect(await read({ since: '2024-01-01T00:00:00Z', until: '2024-02-01T00:00:00Z' })).toEqual(['r2']);
     expect(await read({ until: '2024-02-15' })).toEqual(['r1', 'r2']);
   });
