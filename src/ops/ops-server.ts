@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { ConfigError } from '../api/errors.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import { createDashboard } from './dashboard/create-dashboard.ts';
@@ -81,6 +82,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     res.status(ready ? 200 : 503).set('cache-control', 'no-store').json({ status: readiness.state });
   });
   if (dashboard !== undefined) app.use(dashboard.router);
+  // Express's own handler would answer with the stack trace outside production.
+  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    rt.logger.error({ err }, 'ops server request failed');
+    res.status(500).type('text').send('internal error: see the rowbridge log\n');
+  });
 
   const server = createServer(app);
   try {

@@ -139,6 +139,16 @@ describe('/healthz and /readyz', () => {
     expect(await ready()).toEqual({ status: 503, body: { status: 'stopping' } });
   });
 
+  it('answers a failing scrape with 500 and no stack trace', async () => {
+    const failing: Metrics = { ...metrics, render: () => Promise.reject(new Error('scrape exploded in collector')) };
+    const server = await startOpsServer({ rt: h.rt, metrics: failing, readiness: createReadiness(), port: 0, dashboard: false });
+    cleanup.push(() => server.close());
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(body).toBe('internal error: see the rowbridge log\n');
+  });
+
   it('closes even while a request hangs, cutting its connection', async () => {
     let started!: () => void;
     const requestIn = new Promise<void>((resolve) => (started = resolve));
