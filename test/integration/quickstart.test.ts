@@ -36,7 +36,11 @@ function start(env: NodeJS.ProcessEnv): Promise<Result> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      if (stderr.includes('unknown command "start"'))
+        reject(new Error('src/cli/commands.ts does not register `start` (src/cli/start.ts)'));
+      else resolve({ code, stdout, stderr });
+    });
   });
 }
 
