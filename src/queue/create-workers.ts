@@ -37,7 +37,7 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     lockDuration,
     stalledInterval: lockDuration,
   };
-  const runWorker = new Worker<RunJobData>(RUN_QUEUE, createRunProcessor(rt, queues.batches), {
+  const runWorker = new Worker<RunJobData>(RUN_QUEUE, createRunProcessor(rt, queues.batches, queues.runs), {
     ...common,
     concurrency: options.runConcurrency ?? 2,
   });

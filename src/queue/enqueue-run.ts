@@ -1,3 +1,5 @@
+import { ConfigError } from '../api/errors.ts';
+import { splitRange } from '../sync/split-range.ts';
 import { createQueues } from './queues.ts';
 import type { RunJobData } from './queues.ts';
 import { newRunId } from './run-processor.ts';
@@ -7,6 +9,8 @@ export interface EnqueueOptions {
   trigger: RunJobData['trigger'];
   force?: boolean;
   replayIds?: string[];
+  /** A backfill of the cursor range [from, to], read by `chunks` chunk jobs. */
+  range?: { from: string; to: string; chunks: number };
 }
 
 /**
@@ -15,7 +19,18 @@ export interface EnqueueOptions {
  * environment of the workers.
  */
 export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueOptions): Promise<string> {
-  await rt.loadJob(jobName);
+  const { spec } = await rt.loadJob(jobName);
+  if (options.range !== undefined) {
+    if (spec.sink !== undefined || spec.target?.mode === 'mirror') {
+      throw new ConfigError(`job ${jobName}: a backfill range needs a push job in append, upsert or update mode (a mirror must read the whole source)`);
+    }
+    const sql = spec.source.type === 'postgres' || spec.source.type === 'mysql';
+    if (!sql && spec.source.type !== 'worksheet' && spec.incremental === undefined) {
+      throw new ConfigError(`job ${jobName}: a backfill range is a range of cursor values: set incremental.cursor in the job`);
+    }
+    // Fails here, with --from/--to named, rather than in a worker.
+    splitRange(options.range.from, options.range.to, options.range.chunks);
+  }
   const runId = newRunId(jobName);
   await rt.runs.create({ runId, job: jobName, trigger: options.trigger, ...(options.replayIds ? { replay: `${options.replayIds.length} dead letters` } : {}) });
   const queues = createQueues(rt);
@@ -28,6 +43,7 @@ export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueO
         trigger: options.trigger,
         ...(options.force === true ? { force: true } : {}),
         ...(options.replayIds === undefined ? {} : { replayIds: options.replayIds }),
+        ...(options.range === undefined ? {} : { range: options.range }),
       },
       { jobId: runId, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 },
     );

@@ -18,8 +18,18 @@ export async function openSource(
   file: string,
   data: Pick<RunJobData, 'replayIds'>,
   runId: string,
+  range?: { since: string; sinceInclusive: boolean; until: string },
 ): Promise<AsyncIterable<SourceRecord>> {
   if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
+  if (range !== undefined) {
+    return createSource(spec.source, {
+      env: rt.env,
+      baseDir: path.dirname(file),
+      readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+      cursorField: spec.incremental?.cursor,
+      ...range,
+    });
+  }
   const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
   return createSource(spec.source, {
     env: rt.env,

@@ -16,6 +16,10 @@ export interface RunJobData {
   force?: boolean;
   /** Dead letters to replay instead of reading the source. */
   replayIds?: string[];
+  /** A backfill: the cursor range to read, split into chunk jobs. */
+  range?: { from: string; to: string; chunks: number };
+  /** Set on a chunk job of a backfill: the piece of the range it reads. */
+  chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */

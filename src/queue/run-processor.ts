@@ -6,20 +6,16 @@ import { classifyError } from '../api/errors.ts';
 import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { keyOfRecord } from '../sync/key-of-record.ts';
 import { pullRun } from '../sync/pull-run.ts';
-import { readBatches } from '../sync/read-batches.ts';
+import { splitRange } from '../sync/split-range.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
-import type { ReadProgress } from '../sync/read-batches.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
-import { deadLetter } from '../sync/write-batch.ts';
+import { createChunkProcessor } from './chunk-processor.ts';
+import { fanOutBatches } from './fan-out.ts';
 import { openSource } from './open-source.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
-
-/** Batches of one run waiting or running at once: bounds the rows held in Redis. */
-const MAX_OUTSTANDING_BATCHES = 64;
 
 export function newRunId(job: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
@@ -33,8 +29,13 @@ export function newRunId(job: string): string {
  * reading again re-adds the same batch job ids (BullMQ ignores duplicates, and rows
  * already written are skipped by their outcomes), finalizing is idempotent.
  */
-export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
+export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, runQueue: Queue<RunJobData>) {
+  const processChunk = createChunkProcessor(rt, batches);
   return async function processRun(job: Job<RunJobData>, token?: string): Promise<RunRecord | undefined> {
+    if (job.data.chunk !== undefined) {
+      await processChunk(job, token);
+      return undefined;
+    }
     const runId = job.data.runId ?? newRunId(job.data.job);
     if (job.data.runId === undefined) await job.updateData({ ...job.data, runId });
     let record = await rt.runs.get(runId);
@@ -74,47 +75,18 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
           const built = await rt.withTraffic(traffic, () => ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)));
           if (built.duplicates > 0) log.warn({ duplicates: built.duplicates }, 'worksheet has rows sharing a key; the oldest is matched');
         }
-        const progress: ReadProgress = { read: 0, cursor: undefined };
-        const source = await openSource(rt, spec, file, job.data, runId);
-        let batchNo = 0;
-        for await (const rows of readBatches(source, {
-          plan: prepared.plan,
-          batchSize: ctx.batchSize,
-          progress,
-          onRejected: async (rejected) => {
-            if (ctx.mode === 'mirror') {
-              // A record refused by the mapping still names a row the source has: never delete it.
-              const keys = rejected.map((r) => keyOfRecord(prepared.plan, r.source.data)).filter((k): k is string => k !== undefined);
-              await rt.runs.markSeen(runId, keys);
-            }
-            for (const r of rejected) {
-              await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
-            }
-          },
-        })) {
-          if (ctx.mode === 'mirror') await rt.runs.markSeen(runId, rows.map((r) => r.mapped.key ?? ''));
-          await waitForRoom(job);
-          await batches.add(
-            'batch',
-            { runId, job: job.data.job, batchNo, rows },
-            {
-              jobId: `${runId}-${batchNo}`,
-              parent: { id: job.id!, queue: job.queueQualifiedName },
-              attempts: rt.settings.batchAttempts,
-              backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
-              removeOnComplete: true,
-              removeOnFail: 1000,
-              ignoreDependencyOnFailure: true,
-            },
-          );
-          batchNo += 1;
-          await job.updateProgress({ read: progress.read, batches: batchNo });
+        if (job.data.range !== undefined) {
+          // A backfill: one chunk job per piece of the range, each fanning out its own batches.
+          await addChunkJobs(job, job.data.range);
+        } else {
+          const source = await openSource(rt, spec, file, job.data, runId);
+          const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source);
+          await rt.runs.update(runId, {
+            read: progress.read,
+            batches: batchNo,
+            ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
+          });
         }
-        await rt.runs.update(runId, {
-          read: progress.read,
-          batches: batchNo,
-          ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
-        });
         await job.updateData({ ...job.data, runId, step: 'finalize' });
         if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
       }
@@ -144,8 +116,9 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
         await rt.runs.update(runId, { status: 'failed', message: result.refused, finishedAt: new Date().toISOString() });
         return finish('failed');
       }
-      if (spec.incremental !== undefined && current?.cursor !== undefined && job.data.replayIds === undefined) {
-        // Saved only now that every write the cursor covers is confirmed.
+      if (spec.incremental !== undefined && current?.cursor !== undefined && job.data.replayIds === undefined && job.data.range === undefined) {
+        // Saved only now that every write the cursor covers is confirmed. A backfill
+        // re-reads history and leaves the job's cursor where it was.
         await rt.runs.setCursor(spec.name, current.cursor);
       }
       if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
@@ -169,21 +142,31 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
       return finish('completed');
     }
 
+    async function addChunkJobs(parent: Job<RunJobData>, range: NonNullable<RunJobData['range']>): Promise<void> {
+      const pieces = splitRange(range.from, range.to, range.chunks);
+      await rt.runs.update(runId, { range: `${range.from}..${range.to} in ${pieces.length} chunks` });
+      for (const [i, piece] of pieces.entries()) {
+        await runQueue.add(
+          'chunk',
+          { runId, job: parent.data.job, trigger: parent.data.trigger, chunk: { no: i, ...piece } },
+          {
+            jobId: `${runId}-chunk${i}`,
+            parent: { id: parent.id!, queue: parent.queueQualifiedName },
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 2000 },
+            removeOnComplete: true,
+            ignoreDependencyOnFailure: true,
+          },
+        );
+      }
+    }
+
     async function finish(_status: string): Promise<RunRecord | undefined> {
       await rt.runs.releaseJob(job.data.job, runId);
       await rt.runs.dropRowState(runId);
       return rt.runs.get(runId);
     }
   };
-}
-
-/** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
-async function waitForRoom(job: Job): Promise<void> {
-  for (;;) {
-    const counts = await job.getDependenciesCount({ unprocessed: true });
-    if ((counts.unprocessed ?? 0) < MAX_OUTSTANDING_BATCHES) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /**

@@ -69,6 +69,8 @@ export interface RunStore {
   getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
   /** Forgets outcomes (a create that certainly did not happen is no longer pending). */
   clearOutcomes(runId: string, indexes: readonly number[]): Promise<void>;
+  /** A backfill chunk finished reading (set, not added: a chunk read twice counts once). */
+  setChunkRead(runId: string, chunk: number, read: number, batches: number): Promise<void>;
   /** Pull runs: rows written to the sink (reported as created). */
   addWritten(runId: string, rows: number): Promise<void>;
   /** Requests, throttled answers and retries made for the run. */
@@ -123,8 +125,23 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
 
   function parse(hash: Record<string, string>): RunRecord | undefined {
     if (hash.runId === undefined) return undefined;
-    const out: Record<string, unknown> = { ...hash };
+    const out: Record<string, unknown> = {};
+    let chunkRead = 0;
+    let chunkBatches = 0;
+    let chunks = 0;
+    for (const [k, v] of Object.entries(hash)) {
+      if (k.startsWith('chunk:')) {
+        const [read, batches] = v.split('/').map(Number);
+        chunkRead += read ?? 0;
+        chunkBatches += batches ?? 0;
+        chunks += 1;
+      } else out[k] = v;
+    }
     for (const n of ['batches', 'read', 'deleted'] as const) if (hash[n] !== undefined) out[n] = Number(hash[n]);
+    if (chunks > 0) {
+      out.read = chunkRead;
+      out.batches = chunkBatches;
+    }
     return out as unknown as RunRecord;
   }
 
@@ -178,6 +195,9 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
     async clearOutcomes(runId, indexes) {
       if (indexes.length === 0) return;
       await redis.eval(CLEAR_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...indexes.map(String));
+    },
+    async setChunkRead(runId, chunk, read, batches) {
+      await redis.hset(runKey(runId), `chunk:${chunk}`, `${read}/${batches}`);
     },
     async addWritten(runId, rows) {
       await redis.hincrby(countsKey(runId), 'created', rows);

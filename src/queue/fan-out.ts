@@ -1,0 +1,78 @@
+import type { Job, Queue } from 'bullmq';
+import { keyOfRecord } from '../sync/key-of-record.ts';
+import { readBatches } from '../sync/read-batches.ts';
+import type { ReadProgress } from '../sync/read-batches.ts';
+import type { SyncContext } from '../sync/sync-context.ts';
+import type { Source } from '../sync/types.ts';
+import { deadLetter } from '../sync/write-batch.ts';
+import type { BatchJobData } from './queues.ts';
+import type { Runtime } from './runtime.ts';
+
+/** Batches of one parent waiting or running at once: bounds the rows held in Redis. */
+const MAX_OUTSTANDING_BATCHES = 64;
+
+/**
+ * Reads a source, maps it and adds one batch job per batch as a child of `parent`.
+ * Batch job ids are derived from the parent (`<parent>-<n>`), so reading again after a
+ * crash re-adds the same ids: BullMQ ignores those still present, and rows of batches
+ * already done are skipped by their recorded outcomes.
+ */
+export async function fanOutBatches(
+  rt: Runtime,
+  batches: Queue<BatchJobData>,
+  parent: Job,
+  ctx: SyncContext,
+  source: Source,
+): Promise<{ progress: ReadProgress; batches: number }> {
+  const progress: ReadProgress = { read: 0, cursor: undefined };
+  const { plan } = ctx;
+  let batchNo = 0;
+  for await (const rows of readBatches(source, {
+    plan,
+    batchSize: ctx.batchSize,
+    progress,
+    onRejected: async (rejected) => {
+      if (ctx.mode === 'mirror') {
+        // A record the mapping refused still names a row the source has: never delete it.
+        const keys = rejected.map((r) => keyOfRecord(plan, r.source.data)).filter((k): k is string => k !== undefined);
+        await rt.runs.markSeen(ctx.runId, keys);
+      }
+      for (const r of rejected) await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
+    },
+  })) {
+    if (ctx.mode === 'mirror') await rt.runs.markSeen(ctx.runId, rows.map((r) => r.mapped.key ?? ''));
+    await waitForRoom(parent);
+    await batches.add(
+      'batch',
+      { runId: ctx.runId, job: ctx.job, batchNo, rows },
+      {
+        jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
+        parent: { id: parent.id!, queue: parent.queueQualifiedName },
+        attempts: rt.settings.batchAttempts,
+        backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
+        removeOnComplete: true,
+        removeOnFail: 1000,
+        ignoreDependencyOnFailure: true,
+      },
+    );
+    batchNo += 1;
+    await parent.updateProgress({ read: progress.read, batches: batchNo });
+  }
+  return { progress, batches: batchNo };
+}
+
+/** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
+async function waitForRoom(parent: Job): Promise<void> {
+  for (;;) {
+    const counts = await parent.getDependenciesCount({ unprocessed: true });
+    if ((counts.unprocessed ?? 0) < MAX_OUTSTANDING_BATCHES) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Shifts a chunk's record ordinals so that rows of different chunks never share one. */
+export async function* offsetIndexes(source: Source, offset: number): Source {
+  for await (const record of source) {
+    yield offset === 0 ? record : { ...record, position: { ...record.position, index: record.position.index + offset } };
+  }
+}
