@@ -110,6 +110,10 @@ describe('emulator rows: single writes and reads', () => {
     expect(got.data._createdBy.fullname).toBe('Ada Admin');
     expect(got.data._owner.accountId).toBe(got.data._createdBy.accountId);
 
+    const projected = await call<FieldsRow>('GET', `${rows()}/${created.data.id}?fields=name,done&includeSystemFields=false`);
+    expect(projected.data.fields.map((f) => f.alias)).toEqual(['name', 'done']);
+    expect(projected.data._createdAt).toBeUndefined();
+
     const updated = await call<{ id: string }>('PATCH', `${rows()}/${created.data.id}`, { fields: [{ id: 'amount', value: '12' }] });
     expect(updated.data.id).toBe(created.data.id);
     const stored = emulator.state.row(sheet.id, created.data.id)!;

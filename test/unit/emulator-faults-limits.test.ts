@@ -48,6 +48,15 @@ describe('emulator fault injector', () => {
     expect(a).toEqual(b);
   });
 
+  it('can spare reads (writesOnly) without shifting the sequence of writes', () => {
+    const options = { seed: 8, error99999: 0.5, writesOnly: true };
+    const injector = createFaultInjector(() => options);
+    const mixed = Array.from({ length: 20 }, (_, i) => injector.decide(i % 2 === 0));
+    expect(mixed.filter((_, i) => i % 2 === 1).every((d) => d.kind === undefined)).toBe(true);
+    const all = decisions(options, 20);
+    expect(mixed.filter((_, i) => i % 2 === 0)).toEqual(all.filter((_, i) => i % 2 === 0));
+  });
+
   it('starts over after reseed', () => {
     const options = { seed: 3, error99999: 0.5 };
     const injector = createFaultInjector(() => options);

@@ -16,7 +16,9 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
 
 /** Reads `useFieldIdAsKey`, `includeSystemFields` and the `fields` projection from a body or query. */
 export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: Json): RenderOptions {
-  const projection = optionalArray(source['fields'], 'fields').map((raw, i) => {
+  // A query string carries the projection as `fields=a,b`.
+  const listed = typeof source['fields'] === 'string' ? source['fields'].split(',').filter((f) => f !== '') : source['fields'];
+  const projection = optionalArray(listed, 'fields').map((raw, i) => {
     const ref = asString(raw, `fields[${i}]`);
     const field = ws.byKey.get(ref);
     if (field === undefined) throw paramError(`fields[${i}]: "${ref}" is not a field of worksheet "${ws.name}"`);
