@@ -25,6 +25,11 @@ export async function replayDeadLetters(selection: { ids?: string[]; filter?: De
           io.err(`no dead letter ${id}`);
           return EXIT.failure;
         }
+        const job = selection.filter?.job;
+        if (job !== undefined && entry.job !== job) {
+          io.err(`dead letter ${id} belongs to job ${entry.job}, not ${job}: not replayed`);
+          continue;
+        }
         add(entry.job, id);
       }
     } else {
