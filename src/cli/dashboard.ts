@@ -12,7 +12,8 @@ const USAGE = 'usage: rowbridge dashboard [--port N] [--host H] [--read-only]';
 function port(value: string | undefined): number {
   if (value === undefined) return 3000;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got "${value}"`);
+  if (!/^\d+$/.test(value) || n > 65535)
+    throw new UsageError(`--port must be a port number from 0 to 65535, got "${value}"`);
   return n;
 }
 
@@ -65,7 +66,9 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const readiness = createReadiness();
     const server = await startOpsServer({ rt, metrics, readiness, health, dashboard: true, ...options });
     readiness.markReady();
-    io.out(`rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)`);
+    io.out(
+      `rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)`,
+    );
     rt.logger.info({ signal: await stop.signal }, 'dashboard stopping');
     readiness.markStopping();
     await server.close();

@@ -109,7 +109,12 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
 
   function failure(err: unknown, target: string): ComponentHealth {
     if (err instanceof ProbeTimeout || (err instanceof Error && err.name === 'TimeoutError')) {
-      return { status: 'unreachable', target, category: 'timeout', message: `no answer within ${timeoutMs} ms` };
+      return {
+        status: 'unreachable',
+        target,
+        category: 'timeout',
+        message: `no answer within ${timeoutMs} ms`,
+      };
     }
     const out: ComponentHealth = { status: 'unreachable', target, category: classifyError(err) };
     if (err instanceof ApiError && err.errorCode !== undefined) {
@@ -126,7 +131,13 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
     const started = performance.now();
     try {
       const answer = await withTimeout(rt.redis.ping(), timeoutMs);
-      if (answer !== 'PONG') return { status: 'unreachable', target, category: 'unknown', message: 'PING was not answered with PONG' };
+      if (answer !== 'PONG')
+        return {
+          status: 'unreachable',
+          target,
+          category: 'unknown',
+          message: 'PING was not answered with PONG',
+        };
       return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
       return failure(err, target);
@@ -137,15 +148,28 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
     let target = 'the configured ROWBRIDGE_API_URL';
     const started = performance.now();
     try {
-      const baseUrl = resolveBaseUrl({ baseUrl: credentialsFromEnv(rt.env).apiUrl ?? rt.settings.apiUrl ?? '' });
+      const baseUrl = resolveBaseUrl({
+        baseUrl: credentialsFromEnv(rt.env).apiUrl ?? rt.settings.apiUrl ?? '',
+      });
       target = new URL(baseUrl).origin;
       // The probe bypasses the client's limiter and retries on purpose: a budget paused
       // by throttling would otherwise make a reachable API look dead.
       const { auth } = rt.clientFor();
-      const http = (transport ??= createTransport({ baseUrl, connections: 1, connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs }));
+      const http = (transport ??= createTransport({
+        baseUrl,
+        connections: 1,
+        connectTimeoutMs: timeoutMs,
+        headersTimeoutMs: timeoutMs,
+      }));
       const res = await withTimeout(
         auth.headers().then(({ headers }) =>
-          http.send({ method: 'GET', path: PROBE_PATH, headers, isWrite: false, signal: AbortSignal.timeout(timeoutMs) }),
+          http.send({
+            method: 'GET',
+            path: PROBE_PATH,
+            headers,
+            isWrite: false,
+            signal: AbortSignal.timeout(timeoutMs),
+          }),
         ),
         timeoutMs,
       );
@@ -154,7 +178,12 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
     } catch (err) {
       // The client paces throttled answers and refreshes expired tokens itself.
       if (err instanceof ApiError && (err.category === 'throttled' || err.category === 'auth-refresh')) {
-        return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started), throttled: err.category === 'throttled' };
+        return {
+          status: 'reachable',
+          target,
+          latencyMs: Math.round(performance.now() - started),
+          throttled: err.category === 'throttled',
+        };
       }
       return failure(err, target);
     }

@@ -101,9 +101,21 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
     labelNames: ['category'] as const,
     registers,
   });
-  const throttled = new Counter({ name: 'rowbridge_throttled_total', help: 'Throttled answers (codes 51, 90000, HTTP 429).', registers });
-  const retries = new Counter({ name: 'rowbridge_retries_total', help: 'Retries scheduled by the platform client.', registers });
-  const refreshes = new Counter({ name: 'rowbridge_token_refreshes_total', help: 'Access tokens refreshed.', registers });
+  const throttled = new Counter({
+    name: 'rowbridge_throttled_total',
+    help: 'Throttled answers (codes 51, 90000, HTTP 429).',
+    registers,
+  });
+  const retries = new Counter({
+    name: 'rowbridge_retries_total',
+    help: 'Retries scheduled by the platform client.',
+    registers,
+  });
+  const refreshes = new Counter({
+    name: 'rowbridge_token_refreshes_total',
+    help: 'Access tokens refreshed.',
+    registers,
+  });
   const durations = new Histogram({
     name: 'rowbridge_run_duration_seconds',
     help: 'Duration of finished runs, from start to the terminal status.',
@@ -118,7 +130,8 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
     registers,
     collect() {
       pace.reset();
-      for (const [credential, client] of source?.clients?.() ?? []) pace.set({ credential }, client.limiter.currentRate());
+      for (const [credential, client] of source?.clients?.() ?? [])
+        pace.set({ credential }, client.limiter.currentRate());
     },
   });
   const queueJobs = new Gauge({
@@ -131,7 +144,9 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
       // With Redis down BullMQ's connection waits forever: a scrape must still answer,
       // so the queue series are left out rather than the whole scrape hanging.
       const counts = await Promise.all(
-        queues.map((q) => withTimeout(q.getJobCounts(...QUEUE_STATES), scrapeTimeoutMs).catch(() => undefined)),
+        queues.map((q) =>
+          withTimeout(q.getJobCounts(...QUEUE_STATES), scrapeTimeoutMs).catch(() => undefined),
+        ),
       );
       queues.forEach((q, i) => {
         const byState = counts[i];

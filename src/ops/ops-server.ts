@@ -47,7 +47,11 @@ export interface OpsServer {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      reject(new ConfigError(`ops server: cannot listen on ${host}:${port} (${err.code ?? err.message})`, { cause: err }));
+      reject(
+        new ConfigError(`ops server: cannot listen on ${host}:${port} (${err.code ?? err.message})`, {
+          cause: err,
+        }),
+      );
     };
     server.once('error', onError);
     server.listen(port, host, () => {
@@ -75,11 +79,17 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   });
   app.get('/healthz', async (_req, res) => {
     const report = await health.check();
-    res.status(report.status === 'ok' ? 200 : 503).set('cache-control', 'no-store').json(report);
+    res
+      .status(report.status === 'ok' ? 200 : 503)
+      .set('cache-control', 'no-store')
+      .json(report);
   });
   app.get('/readyz', (_req, res) => {
     const ready = readiness.state === 'ready';
-    res.status(ready ? 200 : 503).set('cache-control', 'no-store').json({ status: readiness.state });
+    res
+      .status(ready ? 200 : 503)
+      .set('cache-control', 'no-store')
+      .json({ status: readiness.state });
   });
   if (dashboard !== undefined) app.use(dashboard.router);
   // Express's own handler would answer with the stack trace outside production.

@@ -42,17 +42,34 @@ describe('dashboard in a headless browser', () => {
       alias: 'orders',
       fields: [
         { name: 'Order number', alias: 'order_no', type: '2', required: true, isTitle: true },
-        { name: 'Status', alias: 'status', type: '11', options: [{ value: 'New', index: 1 }, { value: 'Paid', index: 2 }] },
+        {
+          name: 'Status',
+          alias: 'status',
+          type: '11',
+          options: [
+            { value: 'New', index: 1 },
+            { value: 'Paid', index: 2 },
+          ],
+        },
       ],
     });
-    await h.writeFile('orders.csv', 'Order Number,Status\nA-1,New\nA-2,<script>window.__xss=1</script>\nA-3,Paid\n');
+    await h.writeFile(
+      'orders.csv',
+      'Order Number,Status\nA-1,New\nA-2,<script>window.__xss=1</script>\nA-3,Paid\n',
+    );
     await h.writeJob('orders', JOB);
     run = await h.runJob('orders');
     const { entries } = await h.rt.deadLetters.list({ runId: run.record.runId });
     expect(entries).toHaveLength(1);
     dead = entries[0]!;
     metrics = createMetrics(undefined, { defaultMetrics: false });
-    server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: true });
+    server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: true,
+    });
     shots = await mkdtemp(path.join(tmpdir(), 'rowbridge-dashboard-shots-'));
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -67,7 +67,9 @@ describe('rowbridge dashboard', () => {
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'ok', api: { target: h.emulator.url } });
-      expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^rowbridge_queue_jobs\{queue="runs",state="waiting"\} 0$/m);
+      expect(await (await fetch(`${url}/metrics`)).text()).toMatch(
+        /^rowbridge_queue_jobs\{queue="runs",state="waiting"\} 0$/m,
+      );
     } finally {
       child.kill('SIGTERM');
     }

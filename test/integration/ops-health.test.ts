@@ -45,7 +45,14 @@ describe('/healthz and /readyz', () => {
   });
 
   async function serve(rt: Runtime, health?: HealthCheck, readiness = createReadiness()): Promise<OpsServer> {
-    const server = await startOpsServer({ rt, metrics, readiness, port: 0, dashboard: false, ...(health ? { health } : {}) });
+    const server = await startOpsServer({
+      rt,
+      metrics,
+      readiness,
+      port: 0,
+      dashboard: false,
+      ...(health ? { health } : {}),
+    });
     cleanup.push(() => server.close());
     return server;
   }
@@ -54,7 +61,12 @@ describe('/healthz and /readyz', () => {
   function runtimeWith(changes: NodeJS.ProcessEnv): Runtime {
     const env = { ...h.env, ...changes };
     for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
-    const rt = createRuntime({ settings: loadSettings(env), env, logger: createLogger({ level: 'silent' }), jobsDir: h.dir });
+    const rt = createRuntime({
+      settings: loadSettings(env),
+      env,
+      logger: createLogger({ level: 'silent' }),
+      jobsDir: h.dir,
+    });
     cleanup.push(() => rt.close());
     return rt;
   }
@@ -113,13 +125,21 @@ describe('/healthz and /readyz', () => {
       return Promise.resolve();
     });
     const env = { ...h.env, REDIS_URL: redisUrl };
-    const source: HealthSource = { redis, settings: loadSettings(env), env, clientFor: (prefix) => h.rt.clientFor(prefix) };
+    const source: HealthSource = {
+      redis,
+      settings: loadSettings(env),
+      env,
+      clientFor: (prefix) => h.rt.clientFor(prefix),
+    };
     const health = createHealthCheck(source, { timeoutMs: 500 });
     cleanup.push(() => health.close());
     const server = await serve(h.rt, health);
     const { status, text, body } = await getHealth(server.url);
     expect(status).toBe(503);
-    expect(body.redis).toMatchObject({ status: 'unreachable', target: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    expect(body.redis).toMatchObject({
+      status: 'unreachable',
+      target: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+    });
     expect(body.api.status).toBe('reachable');
     expect(text).not.toContain('hunter2-redis-secret');
   });
@@ -140,8 +160,17 @@ describe('/healthz and /readyz', () => {
   });
 
   it('answers a failing scrape with 500 and no stack trace', async () => {
-    const failing: Metrics = { ...metrics, render: () => Promise.reject(new Error('scrape exploded in collector')) };
-    const server = await startOpsServer({ rt: h.rt, metrics: failing, readiness: createReadiness(), port: 0, dashboard: false });
+    const failing: Metrics = {
+      ...metrics,
+      render: () => Promise.reject(new Error('scrape exploded in collector')),
+    };
+    const server = await startOpsServer({
+      rt: h.rt,
+      metrics: failing,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: false,
+    });
     cleanup.push(() => server.close());
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(500);
@@ -159,7 +188,15 @@ describe('/healthz and /readyz', () => {
       },
       close: () => Promise.resolve(),
     };
-    const server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: false, health: stuck, closeTimeoutMs: 200 });
+    const server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: false,
+      health: stuck,
+      closeTimeoutMs: 200,
+    });
     const pending = fetch(`${server.url}/healthz`).then(
       () => 'answered',
       () => 'cut',

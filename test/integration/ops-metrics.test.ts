@@ -39,7 +39,10 @@ function sum(samples: Map<string, number>, name: string, labels: Record<string, 
  * The runtime does not take an event hook yet: its clients are replaced by clients built
  * the same way whose onEvent feeds the metrics, as the runtime will once it forwards it.
  */
-function instrumentClients(h: Harness, metrics: Metrics): { clients: Map<string, PlatformClient>; close(): Promise<void> } {
+function instrumentClients(
+  h: Harness,
+  metrics: Metrics,
+): { clients: Map<string, PlatformClient>; close(): Promise<void> } {
   const clients = new Map<string, PlatformClient>();
   h.rt.clientFor = (prefix = 'ROWBRIDGE_') => {
     const cached = clients.get(prefix);
@@ -90,8 +93,18 @@ describe('Prometheus metrics of a real run', () => {
     h = await createHarness('ops-metrics', { rateLimit: { requestsPerSecond: 8, burst: 2 } });
     metrics = createMetrics();
     instrumented = instrumentClients(h, metrics);
-    metrics.collectFrom({ connection: h.rt.connection, queuePrefix: h.rt.queuePrefix, clients: () => instrumented.clients });
-    server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: false });
+    metrics.collectFrom({
+      connection: h.rt.connection,
+      queuePrefix: h.rt.queuePrefix,
+      clients: () => instrumented.clients,
+    });
+    server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: false,
+    });
     h.createWorksheet({
       name: 'Orders',
       alias: 'orders',
@@ -132,7 +145,11 @@ describe('Prometheus metrics of a real run', () => {
 
   it('counts rows by outcome exactly as the run report does, dead letters by category', async () => {
     expect(run.record.status).toBe('completed');
-    expect(run.report).toMatchObject({ created: 4, deadLetteredTotal: 2, deadLettered: { 'invalid-row': 2 } });
+    expect(run.report).toMatchObject({
+      created: 4,
+      deadLetteredTotal: 2,
+      deadLettered: { 'invalid-row': 2 },
+    });
     const { samples, type } = await scrape();
     expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(samples.get('rowbridge_rows_total{outcome="created"}')).toBe(run.report.created);
@@ -147,7 +164,9 @@ describe('Prometheus metrics of a real run', () => {
     const throttledAnswers = answered.filter((r) => r.errorCode === 51 || r.errorCode === 90000).length;
     expect(throttledAnswers).toBeGreaterThan(0);
     expect(sum(samples, 'rowbridge_requests_total')).toBe(answered.length);
-    expect(samples.get('rowbridge_requests_total{category="ok"}')).toBe(answered.filter((r) => r.errorCode === 1).length);
+    expect(samples.get('rowbridge_requests_total{category="ok"}')).toBe(
+      answered.filter((r) => r.errorCode === 1).length,
+    );
     expect(samples.get('rowbridge_requests_total{category="throttled"}')).toBe(throttledAnswers);
     expect(samples.get('rowbridge_throttled_total')).toBe(throttledAnswers);
     expect(samples.has('rowbridge_retries_total')).toBe(true);
@@ -162,7 +181,10 @@ describe('Prometheus metrics of a real run', () => {
     expect(samples.get('rowbridge_queue_jobs{queue="batches",state="waiting"}')).toBe(0);
     expect(samples.get('rowbridge_queue_jobs{queue="batches",state="failed"}')).toBe(0);
     expect(samples.get('rowbridge_run_duration_seconds_count{job="orders",status="completed"}')).toBe(1);
-    expect(samples.get('rowbridge_run_duration_seconds_sum{job="orders",status="completed"}')).toBeCloseTo(run.report.durationMs / 1000, 3);
+    expect(samples.get('rowbridge_run_duration_seconds_sum{job="orders",status="completed"}')).toBeCloseTo(
+      run.report.durationMs / 1000,
+      3,
+    );
     expect(samples.has('process_cpu_user_seconds_total')).toBe(true);
   });
 
@@ -178,7 +200,10 @@ describe('Prometheus metrics of a real run', () => {
 describe('metrics scrape with Redis unreachable', () => {
   it('answers without the queue series instead of hanging', async () => {
     // Port 1: nothing listens. The BullMQ-style connection would wait forever.
-    const connection = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: null, retryStrategy: () => 200 });
+    const connection = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 200,
+    });
     connection.on('error', () => undefined);
     const metrics = createMetrics(undefined, { scrapeTimeoutMs: 300, defaultMetrics: false });
     try {

@@ -59,7 +59,9 @@ function category(req: Request): ErrorCategory | undefined {
   const value = param(req, 'category');
   if (value === undefined) return undefined;
   if (!(ERROR_CATEGORIES as readonly string[]).includes(value)) {
-    throw new BadRequest(`unknown dead-letter category "${value}"; categories: ${ERROR_CATEGORIES.join(', ')}`);
+    throw new BadRequest(
+      `unknown dead-letter category "${value}"; categories: ${ERROR_CATEGORIES.join(', ')}`,
+    );
   }
   return value as ErrorCategory;
 }
@@ -69,7 +71,9 @@ function limit(req: Request): number {
   if (value === undefined) return DEFAULT_RUNS;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_RUNS) {
-    throw new BadRequest(`query parameter "limit" must be a whole number from 1 to ${MAX_RUNS}, got "${value}"`);
+    throw new BadRequest(
+      `query parameter "limit" must be a whole number from 1 to ${MAX_RUNS}, got "${value}"`,
+    );
   }
   return n;
 }
@@ -79,7 +83,16 @@ function send(res: Response, status: number, page: SafeHtml): void {
 }
 
 function problem(res: Response, status: number, title: string, message: string): void {
-  send(res, status, layout(title, html`<h1>${title}</h1><p class="reason">${message}</p><p><a href="/">Back to the runs</a></p>`));
+  send(
+    res,
+    status,
+    layout(
+      title,
+      html`<h1>${title}</h1>
+        <p class="reason">${message}</p>
+        <p><a href="/">Back to the runs</a></p>`,
+    ),
+  );
 }
 
 export function createDashboard(options: DashboardOptions): Dashboard {
@@ -111,7 +124,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   router.get('/', async (req, res) => {
     const job = param(req, 'job');
     const records = await rt.runs.list({ limit: limit(req), ...(job === undefined ? {} : { job }) });
-    const items = await Promise.all(records.map(async (record) => ({ record, report: await rt.runs.report(record.runId) })));
+    const items = await Promise.all(
+      records.map(async (record) => ({ record, report: await rt.runs.report(record.runId) })),
+    );
     send(res, 200, renderRunsPage(items, { job }));
   });
 
@@ -119,7 +134,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const runId = req.params.id;
     const record = await rt.runs.get(runId);
     if (record === undefined) {
-      problem(res, 404, 'Run not found', `No run "${runId}": it never existed or its record expired (runs are kept 14 days).`);
+      problem(
+        res,
+        404,
+        'Run not found',
+        `No run "${runId}": it never existed or its record expired (runs are kept 14 days).`,
+      );
       return;
     }
     const cursor = param(req, 'cursor');
@@ -137,16 +157,24 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const cat = category(req);
     const scope = { ...(job === undefined ? {} : { job }), ...(runId === undefined ? {} : { runId }) };
     const filter: DeadLetterFilter = { ...scope, ...(cat === undefined ? {} : { category: cat }) };
-    const [counts, page] = await Promise.all([rt.deadLetters.counts(scope), listDeadLetters(filter, param(req, 'cursor'))]);
+    const [counts, page] = await Promise.all([
+      rt.deadLetters.counts(scope),
+      listDeadLetters(filter, param(req, 'cursor')),
+    ]);
     send(res, 200, renderDeadLettersPage({ filter, counts, entries: page.entries, next: page.next }));
   });
 
   async function listDeadLetters(filter: DeadLetterFilter, cursor: string | undefined) {
     try {
-      return await rt.deadLetters.list({ ...filter, limit: DEAD_LETTERS_PER_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+      return await rt.deadLetters.list({
+        ...filter,
+        limit: DEAD_LETTERS_PER_PAGE,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
     } catch (err) {
       // A hand-edited or stale cursor is the caller's mistake, not a server failure.
-      if (cursor !== undefined) throw new BadRequest(`query parameter "cursor" is not a page cursor of this list`, { cause: err });
+      if (cursor !== undefined)
+        throw new BadRequest(`query parameter "cursor" is not a page cursor of this list`, { cause: err });
       throw err;
     }
   }

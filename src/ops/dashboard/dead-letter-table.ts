@@ -4,24 +4,43 @@ import { formatTime, href, html } from './html.ts';
 import type { SafeHtml } from './html.ts';
 
 /** Dead letters as a table: position, field, code and the full reason, each escaped. */
-export function deadLetterTable(entries: readonly DeadLetterEntry[], options: { showRun: boolean }): SafeHtml {
+export function deadLetterTable(
+  entries: readonly DeadLetterEntry[],
+  options: { showRun: boolean },
+): SafeHtml {
   if (entries.length === 0) return html`<p class="muted">No dead letters.</p>`;
   const rows = entries.map(
-    (e) => html`<tr>
-<td><span class="badge">${e.category}</span></td>
-<td>${e.job}</td>
-${options.showRun ? html`<td><a href="${href(`/runs/${encodeURIComponent(e.runId)}`)}">${e.runId}</a></td>` : ''}
-<td>${positionLabel(e.source.position)}</td>
-<td>${e.field === undefined ? html`<span class="muted">-</span>` : html`<code>${e.field}</code>`}</td>
-<td class="n">${e.errorCode ?? ''}</td>
-<td class="reason">${e.message}</td>
-<td class="n">${e.attempts}</td>
-<td>${formatTime(e.createdAt)}</td>
-<td><code>${e.id}</code></td>
-</tr>`,
+    (e) =>
+      html`<tr>
+        <td><span class="badge">${e.category}</span></td>
+        <td>${e.job}</td>
+        ${options.showRun ? html`<td><a href="${href(`/runs/${encodeURIComponent(e.runId)}`)}">${e.runId}</a></td>` : ''}
+        <td>${positionLabel(e.source.position)}</td>
+        <td>${e.field === undefined ? html`<span class="muted">-</span>` : html`<code>${e.field}</code>`}</td>
+        <td class="n">${e.errorCode ?? ''}</td>
+        <td class="reason">${e.message}</td>
+        <td class="n">${e.attempts}</td>
+        <td>${formatTime(e.createdAt)}</td>
+        <td><code>${e.id}</code></td>
+      </tr>`,
   );
-  return html`<table class="dead-letters"><thead><tr>
-<th>Category</th><th>Job</th>${options.showRun ? html`<th>Run</th>` : ''}<th>Position</th><th>Field</th><th class="n">Code</th>
-<th>Reason</th><th class="n">Attempts</th><th>Created</th><th>Id</th></tr></thead>
-<tbody>${rows}</tbody></table>`;
+  return html`<table class="dead-letters">
+    <thead>
+      <tr>
+        <th>Category</th>
+        <th>Job</th>
+        ${options.showRun ? html`<th>Run</th>` : ''}
+        <th>Position</th>
+        <th>Field</th>
+        <th class="n">Code</th>
+        <th>Reason</th>
+        <th class="n">Attempts</th>
+        <th>Created</th>
+        <th>Id</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }

@@ -29,10 +29,14 @@ export function renderDeadLettersPage(data: DeadLettersPageData): SafeHtml {
     filter.runId === undefined ? '' : `run ${filter.runId}`,
   ].filter(Boolean);
   const body = html`<h1>Dead letters${narrowed.length === 0 ? '' : `: ${narrowed.join(', ')}`}</h1>
-<p class="counts">${filter.category === undefined ? html`<strong>all: ${total}</strong> ` : html`<a href="${href('/dead-letters', scope)}">all: ${total}</a>`}${categoryLinks}</p>
-<p class="muted">Replay or purge with <code>rowbridge dlq replay|purge</code>. The batch jobs that wrote them are in the
-<a href="/queues/queue/batches">queue dashboard</a>.</p>
-${deadLetterTable(data.entries, { showRun: true })}
-${data.next === undefined ? '' : html`<p><a href="${href('/dead-letters', { ...scope, category: filter.category, cursor: data.next })}">Next page</a></p>`}`;
+    <p class="counts">
+      ${filter.category === undefined ? html`<strong>all: ${total}</strong> ` : html`<a href="${href('/dead-letters', scope)}">all: ${total}</a>`}${categoryLinks}
+    </p>
+    <p class="muted">
+      Replay or purge with <code>rowbridge dlq replay|purge</code>. The batch jobs that wrote them are in the
+      <a href="/queues/queue/batches">queue dashboard</a>.
+    </p>
+    ${deadLetterTable(data.entries, { showRun: true })}
+    ${data.next === undefined ? '' : html`<p><a href="${href('/dead-letters', { ...scope, category: filter.category, cursor: data.next })}">Next page</a></p>`}`;
   return layout('Dead letters', body);
 }

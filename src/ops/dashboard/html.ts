@@ -57,7 +57,8 @@ export function toHtmlString(value: SafeHtml): string {
 /** A URL path with query parameters (undefined ones left out), for links. */
 export function href(path: string, query: Record<string, string | number | undefined> = {}): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(name, String(value));
   const search = params.toString();
   return search === '' ? path : `${path}?${search}`;
 }
@@ -95,10 +96,23 @@ dt{color:#6b7480}dd{margin:0}.counts a{margin-right:14px}code{font-size:13px}`;
 /** A whole page: title, navigation to the other pages and bull-board, and the body. */
 export function layout(title: string, body: SafeHtml): SafeHtml {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · rowbridge</title><style>${{ [SAFE]: STYLE }}</style></head>
-<body><header><strong>rowbridge</strong><a href="/">Runs</a><a href="/dead-letters">Dead letters</a><a href="/queues">Queues</a><a href="/metrics">Metrics</a></header>
-<main>${body}</main></body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <title>${title} · rowbridge</title>
+        <style>
+          ${{ [SAFE]: STYLE }}
+        </style>
+      </head>
+      <body>
+        <header>
+          <strong>rowbridge</strong><a href="/">Runs</a><a href="/dead-letters">Dead letters</a
+          ><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
+        </header>
+        <main>${body}</main>
+      </body>
+    </html>`;
 }
 
 /** A status badge; the class is the status, which is one of a fixed set but escaped anyway. */

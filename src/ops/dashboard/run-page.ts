@@ -16,7 +16,10 @@ export interface RunPageData {
 }
 
 function item(label: string, value: HtmlValue): SafeHtml {
-  return value === undefined || value === '' ? html`` : html`<dt>${label}</dt><dd>${value}</dd>`;
+  return value === undefined || value === ''
+    ? html``
+    : html`<dt>${label}</dt>
+        <dd>${value}</dd>`;
 }
 
 /** `/runs/:id`: the run report (the same counts as `rowbridge status RUN`) and the run's dead letters. */
@@ -38,26 +41,33 @@ export function renderRunPage(data: RunPageData): SafeHtml {
     ['Duration', formatDuration(report.durationMs)],
   ];
   const categories = Object.entries(counts).map(
-    ([category, n]) => html`<a href="${href('/dead-letters', { run: record.runId, category })}">${category}: ${n}</a>`,
+    ([category, n]) =>
+      html`<a href="${href('/dead-letters', { run: record.runId, category })}">${category}: ${n}</a>`,
   );
   const body = html`<h1>Run <code>${record.runId}</code> ${badge(record.status)}</h1>
-${record.message === undefined ? '' : html`<p class="reason"><strong>${record.message}</strong></p>`}
-<dl>
-${item('Job', html`<a href="${href('/', { job: record.job })}">${record.job}</a>`)}
-${item('Trigger', record.trigger)}
-${item('Mode', record.mode)}
-${item('Worksheet', record.worksheet)}
-${item('Range', record.range)}
-${item('Replay of', record.replay)}
-${item('Queued', formatTime(record.createdAt))}
-${item('Started', formatTime(record.startedAt))}
-${item('Finished', formatTime(record.finishedAt))}
-</dl>
-<h2>Report</h2>
-<table class="report"><tbody>${reportRows.map(([label, value]) => html`<tr><th>${label}</th><td class="n">${value}</td></tr>`)}</tbody></table>
-<h2 id="dead-letters">Dead letters</h2>
-${categories.length === 0 ? '' : html`<p class="counts">${categories}</p>`}
-${deadLetterTable(data.deadLetters, { showRun: false })}
-${data.next === undefined ? '' : html`<p><a href="${href(runPath, { cursor: data.next })}#dead-letters">Next page</a></p>`}`;
+    ${record.message === undefined ? '' : html`<p class="reason"><strong>${record.message}</strong></p>`}
+    <dl>
+      ${item('Job', html`<a href="${href('/', { job: record.job })}">${record.job}</a>`)}
+      ${item('Trigger', record.trigger)} ${item('Mode', record.mode)} ${item('Worksheet', record.worksheet)}
+      ${item('Range', record.range)} ${item('Replay of', record.replay)}
+      ${item('Queued', formatTime(record.createdAt))} ${item('Started', formatTime(record.startedAt))}
+      ${item('Finished', formatTime(record.finishedAt))}
+    </dl>
+    <h2>Report</h2>
+    <table class="report">
+      <tbody>
+        ${reportRows.map(
+          ([label, value]) =>
+            html`<tr>
+              <th>${label}</th>
+              <td class="n">${value}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h2 id="dead-letters">Dead letters</h2>
+    ${categories.length === 0 ? '' : html`<p class="counts">${categories}</p>`}
+    ${deadLetterTable(data.deadLetters, { showRun: false })}
+    ${data.next === undefined ? '' : html`<p><a href="${href(runPath, { cursor: data.next })}#dead-letters">Next page</a></p>`}`;
   return layout(`Run ${record.runId}`, body);
 }
