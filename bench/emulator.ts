@@ -26,7 +26,15 @@ const sheet = emulator.createWorksheet(app.appId, {
     { name: 'Email', alias: 'email', type: 'Email' },
     { name: 'Amount', alias: 'amount', type: 'Currency' },
     { name: 'Quantity', alias: 'qty', type: 'Number' },
-    { name: 'Status', alias: 'status', type: 'SingleSelect', options: [{ value: 'New', index: 1 }, { value: 'Paid', index: 2 }] },
+    {
+      name: 'Status',
+      alias: 'status',
+      type: 'SingleSelect',
+      options: [
+        { value: 'New', index: 1 },
+        { value: 'Paid', index: 2 },
+      ],
+    },
     { name: 'Ordered', alias: 'ordered', type: 'DateTime' },
     { name: 'Gift', alias: 'gift', type: 'Checkbox' },
   ],
@@ -34,10 +42,14 @@ const sheet = emulator.createWorksheet(app.appId, {
 const statusKeys = sheet.fields.find((f) => f.alias === 'status')!.options!.map((o) => o.key);
 const rowsPath = `${emulator.url}/v3/app/worksheets/${sheet.id}/rows`;
 
-async function post(url: string, body: unknown): Promise<{ error_code: number; error_msg: string; data: unknown }> {
+async function post(
+  url: string,
+  body: unknown,
+): Promise<{ error_code: number; error_msg: string; data: unknown }> {
   const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), dispatcher: agent });
   const answer = (await res.body.json()) as { error_code: number; error_msg: string; data: unknown };
-  if (answer.error_code !== 1) throw new Error(`bench request failed: ${answer.error_code} ${answer.error_msg}`);
+  if (answer.error_code !== 1)
+    throw new Error(`bench request failed: ${answer.error_code} ${answer.error_msg}`);
   return answer;
 }
 
@@ -59,7 +71,10 @@ function row(n: number): { fields: Array<{ id: string; value: unknown }> } {
 let started = performance.now();
 for (let offset = 0; offset < ROWS; offset += BATCH) {
   const size = Math.min(BATCH, ROWS - offset);
-  await post(`${rowsPath}/batch`, { rows: Array.from({ length: size }, (_, i) => row(offset + i)), triggerWorkflow: false });
+  await post(`${rowsPath}/batch`, {
+    rows: Array.from({ length: size }, (_, i) => row(offset + i)),
+    triggerWorkflow: false,
+  });
 }
 const createSeconds = (performance.now() - started) / 1000;
 
@@ -92,7 +107,11 @@ const sortedSeconds = (performance.now() - started) / 1000;
 started = performance.now();
 for (let i = 0; i < LOOKUPS; i += 1) {
   const n = Math.floor((i * 7919) % ROWS);
-  await post(`${rowsPath}/list`, { pageSize: 10, pageIndex: 1, filter: { type: 'condition', field: 'orderNo', operator: 'eq', value: `ORD-${n}` } });
+  await post(`${rowsPath}/list`, {
+    pageSize: 10,
+    pageIndex: 1,
+    filter: { type: 'condition', field: 'orderNo', operator: 'eq', value: `ORD-${n}` },
+  });
 }
 const lookupSeconds = (performance.now() - started) / 1000;
 

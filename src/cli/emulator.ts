@@ -28,7 +28,10 @@ async function loadSeed(file: string, cwd: string): Promise<EmulatorSeed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read seed file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new Error(
+      `cannot read seed file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      { cause: error },
+    );
   }
   let json: unknown;
   try {
@@ -44,15 +47,24 @@ function describeSeeded(emulator: EmulatorHandle, seed: EmulatorSeed): string[] 
   const apps = emulator.state.apps();
   seed.apps.forEach((app, i) => {
     const live = apps[i];
-    lines.push(`app "${app.name}" id ${live?.id ?? '?'}`, `  APP-Appkey: ${app.appKey}`, `  APP-Sign:   ${app.sign}`);
+    lines.push(
+      `app "${app.name}" id ${live?.id ?? '?'}`,
+      `  APP-Appkey: ${app.appKey}`,
+      `  APP-Sign:   ${app.sign}`,
+    );
     for (const wsId of live?.worksheetIds ?? []) {
       const ws = emulator.state.worksheet(wsId);
-      lines.push(`  worksheet "${ws?.name ?? ''}" id ${wsId}${ws?.alias ? ` alias ${ws.alias}` : ''} (${emulator.state.rowCount(wsId)} rows)`);
+      lines.push(
+        `  worksheet "${ws?.name ?? ''}" id ${wsId}${ws?.alias ? ` alias ${ws.alias}` : ''} (${emulator.state.rowCount(wsId)} rows)`,
+      );
     }
   });
-  for (const t of seed.personalTokens ?? []) lines.push(`personal token for ${t.appIds.join(', ')}: ${t.token}`);
+  for (const t of seed.personalTokens ?? [])
+    lines.push(`personal token for ${t.appIds.join(', ')}: ${t.token}`);
   for (const c of seed.oauthClients ?? []) {
-    lines.push(`OAuth client for ${c.appIds.join(', ')}: client_id=${c.clientId} client_secret=${c.clientSecret} refresh_token=${c.refreshToken}`);
+    lines.push(
+      `OAuth client for ${c.appIds.join(', ')}: client_id=${c.clientId} client_secret=${c.clientSecret} refresh_token=${c.refreshToken}`,
+    );
   }
   return lines;
 }
@@ -65,7 +77,15 @@ function createDemo(emulator: EmulatorHandle): string[] {
     fields: [
       { name: 'Name', alias: 'name', type: 'Text', isTitle: true, required: true },
       { name: 'Email', alias: 'email', type: 'Email', isUnique: true },
-      { name: 'Status', alias: 'status', type: 'SingleSelect', options: [{ value: 'Lead', index: 1 }, { value: 'Customer', index: 2 }] },
+      {
+        name: 'Status',
+        alias: 'status',
+        type: 'SingleSelect',
+        options: [
+          { value: 'Lead', index: 1 },
+          { value: 'Customer', index: 2 },
+        ],
+      },
     ],
   });
   const token = emulator.createPersonalToken([app.appId]);
@@ -130,7 +150,12 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   let seed: EmulatorSeed | undefined;
   try {
     seed = values.seed === undefined ? undefined : await loadSeed(values.seed, io.cwd);
-    emulator = await startEmulator({ port, host: values.host ?? '127.0.0.1', rowShape, ...(seed === undefined ? {} : { seed }) });
+    emulator = await startEmulator({
+      port,
+      host: values.host ?? '127.0.0.1',
+      rowShape,
+      ...(seed === undefined ? {} : { seed }),
+    });
   } catch (error) {
     io.err(`emulator: ${(error as Error).message}`);
     return EXIT.failure;

@@ -28,11 +28,20 @@ export function applySeed(deps: EmulatorDeps, raw: EmulatorSeed, source = 'seed'
   }
   for (const u of seed.users ?? []) {
     const accountId = u.accountId ?? deps.ids.uuid();
-    state.users.set(accountId, { accountId, fullname: u.fullname, email: u.email, departmentIds: u.departmentIds ?? [] });
+    state.users.set(accountId, {
+      accountId,
+      fullname: u.fullname,
+      email: u.email,
+      departmentIds: u.departmentIds ?? [],
+    });
   }
 
   seed.apps.forEach((a, ai) => {
-    const app = createApp(deps, { id: a.id, name: a.name, appKey: a.appKey, sign: a.sign }, userRef(deps, a.owner, `apps[${ai}].owner`));
+    const app = createApp(
+      deps,
+      { id: a.id, name: a.name, appKey: a.appKey, sign: a.sign },
+      userRef(deps, a.owner, `apps[${ai}].owner`),
+    );
     (a.worksheets ?? []).forEach((w, wi) => {
       const where = `${source} apps[${ai}].worksheets[${wi}]`;
       const ws = createWorksheet(deps, app, { name: w.name, alias: w.alias, fields: w.fields }, where, w.id);
@@ -41,9 +50,13 @@ export function applySeed(deps: EmulatorDeps, raw: EmulatorSeed, source = 'seed'
         const fields = Object.entries(values).map(([key, value]) => {
           const field = ws.byKey.get(key);
           // Seeds may name options by their text, as field-value type "2" allows.
-          return field !== undefined && OPTION_FIELD_TYPES.has(field.type) ? { id: key, value, type: '2' } : { id: key, value };
+          return field !== undefined && OPTION_FIELD_TYPES.has(field.type)
+            ? { id: key, value, type: '2' }
+            : { id: key, value };
         });
-        located(`${where}.rows[${ri}]`, () => createRow(deps, ws, fields, app.owner, typeof id === 'string' ? id : undefined));
+        located(`${where}.rows[${ri}]`, () =>
+          createRow(deps, ws, fields, app.owner, typeof id === 'string' ? id : undefined),
+        );
       });
     });
   });
@@ -51,7 +64,8 @@ export function applySeed(deps: EmulatorDeps, raw: EmulatorSeed, source = 'seed'
   const appId = (ref: string, where: string): string => {
     if (state.apps.has(ref)) return ref;
     const byName = [...state.apps.values()].find((app) => app.name === ref);
-    if (byName === undefined) throw new Error(`${source} ${where}: "${ref}" is neither an app id nor an app name of the seed`);
+    if (byName === undefined)
+      throw new Error(`${source} ${where}: "${ref}" is neither an app id nor an app name of the seed`);
     return byName.id;
   };
   (seed.personalTokens ?? []).forEach((t, i) => {

@@ -34,7 +34,12 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return first === undefined || first === '' ? undefined : first;
 }
 
-export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders, prefix: string, now: number): Principal {
+export function authenticate(
+  state: EmulatorState,
+  headers: IncomingHttpHeaders,
+  prefix: string,
+  now: number,
+): Principal {
   const appKey = header(headers, `${prefix}Appkey`);
   if (appKey !== undefined) {
     const appId = state.credentials.appKeys.get(appKey);
@@ -43,19 +48,30 @@ export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders,
     if (header(headers, `${prefix}Sign`) !== app.sign) {
       throw new EmulatorError(10102, `header ${prefix}Sign does not match the app key's sign`);
     }
-    return { credentialId: `appkey:${app.id}`, kind: 'appkey', user: app.owner, appIds: new Set([app.id]), grantApp: undefined };
+    return {
+      credentialId: `appkey:${app.id}`,
+      kind: 'appkey',
+      user: app.owner,
+      appIds: new Set([app.id]),
+      grantApp: undefined,
+    };
   }
 
   const authorization = header(headers, 'authorization');
   const token = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (token === undefined) {
-    throw new EmulatorError(10101, `no credentials: send ${prefix}Appkey and ${prefix}Sign, or Authorization: Bearer <token>`);
+    throw new EmulatorError(
+      10101,
+      `no credentials: send ${prefix}Appkey and ${prefix}Sign, or Authorization: Bearer <token>`,
+    );
   }
   if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
     const access = state.credentials.accessTokens.get(token);
     const client = access === undefined ? undefined : state.credentials.oauthClients.get(access.clientId);
-    if (access === undefined || client === undefined) throw new EmulatorError(600100, 'OAuth access token is invalid');
-    if (now >= access.expiresAt) throw new EmulatorError(600100, 'OAuth access token has expired; refresh it');
+    if (access === undefined || client === undefined)
+      throw new EmulatorError(600100, 'OAuth access token is invalid');
+    if (now >= access.expiresAt)
+      throw new EmulatorError(600100, 'OAuth access token has expired; refresh it');
     return {
       credentialId: `oauth:${client.clientId}`,
       kind: 'oauth',
@@ -76,17 +92,26 @@ export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders,
 }
 
 /** The application an `/v3/app/...` request acts on. */
-export function resolveApp(state: EmulatorState, principal: Principal, headers: IncomingHttpHeaders, prefix: string): AppRecord {
+export function resolveApp(
+  state: EmulatorState,
+  principal: Principal,
+  headers: IncomingHttpHeaders,
+  prefix: string,
+): AppRecord {
   const named = header(headers, `${prefix}Appid`);
   let appId: string;
   if (principal.kind === 'appkey') {
     const own = principal.appIds.values().next().value as string;
     if (named !== undefined && named !== own) {
-      throw new EmulatorError(10005, `the app key belongs to another application than ${prefix}Appid ${named}`);
+      throw new EmulatorError(
+        10005,
+        `the app key belongs to another application than ${prefix}Appid ${named}`,
+      );
     }
     appId = own;
   } else {
-    if (named === undefined) throw paramError(`header ${prefix}Appid is required with a bearer token on /v3/app endpoints`);
+    if (named === undefined)
+      throw paramError(`header ${prefix}Appid is required with a bearer token on /v3/app endpoints`);
     if (!principal.appIds.has(named)) {
       throw new EmulatorError(10005, `the token is not authorised for application ${named}`);
     }

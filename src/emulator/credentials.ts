@@ -65,10 +65,16 @@ export function grantAccessToken(
   state.credentials.accessTokens.set(accessToken, { clientId, expiresAt: now + ttlMs });
   if (oldRefreshToken !== undefined) state.credentials.refreshTokens.delete(oldRefreshToken);
   state.credentials.refreshTokens.set(refreshToken, clientId);
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: Math.floor(ttlMs / 1000), refresh_token: refreshToken };
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: Math.floor(ttlMs / 1000),
+    refresh_token: refreshToken,
+  };
 }
 
 /** Makes every access token issued so far expire now (tests of the refresh path). */
 export function expireAccessTokens(state: EmulatorState, now: number): void {
-  for (const access of state.credentials.accessTokens.values()) access.expiresAt = Math.min(access.expiresAt, now);
+  for (const access of state.credentials.accessTokens.values())
+    access.expiresAt = Math.min(access.expiresAt, now);
 }

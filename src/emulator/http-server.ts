@@ -43,7 +43,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new EmulatorError(10001, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      throw new EmulatorError(10001, `request body is larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -52,7 +53,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 function send(res: ServerResponse, entry: RequestLogEntry, status: number, payload: unknown): void {
   const body = JSON.stringify(payload);
   entry.httpStatus = status;
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -78,7 +82,14 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
     // A private deployment serves the same API under /api (spec §1).
     const path = url.pathname.startsWith('/api/') ? url.pathname.slice(4) : url.pathname;
     const method = req.method ?? 'GET';
-    const entry: RequestLogEntry = { method, path, errorCode: undefined, credentialId: undefined, fault: undefined, httpStatus: undefined };
+    const entry: RequestLogEntry = {
+      method,
+      path,
+      errorCode: undefined,
+      credentialId: undefined,
+      fault: undefined,
+      httpStatus: undefined,
+    };
     deps.requests.push(entry);
     const answer = (status: number, errorCode: number, payload: unknown): void => {
       entry.errorCode = errorCode;
@@ -89,11 +100,14 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
     try {
       raw = await readBody(req);
     } catch (error) {
-      if (error instanceof EmulatorError) answer(413, error.errorCode, errorEnvelope(error.errorCode, error.message));
+      if (error instanceof EmulatorError)
+        answer(413, error.errorCode, errorEnvelope(error.errorCode, error.message));
       return;
     }
     const isToken = path === '/oauth2/token';
-    const match = path.startsWith('/v3/') ? router.match(method, path.slice(3)) : ({ kind: 'not-found' } as const);
+    const match = path.startsWith('/v3/')
+      ? router.match(method, path.slice(3))
+      : ({ kind: 'not-found' } as const);
     const decision = faults.decide(match.kind === 'found' && match.write);
     if (decision.latencyMs > 0) await delay(decision.latencyMs);
     if (decision.kind === 'reset-before-apply') {
@@ -112,16 +126,31 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
     try {
       const allowList = options.ipAllowList;
       if (allowList !== undefined && !allowList.includes(clientIp(req))) {
-        throw new EmulatorError(isToken ? 600113 : 10000, `client IP ${clientIp(req)} is not on the allow-list`);
+        throw new EmulatorError(
+          isToken ? 600113 : 10000,
+          `client IP ${clientIp(req)} is not on the allow-list`,
+        );
       }
       if (isToken) {
-        if (method !== 'POST') return answer(405, 600000, errorEnvelope(600000, 'the token endpoint takes POST'));
-        const grant = handleTokenRequest(deps.state, deps.ids, parseTokenParams(raw, req.headers['content-type']), options.accessTokenTtlMs, options.now());
+        if (method !== 'POST')
+          return answer(405, 600000, errorEnvelope(600000, 'the token endpoint takes POST'));
+        const grant = handleTokenRequest(
+          deps.state,
+          deps.ids,
+          parseTokenParams(raw, req.headers['content-type']),
+          options.accessTokenTtlMs,
+          options.now(),
+        );
         return answer(200, 1, grant);
       }
-      if (match.kind === 'not-found') return answer(404, 10001, errorEnvelope(10001, `no endpoint ${method} ${path}`));
+      if (match.kind === 'not-found')
+        return answer(404, 10001, errorEnvelope(10001, `no endpoint ${method} ${path}`));
       if (match.kind === 'method-not-allowed') {
-        return answer(405, 10001, errorEnvelope(10001, `${path} does not take ${method}; it takes ${match.allowed.join(', ')}`));
+        return answer(
+          405,
+          10001,
+          errorEnvelope(10001, `${path} does not take ${method}; it takes ${match.allowed.join(', ')}`),
+        );
       }
       const principal = authenticate(deps.state, req.headers, options.headerPrefix, options.now());
       entry.credentialId = principal.credentialId;
@@ -132,11 +161,21 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
       }
       // Any write may change what a cached row query would answer.
       if (match.write) deps.state.revision += 1;
-      const ctx: RouteContext = { params: match.params, query: url.searchParams, body: parseJson(raw), principal, baseUrl: deps.baseUrl() };
+      const ctx: RouteContext = {
+        params: match.params,
+        query: url.searchParams,
+        body: parseJson(raw),
+        principal,
+        baseUrl: deps.baseUrl(),
+      };
       const route = match.route;
-      const data = route.scope === 'app'
-        ? route.handler({ ...ctx, app: resolveApp(deps.state, principal, req.headers, options.headerPrefix) })
-        : route.handler(ctx);
+      const data =
+        route.scope === 'app'
+          ? route.handler({
+              ...ctx,
+              app: resolveApp(deps.state, principal, req.headers, options.headerPrefix),
+            })
+          : route.handler(ctx);
       if (decision.kind === 'reset-after-apply') {
         // The write is applied; the client never learns it: the ambiguous case.
         entry.fault = decision.kind;
@@ -147,7 +186,11 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
       answer(200, 1, okEnvelope(data));
     } catch (error) {
       if (error instanceof EmulatorError) {
-        return answer(200, error.errorCode, isToken ? tokenErrorAnswer(error) : errorEnvelope(error.errorCode, error.message));
+        return answer(
+          200,
+          error.errorCode,
+          isToken ? tokenErrorAnswer(error) : errorEnvelope(error.errorCode, error.message),
+        );
       }
       const message = error instanceof Error ? error.message : String(error);
       answer(500, 0, errorEnvelope(0, `emulator internal error: ${message}`));

@@ -36,7 +36,8 @@ export function optionalArray(value: unknown, where: string): unknown[] {
 }
 
 export function asString(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw paramError(`${where} must be a non-empty string, got ${describe(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw paramError(`${where} must be a non-empty string, got ${describe(value)}`);
   return value;
 }
 
@@ -56,7 +57,8 @@ export function optionalBoolean(value: unknown, where: string, fallback: boolean
 export function optionalInteger(value: unknown, where: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const n = typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw paramError(`${where} must be an integer, got ${describe(value)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    throw paramError(`${where} must be an integer, got ${describe(value)}`);
   return n;
 }
 

@@ -29,7 +29,10 @@ export function createRequestLimits(deps: RequestLimitsDeps): RequestLimits {
     bucket.at = now;
     buckets.set(credentialId, bucket);
     if (bucket.tokens < 1) {
-      throw new EmulatorError(51, `request rate limited: at most ${rate.requestsPerSecond} requests per second (burst ${rate.burst})`);
+      throw new EmulatorError(
+        51,
+        `request rate limited: at most ${rate.requestsPerSecond} requests per second (burst ${rate.burst})`,
+      );
     }
     bucket.tokens -= 1;
   }
@@ -41,7 +44,10 @@ export function createRequestLimits(deps: RequestLimitsDeps): RequestLimits {
       windows.set(credentialId, window);
     }
     if (window.count >= quota.requests) {
-      throw new EmulatorError(90000, `request quota exceeded: ${quota.requests} requests per ${quota.windowMs} ms`);
+      throw new EmulatorError(
+        90000,
+        `request quota exceeded: ${quota.requests} requests per ${quota.windowMs} ms`,
+      );
     }
     window.count += 1;
   }

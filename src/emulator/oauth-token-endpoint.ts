@@ -21,7 +21,8 @@ const RFC_ERROR: Record<number, string> = {
   600113: 'unauthorized_client',
 };
 
-export type TokenAnswer = AccessTokenGrant | (EmulatorEnvelope & { error: string; error_description: string });
+export type TokenAnswer =
+  AccessTokenGrant | (EmulatorEnvelope & { error: string; error_description: string });
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -38,8 +39,11 @@ export function parseTokenParams(raw: string, contentType: string | undefined): 
     } catch {
       throw new EmulatorError(600000, 'token request body is not valid JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null) throw new EmulatorError(600000, 'token request body must be an object');
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new EmulatorError(600000, 'token request body must be an object');
+    return Object.fromEntries(
+      Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
   }
   return Object.fromEntries(new URLSearchParams(raw));
 }
@@ -61,7 +65,10 @@ export function handleTokenRequest(
 ): AccessTokenGrant {
   const grantType = params['grant_type'];
   if (grantType !== 'refresh_token') {
-    throw new EmulatorError(600000, `grant_type must be "refresh_token" (the only grant the emulator supports), got ${JSON.stringify(grantType ?? null)}`);
+    throw new EmulatorError(
+      600000,
+      `grant_type must be "refresh_token" (the only grant the emulator supports), got ${JSON.stringify(grantType ?? null)}`,
+    );
   }
   for (const name of ['refresh_token', 'client_id', 'client_secret']) {
     if ((params[name] ?? '') === '') throw new EmulatorError(600000, `token request is missing ${name}`);

@@ -129,27 +129,33 @@ export type RuntimeOptions = Pick<
 function checkProbability(name: string, value: number | undefined): void {
   if (value === undefined) return;
   if (!Number.isFinite(value) || value < 0 || value > 1) {
-    throw new RangeError(`emulator option faults.${name} must be a probability between 0 and 1, got ${value}`);
+    throw new RangeError(
+      `emulator option faults.${name} must be a probability between 0 and 1, got ${value}`,
+    );
   }
 }
 
 function checkPositive(name: string, value: number | undefined): void {
   if (value === undefined) return;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`emulator option ${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`emulator option ${name} must be a positive number, got ${value}`);
 }
 
 /** Rejects option values that would make the emulator misbehave silently; messages name the option. */
 export function validateOptions(options: EmulatorOptions | RuntimeOptions): void {
   const faults = options.faults;
   if (faults !== undefined) {
-    if (!Number.isInteger(faults.seed)) throw new RangeError(`emulator option faults.seed must be an integer, got ${faults.seed}`);
+    if (!Number.isInteger(faults.seed))
+      throw new RangeError(`emulator option faults.seed must be an integer, got ${faults.seed}`);
     checkProbability('error99999', faults.error99999);
     checkProbability('http5xx', faults.http5xx);
     checkProbability('resetBeforeApply', faults.resetBeforeApply);
     checkProbability('resetAfterApply', faults.resetAfterApply);
     const latency = faults.latencyMs;
     if (latency !== undefined && !(latency[0] >= 0 && latency[1] >= latency[0])) {
-      throw new RangeError(`emulator option faults.latencyMs must be [min, max] with 0 <= min <= max, got [${latency.join(', ')}]`);
+      throw new RangeError(
+        `emulator option faults.latencyMs must be [min, max] with 0 <= min <= max, got [${latency.join(', ')}]`,
+      );
     }
   }
   if (options.rateLimit !== undefined) {

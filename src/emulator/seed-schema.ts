@@ -56,11 +56,22 @@ const app = z.object({
 export const emulatorSeedSchema = z.object({
   org: z.object({ name: z.string().min(1) }).optional(),
   users: z
-    .array(z.object({ accountId: z.string().min(1).optional(), fullname: z.string().min(1), email: z.string().min(1), departmentIds: z.array(z.string()).optional() }))
+    .array(
+      z.object({
+        accountId: z.string().min(1).optional(),
+        fullname: z.string().min(1),
+        email: z.string().min(1),
+        departmentIds: z.array(z.string()).optional(),
+      }),
+    )
     .optional(),
-  departments: z.array(z.object({ id: objectId.optional(), name: z.string().min(1), parentId: z.string().optional() })).optional(),
+  departments: z
+    .array(z.object({ id: objectId.optional(), name: z.string().min(1), parentId: z.string().optional() }))
+    .optional(),
   apps: z.array(app),
-  personalTokens: z.array(z.object({ token: z.string().min(8), appIds: z.array(z.string()), user: z.string().optional() })).optional(),
+  personalTokens: z
+    .array(z.object({ token: z.string().min(8), appIds: z.array(z.string()), user: z.string().optional() }))
+    .optional(),
   oauthClients: z
     .array(
       z.object({
@@ -81,6 +92,8 @@ export type EmulatorSeed = z.input<typeof emulatorSeedSchema>;
 export function parseSeed(value: unknown, source: string): z.output<typeof emulatorSeedSchema> {
   const result = emulatorSeedSchema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`).join('\n');
+  const problems = result.error.issues
+    .map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('\n');
   throw new Error(`${source} is not a valid emulator seed:\n${problems}`);
 }

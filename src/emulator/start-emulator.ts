@@ -65,14 +65,22 @@ const NULLABLE: ReadonlySet<string> = new Set(['rateLimit', 'quota', 'faults', '
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const resolved: ResolvedOptions = resolveOptions(options);
-  const deps: EmulatorDeps = { state: createEmptyState(), ids: createIdGenerator(() => resolved.now()), options: resolved };
+  const deps: EmulatorDeps = {
+    state: createEmptyState(),
+    ids: createIdGenerator(() => resolved.now()),
+    options: resolved,
+  };
   const load = (): void => {
     if (resolved.seed !== undefined) applySeed(deps, resolved.seed);
   };
   load();
 
   const requests: RequestLogEntry[] = [];
-  const limits = createRequestLimits({ rateLimit: () => resolved.rateLimit, quota: () => resolved.quota, now: () => resolved.now() });
+  const limits = createRequestLimits({
+    rateLimit: () => resolved.rateLimit,
+    quota: () => resolved.quota,
+    now: () => resolved.now(),
+  });
   const faults = createFaultInjector(() => resolved.faults);
   let url = '';
   const listener = createRequestListener({
@@ -130,9 +138,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const app = createApp(deps, { name: input.name }, adminUser(deps.state));
       return { appId: app.id, appKey: app.appKey, sign: app.sign };
     },
-    createPersonalToken: (appIds, user) => createPersonalToken(deps.state, deps.ids, appIds, user ?? adminUser(deps.state)),
-    createOAuthClient: (appIds, user) => createOAuthClient(deps.state, deps.ids, appIds, user ?? adminUser(deps.state)),
-    createWorksheet: (appId, input) => structureView(createWorksheet(deps, appOf(appId), input), resolved.typeFormat),
+    createPersonalToken: (appIds, user) =>
+      createPersonalToken(deps.state, deps.ids, appIds, user ?? adminUser(deps.state)),
+    createOAuthClient: (appIds, user) =>
+      createOAuthClient(deps.state, deps.ids, appIds, user ?? adminUser(deps.state)),
+    createWorksheet: (appId, input) =>
+      structureView(createWorksheet(deps, appOf(appId), input), resolved.typeFormat),
     expireAccessTokens: () => expireAccessTokens(deps.state, resolved.now()),
   };
 }

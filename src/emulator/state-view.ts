@@ -44,7 +44,8 @@ export interface EmulatorStateView {
 
 export function createStateView(deps: EmulatorDeps): EmulatorStateView {
   const find = (ref: string): WorksheetRecord | undefined =>
-    deps.state.worksheets.get(ref) ?? [...deps.state.worksheets.values()].find((ws) => ws.alias !== '' && ws.alias === ref);
+    deps.state.worksheets.get(ref) ??
+    [...deps.state.worksheets.values()].find((ws) => ws.alias !== '' && ws.alias === ref);
   const need = (ref: string): WorksheetRecord => {
     const ws = find(ref);
     if (ws === undefined) throw new Error(`emulator state: no worksheet ${ref}`);
@@ -74,14 +75,21 @@ export function createStateView(deps: EmulatorDeps): EmulatorStateView {
     };
   };
   return {
-    apps: () => [...deps.state.apps.values()].map((a) => ({ id: a.id, name: a.name, worksheetIds: [...a.worksheetIds] })),
+    apps: () =>
+      [...deps.state.apps.values()].map((a) => ({
+        id: a.id,
+        name: a.name,
+        worksheetIds: [...a.worksheetIds],
+      })),
     worksheet: (ref) => {
       const ws = find(ref);
       return ws === undefined ? undefined : structureView(ws, deps.options.typeFormat);
     },
     rows: (ref, options = {}) => {
       const ws = need(ref);
-      return ws.table.order.filter((r) => !r.purged && (options.includeDeleted === true || !r.deleted)).map((r) => view(ws, r));
+      return ws.table.order
+        .filter((r) => !r.purged && (options.includeDeleted === true || !r.deleted))
+        .map((r) => view(ws, r));
     },
     row: (ref, rowId) => {
       const ws = need(ref);

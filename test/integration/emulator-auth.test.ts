@@ -20,7 +20,10 @@ let clock = Date.parse('2024-05-01T00:00:00.000Z');
 let appA: { appId: string; appKey: string; sign: string };
 let appB: { appId: string; appKey: string; sign: string };
 
-async function get<T = Record<string, unknown>>(path: string, headers: Record<string, string>): Promise<Envelope<T>> {
+async function get<T = Record<string, unknown>>(
+  path: string,
+  headers: Record<string, string>,
+): Promise<Envelope<T>> {
   const res = await fetch(`${emulator.url}${path}`, { headers });
   expect(res.status).toBe(200);
   return (await res.json()) as Envelope<T>;
@@ -36,8 +39,14 @@ async function token(body: Record<string, string>, json = false): Promise<Grant 
   return (await res.json()) as Grant & Envelope<null>;
 }
 
-const keyHeaders = (app: { appKey: string; sign: string }) => ({ 'APP-Appkey': app.appKey, 'APP-Sign': app.sign });
-const bearer = (t: string, appId?: string) => ({ authorization: `Bearer ${t}`, ...(appId === undefined ? {} : { 'APP-Appid': appId }) });
+const keyHeaders = (app: { appKey: string; sign: string }) => ({
+  'APP-Appkey': app.appKey,
+  'APP-Sign': app.sign,
+});
+const bearer = (t: string, appId?: string) => ({
+  authorization: `Bearer ${t}`,
+  ...(appId === undefined ? {} : { 'APP-Appid': appId }),
+});
 
 beforeAll(async () => {
   emulator = await startEmulator({ now: () => clock, accessTokenTtlMs: 60_000 });
@@ -60,7 +69,9 @@ describe('emulator auth: app key and sign', () => {
     expect(ok.success).toBe(true);
     expect(ok.data['id']).toBe(appA.appId);
     expect((await get('/v3/app', { 'APP-Appkey': 'nope', 'APP-Sign': appA.sign })).error_code).toBe(10101);
-    expect((await get('/v3/app', { 'APP-Appkey': appA.appKey, 'APP-Sign': appB.sign })).error_code).toBe(10102);
+    expect((await get('/v3/app', { 'APP-Appkey': appA.appKey, 'APP-Sign': appB.sign })).error_code).toBe(
+      10102,
+    );
     expect((await get('/v3/app', {})).error_code).toBe(10101);
     expect((await get('/v3/app', { ...keyHeaders(appA), 'APP-Appid': appB.appId })).error_code).toBe(10005);
   });
@@ -69,7 +80,9 @@ describe('emulator auth: app key and sign', () => {
     const other = await startEmulator({ headerPrefix: 'X-HAP-' });
     try {
       const app = other.createApp({ name: 'P' });
-      const res = await fetch(`${other.url}/v3/app`, { headers: { 'X-HAP-Appkey': app.appKey, 'X-HAP-Sign': app.sign } });
+      const res = await fetch(`${other.url}/v3/app`, {
+        headers: { 'X-HAP-Appkey': app.appKey, 'X-HAP-Sign': app.sign },
+      });
       expect(((await res.json()) as Envelope).success).toBe(true);
       const spec = await fetch(`${other.url}/v3/app`, { headers: keyHeaders(app) });
       expect(((await spec.json()) as Envelope).error_code).toBe(10101);
@@ -100,7 +113,11 @@ describe('emulator auth: personal tokens', () => {
 
   it('may use an app it creates', async () => {
     const pat = emulator.createPersonalToken([appA.appId]);
-    const res = await fetch(`${emulator.url}/v3/apps`, { method: 'POST', headers: { ...bearer(pat), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'New' }) });
+    const res = await fetch(`${emulator.url}/v3/apps`, {
+      method: 'POST',
+      headers: { ...bearer(pat), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'New' }),
+    });
     const created = (await res.json()) as Envelope<{ id: string }>;
     expect((await get('/v3/app', bearer(pat, created.data.id))).data['name']).toBe('New');
   });
@@ -109,38 +126,79 @@ describe('emulator auth: personal tokens', () => {
 describe('emulator auth: OAuth', () => {
   it('grants access tokens with the refresh-token grant and rotates the refresh token', async () => {
     const client = emulator.createOAuthClient([appA.appId]);
-    const grant = await token({ grant_type: 'refresh_token', refresh_token: client.refreshToken, client_id: client.clientId, client_secret: client.clientSecret });
+    const grant = await token({
+      grant_type: 'refresh_token',
+      refresh_token: client.refreshToken,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
     expect(grant).toMatchObject({ token_type: 'Bearer', expires_in: 60 });
     expect((await get('/v3/app', bearer(grant.access_token, appA.appId))).success).toBe(true);
     expect((await get('/v3/app', bearer(grant.access_token, appB.appId))).error_code).toBe(10005);
 
-    const reused = await token({ grant_type: 'refresh_token', refresh_token: client.refreshToken, client_id: client.clientId, client_secret: client.clientSecret });
+    const reused = await token({
+      grant_type: 'refresh_token',
+      refresh_token: client.refreshToken,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
     expect(reused.error_code).toBe(600102);
-    const next = await token({ grant_type: 'refresh_token', refresh_token: grant.refresh_token, client_id: client.clientId, client_secret: client.clientSecret }, true);
+    const next = await token(
+      {
+        grant_type: 'refresh_token',
+        refresh_token: grant.refresh_token,
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      },
+      true,
+    );
     expect(next.access_token).toMatch(/^oat_/);
   });
 
   it('answers 600112, 600000 and 600102 for bad token requests', async () => {
     const client = emulator.createOAuthClient([appA.appId]);
-    const base = { grant_type: 'refresh_token', refresh_token: client.refreshToken, client_id: client.clientId, client_secret: client.clientSecret };
+    const base = {
+      grant_type: 'refresh_token',
+      refresh_token: client.refreshToken,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    };
     const wrongSecret = await token({ ...base, client_secret: 'wrong-secret' });
     expect(wrongSecret.error_code).toBe(600112);
     expect(wrongSecret.error_msg).not.toContain('wrong-secret');
     expect((await token({ ...base, grant_type: 'password' })).error_code).toBe(600000);
-    expect((await token({ grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.clientSecret })).error_code).toBe(600000);
+    expect(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        })
+      ).error_code,
+    ).toBe(600000);
     expect((await token({ ...base, refresh_token: 'ort_forged' })).error_code).toBe(600102);
   });
 
   it('expires access tokens (600100) after their lifetime', async () => {
     const client = emulator.createOAuthClient([appA.appId]);
-    const grant = await token({ grant_type: 'refresh_token', refresh_token: client.refreshToken, client_id: client.clientId, client_secret: client.clientSecret });
+    const grant = await token({
+      grant_type: 'refresh_token',
+      refresh_token: client.refreshToken,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
     clock += 59_000;
     expect((await get('/v3/app', bearer(grant.access_token, appA.appId))).success).toBe(true);
     clock += 1_000;
     expect((await get('/v3/app', bearer(grant.access_token, appA.appId))).error_code).toBe(600100);
     expect((await get('/v3/app', bearer('oat_forged', appA.appId))).error_code).toBe(600100);
 
-    const fresh = await token({ grant_type: 'refresh_token', refresh_token: grant.refresh_token, client_id: client.clientId, client_secret: client.clientSecret });
+    const fresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: grant.refresh_token,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
     expect((await get('/v3/app', bearer(fresh.access_token, appA.appId))).success).toBe(true);
     emulator.expireAccessTokens();
     expect((await get('/v3/app', bearer(fresh.access_token, appA.appId))).error_code).toBe(600100);
@@ -152,7 +210,12 @@ describe('emulator limits', () => {
     emulator.setOptions({ ipAllowList: ['10.9.9.9'] });
     expect((await get('/v3/app', keyHeaders(appA))).error_code).toBe(10000);
     const client = emulator.createOAuthClient([appA.appId]);
-    const refused = await token({ grant_type: 'refresh_token', refresh_token: client.refreshToken, client_id: client.clientId, client_secret: client.clientSecret });
+    const refused = await token({
+      grant_type: 'refresh_token',
+      refresh_token: client.refreshToken,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
     expect(refused.error_code).toBe(600113);
     emulator.setOptions({ ipAllowList: ['127.0.0.1'] });
     expect((await get('/v3/app', keyHeaders(appA))).success).toBe(true);

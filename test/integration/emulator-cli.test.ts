@@ -31,7 +31,11 @@ afterAll(async () => {
 
 describe('rowbridge emulator command', () => {
   it('serves the example seed, prints its URL and credentials, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['src/cli.ts', 'emulator', '--port', '0', '--seed', 'jobs/examples/emulator-seed.json'], { cwd: ROOT });
+    const child = spawn(
+      process.execPath,
+      ['src/cli.ts', 'emulator', '--port', '0', '--seed', 'jobs/examples/emulator-seed.json'],
+      { cwd: ROOT },
+    );
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -50,7 +54,11 @@ describe('rowbridge emulator command', () => {
       expect(stdout).toContain('worksheet "Contacts" id 65f0000000000000000000b2 alias contacts (2 rows)');
       const res = await fetch(`${url}/v3/app/worksheets/contacts/rows/list`, {
         method: 'POST',
-        headers: { authorization: 'Bearer pat_demo_crm_token_0001', 'APP-Appid': '65f0000000000000000000a1', 'content-type': 'application/json' },
+        headers: {
+          authorization: 'Bearer pat_demo_crm_token_0001',
+          'APP-Appid': '65f0000000000000000000a1',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ pageSize: 10, pageIndex: 1, includeTotalCount: true }),
       });
       const body = (await res.json()) as { data: { total: number } };

@@ -78,7 +78,10 @@ beforeAll(async () => {
   emulator = await startEmulator();
   const app = emulator.createApp({ name: 'Endpoints' });
   headers = { 'APP-Appkey': app.appKey, 'APP-Sign': app.sign, 'content-type': 'application/json' };
-  ids['worksheet_id'] = emulator.createWorksheet(app.appId, { name: 'W', fields: [{ name: 'N', alias: 'n', type: 'Text' }] }).id;
+  ids['worksheet_id'] = emulator.createWorksheet(app.appId, {
+    name: 'W',
+    fields: [{ name: 'N', alias: 'n', type: 'Text' }],
+  }).id;
 });
 
 afterAll(async () => {
@@ -89,8 +92,15 @@ describe('emulator endpoints of spec §4', () => {
   it('has a route for every endpoint, and every one answers with the envelope', async () => {
     const answers: Array<[string, number, unknown]> = [];
     for (const [method, template] of SPEC_ENDPOINTS) {
-      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? '000000000000000000000000');
-      const res = await fetch(`${emulator.url}${path}`, { method, headers, ...(method === 'GET' ? {} : { body: '{}' }) });
+      const path = template.replace(
+        /\{(\w+)\}/g,
+        (_, name: string) => ids[name] ?? '000000000000000000000000',
+      );
+      const res = await fetch(`${emulator.url}${path}`, {
+        method,
+        headers,
+        ...(method === 'GET' ? {} : { body: '{}' }),
+      });
       const body = (await res.json()) as Record<string, unknown>;
       answers.push([`${method} ${template}`, res.status, Object.keys(body).sort()]);
     }

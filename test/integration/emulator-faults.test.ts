@@ -30,7 +30,8 @@ async function send(method: string, path: string, body?: unknown): Promise<Outco
   }
 }
 
-const createRow = (n: number) => send('POST', `/v3/app/worksheets/${sheet.id}/rows`, { fields: [{ id: 'name', value: `row ${n}` }] });
+const createRow = (n: number) =>
+  send('POST', `/v3/app/worksheets/${sheet.id}/rows`, { fields: [{ id: 'name', value: `row ${n}` }] });
 const getApp = () => send('GET', '/v3/app');
 
 beforeAll(async () => {
@@ -42,7 +43,10 @@ beforeEach(() => {
   emulator.reset();
   const app = emulator.createApp({ name: 'Faults' });
   headers = { 'APP-Appkey': app.appKey, 'APP-Sign': app.sign };
-  sheet = emulator.createWorksheet(app.appId, { name: 'Rows', fields: [{ name: 'Name', alias: 'name', type: 'Text' }] });
+  sheet = emulator.createWorksheet(app.appId, {
+    name: 'Rows',
+    fields: [{ name: 'Name', alias: 'name', type: 'Text' }],
+  });
 });
 
 afterAll(async () => {
@@ -89,7 +93,10 @@ describe('emulator faults', () => {
     expect(emulator.requests.at(-1)).toMatchObject({ fault: 'reset-after-apply', errorCode: 1 });
     // Reads are never hit by resetAfterApply.
     expect(await getApp()).toEqual({ kind: 'answer', status: 200, code: 1 });
-    const list = await send('POST', `/v3/app/worksheets/${sheet.id}/rows/list`, { pageSize: 10, pageIndex: 1 });
+    const list = await send('POST', `/v3/app/worksheets/${sheet.id}/rows/list`, {
+      pageSize: 10,
+      pageIndex: 1,
+    });
     expect(list).toEqual({ kind: 'answer', status: 200, code: 1 });
   });
 
@@ -105,7 +112,10 @@ describe('emulator faults', () => {
       emulator.reset();
       const app = emulator.createApp({ name: 'Replay' });
       headers = { 'APP-Appkey': app.appKey, 'APP-Sign': app.sign };
-      sheet = emulator.createWorksheet(app.appId, { name: 'Rows', fields: [{ name: 'Name', alias: 'name', type: 'Text' }] });
+      sheet = emulator.createWorksheet(app.appId, {
+        name: 'Rows',
+        fields: [{ name: 'Name', alias: 'name', type: 'Text' }],
+      });
       emulator.setOptions({ faults });
       for (let i = 0; i < 30; i += 1) await (i % 3 === 0 ? getApp() : createRow(i));
       return emulator.requests.map((r) => r.fault);
@@ -113,6 +123,8 @@ describe('emulator faults', () => {
     const first = await run();
     const second = await run();
     expect(second).toEqual(first);
-    expect(new Set(first)).toEqual(new Set([undefined, 'error-99999', 'http-5xx', 'reset-before-apply', 'reset-after-apply']));
+    expect(new Set(first)).toEqual(
+      new Set([undefined, 'error-99999', 'http-5xx', 'reset-before-apply', 'reset-after-apply']),
+    );
   });
 });

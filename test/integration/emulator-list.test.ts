@@ -43,10 +43,18 @@ async function titles(filter: unknown, extra: Record<string, unknown> = {}): Pro
   return res.data.rows.map((r) => r.fields.find((f) => f.alias === 'title')!.value as string);
 }
 
-const cond = (field: string, operator: string, value?: unknown) => ({ type: 'condition', field, operator, value });
+const cond = (field: string, operator: string, value?: unknown) => ({
+  type: 'condition',
+  field,
+  operator,
+  value,
+});
 
 function optionKey(alias: string, text: string): string {
-  return emulator.state.worksheet('items')!.fields.find((f) => f.alias === alias)!.options!.find((o) => o.value === text)!.key;
+  return emulator.state
+    .worksheet('items')!
+    .fields.find((f) => f.alias === alias)!
+    .options!.find((o) => o.value === text)!.key;
 }
 
 beforeAll(async () => {
@@ -66,8 +74,24 @@ beforeAll(async () => {
                 { name: 'Title', alias: 'title', type: 'Text', isTitle: true },
                 { name: 'Code', alias: 'code', type: 'Text', isUnique: true },
                 { name: 'Qty', alias: 'qty', type: 'Number' },
-                { name: 'Status', alias: 'status', type: 'SingleSelect', options: [{ value: 'Open', index: 1 }, { value: 'Done', index: 2 }] },
-                { name: 'Tags', alias: 'tags', type: 'MultipleSelect', options: [{ value: 'red', index: 1 }, { value: 'blue', index: 2 }] },
+                {
+                  name: 'Status',
+                  alias: 'status',
+                  type: 'SingleSelect',
+                  options: [
+                    { value: 'Open', index: 1 },
+                    { value: 'Done', index: 2 },
+                  ],
+                },
+                {
+                  name: 'Tags',
+                  alias: 'tags',
+                  type: 'MultipleSelect',
+                  options: [
+                    { value: 'red', index: 1 },
+                    { value: 'blue', index: 2 },
+                  ],
+                },
                 { name: 'Owner', alias: 'owner', type: 'Collaborator' },
                 { name: 'Team', alias: 'team', type: 'Department' },
                 { name: 'Region', alias: 'region', type: 'Region' },
@@ -75,9 +99,38 @@ beforeAll(async () => {
                 { name: 'Photo', alias: 'photo', type: 'Attachment' },
               ],
               rows: [
-                { title: 'Alpha apple', code: 'A1', qty: 5, status: ['Open'], tags: ['red'], owner: [BEN], team: [SALES_NORTH], region: '310101', due: '2024-01-10' },
-                { title: 'Beta banana', code: 'B2', qty: 10, status: ['Done'], tags: ['red', 'blue'], owner: [CY], team: [ENGINEERING], region: '440300', due: '2024-02-10' },
-                { title: 'Gamma apple pie', code: 'C3', qty: 15, status: ['Open'], tags: ['blue'], owner: [BEN, CY], team: [SALES], due: '2024-03-10' },
+                {
+                  title: 'Alpha apple',
+                  code: 'A1',
+                  qty: 5,
+                  status: ['Open'],
+                  tags: ['red'],
+                  owner: [BEN],
+                  team: [SALES_NORTH],
+                  region: '310101',
+                  due: '2024-01-10',
+                },
+                {
+                  title: 'Beta banana',
+                  code: 'B2',
+                  qty: 10,
+                  status: ['Done'],
+                  tags: ['red', 'blue'],
+                  owner: [CY],
+                  team: [ENGINEERING],
+                  region: '440300',
+                  due: '2024-02-10',
+                },
+                {
+                  title: 'Gamma apple pie',
+                  code: 'C3',
+                  qty: 15,
+                  status: ['Open'],
+                  tags: ['blue'],
+                  owner: [BEN, CY],
+                  team: [SALES],
+                  due: '2024-03-10',
+                },
                 { title: 'Delta', qty: 20, photo: [{ name: 'd.png', url: 'https://files.test/d.png' }] },
               ],
             },
@@ -91,7 +144,12 @@ beforeAll(async () => {
   const created = await fetch(`${emulator.url}/v3/app/worksheets/items/rows`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ fields: [{ id: 'title', value: 'Epsilon' }, { id: 'qty', value: 25 }] }),
+    body: JSON.stringify({
+      fields: [
+        { id: 'title', value: 'Epsilon' },
+        { id: 'qty', value: 25 },
+      ],
+    }),
   });
   expect(((await created.json()) as Envelope<unknown>).success).toBe(true);
 });
@@ -109,7 +167,11 @@ describe('emulator row list: filters by operator family', () => {
     expect(await titles(cond('title', 'startswith', 'be'))).toEqual(['Beta banana']);
     expect(await titles(cond('title', 'notstartswith', 'a'))).toHaveLength(4);
     expect(await titles(cond('title', 'endswith', 'pie'))).toEqual(['Gamma apple pie']);
-    expect(await titles(cond('title', 'notendswith', 'a'))).toEqual(['Alpha apple', 'Gamma apple pie', 'Epsilon']);
+    expect(await titles(cond('title', 'notendswith', 'a'))).toEqual([
+      'Alpha apple',
+      'Gamma apple pie',
+      'Epsilon',
+    ]);
     expect(await titles(cond('title', 'concurrent', ['apple', 'pie']))).toEqual(['Gamma apple pie']);
     expect(await titles(cond('code', 'isempty'))).toEqual(['Delta', 'Epsilon']);
     expect(await titles(cond('code', 'isnotempty'))).toHaveLength(3);
@@ -123,7 +185,11 @@ describe('emulator row list: filters by operator family', () => {
     expect(await titles(cond('qty', 'ge', 15))).toEqual(['Gamma apple pie', 'Delta', 'Epsilon']);
     expect(await titles(cond('qty', 'lt', 10))).toEqual(['Alpha apple']);
     expect(await titles(cond('qty', 'le', 10))).toEqual(['Alpha apple', 'Beta banana']);
-    expect(await titles(cond('qty', 'between', [10, 20]))).toEqual(['Beta banana', 'Gamma apple pie', 'Delta']);
+    expect(await titles(cond('qty', 'between', [10, 20]))).toEqual([
+      'Beta banana',
+      'Gamma apple pie',
+      'Delta',
+    ]);
     expect(await titles(cond('qty', 'notbetween', [10, 20]))).toEqual(['Alpha apple', 'Epsilon']);
   });
 
@@ -134,7 +200,12 @@ describe('emulator row list: filters by operator family', () => {
     expect(await titles(cond('status', 'notin', [optionKey('status', 'Done')]))).toHaveLength(4);
     expect(await titles(cond('tags', 'in', [red]))).toEqual(['Alpha apple', 'Beta banana']);
     expect(await titles(cond('tags', 'eq', [red]))).toEqual(['Alpha apple']);
-    expect(await titles(cond('tags', 'ne', [red]))).toEqual(['Beta banana', 'Gamma apple pie', 'Delta', 'Epsilon']);
+    expect(await titles(cond('tags', 'ne', [red]))).toEqual([
+      'Beta banana',
+      'Gamma apple pie',
+      'Delta',
+      'Epsilon',
+    ]);
     expect(await titles(cond('tags', 'concurrent', [red, blue]))).toEqual(['Beta banana']);
     expect(await titles(cond('tags', 'isempty'))).toEqual(['Delta', 'Epsilon']);
     expect(await titles(cond('owner', 'in', [CY]))).toEqual(['Beta banana', 'Gamma apple pie']);
@@ -148,15 +219,25 @@ describe('emulator row list: filters by operator family', () => {
   });
 
   it('date between and emptiness-only types', async () => {
-    expect(await titles(cond('due', 'between', ['2024-01-01', '2024-02-10']))).toEqual(['Alpha apple', 'Beta banana']);
-    expect(await titles(cond('due', 'notbetween', ['2024-01-01', '2024-02-10']))).toEqual(['Gamma apple pie', 'Delta', 'Epsilon']);
+    expect(await titles(cond('due', 'between', ['2024-01-01', '2024-02-10']))).toEqual([
+      'Alpha apple',
+      'Beta banana',
+    ]);
+    expect(await titles(cond('due', 'notbetween', ['2024-01-01', '2024-02-10']))).toEqual([
+      'Gamma apple pie',
+      'Delta',
+      'Epsilon',
+    ]);
     expect(await titles(cond('photo', 'isnotempty'))).toEqual(['Delta']);
   });
 
   it('system fields: rowid, ctime, caid, autoid', async () => {
     const all = await call(LIST, { pageSize: 10, pageIndex: 1 });
     const [first, , third] = all.data.rows;
-    expect(await titles(cond('rowid', 'in', [third!.id, first!.id]))).toEqual(['Alpha apple', 'Gamma apple pie']);
+    expect(await titles(cond('rowid', 'in', [third!.id, first!.id]))).toEqual([
+      'Alpha apple',
+      'Gamma apple pie',
+    ]);
     expect(await titles(cond('ctime', 'gt', '2024-01-01 00:00:30'))).toEqual(['Epsilon']);
     expect(await titles(cond('_createdAt', 'between', ['2024-01-01', '2024-01-01']))).toHaveLength(5);
     expect(await titles(cond('caid', 'in', ['a0000000-0000-4000-8000-000000000001']))).toHaveLength(5);
@@ -169,7 +250,11 @@ describe('emulator row list: filters by operator family', () => {
       logic: 'OR',
       children: [
         cond('title', 'eq', 'Delta'),
-        { type: 'group', logic: 'AND', children: [cond('qty', 'ge', 10), cond('title', 'contains', 'apple')] },
+        {
+          type: 'group',
+          logic: 'AND',
+          children: [cond('qty', 'ge', 10), cond('title', 'contains', 'apple')],
+        },
       ],
     };
     expect(await titles(filter)).toEqual(['Gamma apple pie', 'Delta']);
@@ -178,7 +263,13 @@ describe('emulator row list: filters by operator family', () => {
   it('drops a condition with an unknown operator, or fails with 10001 when strict', async () => {
     // gte is not a wire operator (ge is); contains is not a number operator.
     expect(await titles(cond('qty', 'gte', 15))).toHaveLength(5);
-    expect(await titles({ type: 'group', logic: 'AND', children: [cond('qty', 'contains', '1'), cond('title', 'eq', 'Delta')] })).toEqual(['Delta']);
+    expect(
+      await titles({
+        type: 'group',
+        logic: 'AND',
+        children: [cond('qty', 'contains', '1'), cond('title', 'eq', 'Delta')],
+      }),
+    ).toEqual(['Delta']);
     emulator.setOptions({ strictOperators: true });
     try {
       const strict = await call(LIST, { pageSize: 10, pageIndex: 1, filter: cond('qty', 'gte', 15) });
@@ -195,15 +286,28 @@ describe('emulator row list: filters by operator family', () => {
 
 describe('emulator row list: sorts, paging, search, projection, shapes', () => {
   it('sorts by fields and defaults to creation order', async () => {
-    expect(await titles(undefined, { sorts: [{ field: 'qty', isAsc: false }] })).toEqual(['Epsilon', 'Delta', 'Gamma apple pie', 'Beta banana', 'Alpha apple']);
-    expect(await titles(undefined, { sorts: [{ field: 'status', isAsc: true }, { field: 'qty', isAsc: false }] })).toEqual([
+    expect(await titles(undefined, { sorts: [{ field: 'qty', isAsc: false }] })).toEqual([
       'Epsilon',
       'Delta',
       'Gamma apple pie',
+      'Beta banana',
+      'Alpha apple',
+    ]);
+    expect(
+      await titles(undefined, {
+        sorts: [
+          { field: 'status', isAsc: true },
+          { field: 'qty', isAsc: false },
+        ],
+      }),
+    ).toEqual(['Epsilon', 'Delta', 'Gamma apple pie', 'Alpha apple', 'Beta banana']);
+    expect(await titles(undefined)).toEqual([
       'Alpha apple',
       'Beta banana',
+      'Gamma apple pie',
+      'Delta',
+      'Epsilon',
     ]);
-    expect(await titles(undefined)).toEqual(['Alpha apple', 'Beta banana', 'Gamma apple pie', 'Delta', 'Epsilon']);
   });
 
   it('pages from 1, counts only when asked, caps pageSize at 1000', async () => {
@@ -236,7 +340,11 @@ describe('emulator row list: sorts, paging, search, projection, shapes', () => {
       expect(byAlias.data.rows[0]).toMatchObject({ title: 'Alpha apple', qty: '5', code: 'A1' });
       expect(byAlias.data.rows[0]!['rowid']).toBe(byAlias.data.rows[0]!['id']);
       const qtyId = emulator.state.worksheet('items')!.fields.find((f) => f.alias === 'qty')!.id;
-      const byId = await call<Page<Record<string, unknown>>>(LIST, { pageSize: 1, pageIndex: 1, useFieldIdAsKey: true });
+      const byId = await call<Page<Record<string, unknown>>>(LIST, {
+        pageSize: 1,
+        pageIndex: 1,
+        useFieldIdAsKey: true,
+      });
       expect(byId.data.rows[0]![qtyId]).toBe('5');
       expect(byId.data.rows[0]!['qty']).toBeUndefined();
     } finally {
@@ -245,14 +353,20 @@ describe('emulator row list: sorts, paging, search, projection, shapes', () => {
   });
 
   it('answers a Markdown table with responseFormat md', async () => {
-    const res = await call<{ rows: string }>(LIST, { pageSize: 2, pageIndex: 1, responseFormat: 'md', fields: ['title', 'qty'] });
+    const res = await call<{ rows: string }>(LIST, {
+      pageSize: 2,
+      pageIndex: 1,
+      responseFormat: 'md',
+      fields: ['title', 'qty'],
+    });
     expect(res.data.rows.split('\n')).toHaveLength(4);
     expect(res.data.rows).toContain('| Title | Qty |');
     expect(res.data.rows).toContain('Beta banana | 10 |');
   });
 
   it('pages through a filtered, sorted list once and sees writes made between pages', async () => {
-    const sorted = (pageIndex: number) => titles(cond('qty', 'ge', 0), { pageSize: 2, pageIndex, sorts: [{ field: 'qty', isAsc: true }] });
+    const sorted = (pageIndex: number) =>
+      titles(cond('qty', 'ge', 0), { pageSize: 2, pageIndex, sorts: [{ field: 'qty', isAsc: true }] });
     expect([...(await sorted(1)), ...(await sorted(2)), ...(await sorted(3))]).toEqual([
       'Alpha apple',
       'Beta banana',
@@ -262,7 +376,11 @@ describe('emulator row list: sorts, paging, search, projection, shapes', () => {
     ]);
     const alpha = emulator.state.rows('items')[0]!;
     const patch = (qty: number) =>
-      fetch(`${emulator.url}/v3/app/worksheets/items/rows/${alpha.id}`, { method: 'PATCH', headers, body: JSON.stringify({ fields: [{ id: 'qty', value: qty }] }) });
+      fetch(`${emulator.url}/v3/app/worksheets/items/rows/${alpha.id}`, {
+        method: 'PATCH',
+        headers,
+        body: JSON.stringify({ fields: [{ id: 'qty', value: qty }] }),
+      });
     await patch(30);
     try {
       expect(await sorted(1)).toEqual(['Beta banana', 'Gamma apple pie']);

@@ -29,13 +29,21 @@ describe('emulator fault injector', () => {
   });
 
   it('never fires at probability 0 and always at 1; latency stays in range', () => {
-    expect(decisions({ seed: 1, error99999: 0, latencyMs: [10, 20] }, 100).every((d) => d.kind === undefined && d.latencyMs >= 10 && d.latencyMs <= 20)).toBe(true);
+    expect(
+      decisions({ seed: 1, error99999: 0, latencyMs: [10, 20] }, 100).every(
+        (d) => d.kind === undefined && d.latencyMs >= 10 && d.latencyMs <= 20,
+      ),
+    ).toBe(true);
     expect(decisions({ seed: 1, error99999: 1 }, 20).every((d) => d.kind === 'error-99999')).toBe(true);
   });
 
   it('resets after apply only for writes', () => {
-    expect(decisions({ seed: 5, resetAfterApply: 1 }, 10, false).every((d) => d.kind === undefined)).toBe(true);
-    expect(decisions({ seed: 5, resetAfterApply: 1 }, 10, true).every((d) => d.kind === 'reset-after-apply')).toBe(true);
+    expect(decisions({ seed: 5, resetAfterApply: 1 }, 10, false).every((d) => d.kind === undefined)).toBe(
+      true,
+    );
+    expect(
+      decisions({ seed: 5, resetAfterApply: 1 }, 10, true).every((d) => d.kind === 'reset-after-apply'),
+    ).toBe(true);
   });
 
   it('draws the same number of values per request whatever the outcome', () => {
@@ -69,7 +77,10 @@ describe('emulator fault injector', () => {
 describe('emulator request limits', () => {
   function limits(rate: RateLimitOptions | undefined, quota: QuotaOptions | undefined) {
     const clock = { now: 0 };
-    return { clock, limits: createRequestLimits({ rateLimit: () => rate, quota: () => quota, now: () => clock.now }) };
+    return {
+      clock,
+      limits: createRequestLimits({ rateLimit: () => rate, quota: () => quota, now: () => clock.now }),
+    };
   }
 
   it('lets a burst through, then refills at the configured rate, per credential', () => {
@@ -97,13 +108,22 @@ describe('emulator request limits', () => {
 
 describe('emulator options', () => {
   it('fills defaults', () => {
-    expect(resolveOptions()).toMatchObject({ port: 0, host: '127.0.0.1', headerPrefix: 'APP-', rowShape: 'fields', maxOptionsPerField: 100, maxAttachmentsPerField: 20 });
+    expect(resolveOptions()).toMatchObject({
+      port: 0,
+      host: '127.0.0.1',
+      headerPrefix: 'APP-',
+      rowShape: 'fields',
+      maxOptionsPerField: 100,
+      maxAttachmentsPerField: 20,
+    });
   });
 
   it('names the option that is wrong', () => {
     expect(() => validateOptions({ faults: { seed: 1, http5xx: 1.5 } })).toThrow(/faults\.http5xx/);
     expect(() => validateOptions({ faults: { seed: 1, latencyMs: [20, 10] } })).toThrow(/faults\.latencyMs/);
-    expect(() => validateOptions({ rateLimit: { requestsPerSecond: 0, burst: 1 } })).toThrow(/rateLimit\.requestsPerSecond/);
+    expect(() => validateOptions({ rateLimit: { requestsPerSecond: 0, burst: 1 } })).toThrow(
+      /rateLimit\.requestsPerSecond/,
+    );
     expect(() => validateOptions({ maxBatchRows: -1 })).toThrow(/maxBatchRows/);
   });
 });

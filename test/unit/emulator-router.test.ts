@@ -27,7 +27,10 @@ describe('emulator router', () => {
   });
 
   it('tells a wrong method from a missing path', () => {
-    expect(router.match('DELETE', '/app/worksheets/w/rows/r1')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'PATCH'] });
+    expect(router.match('DELETE', '/app/worksheets/w/rows/r1')).toEqual({
+      kind: 'method-not-allowed',
+      allowed: ['GET', 'PATCH'],
+    });
     expect(router.match('GET', '/app/nothing')).toEqual({ kind: 'not-found' });
   });
 

@@ -10,7 +10,11 @@ import type { FieldRecord } from '../../src/emulator/state/records.ts';
 import type { FieldTypeName } from '../../src/api/field-types.ts';
 import { isReadOnlyFieldType } from '../../src/api/field-types.ts';
 
-const deps: EmulatorDeps = { state: createEmptyState(), ids: createIdGenerator(), options: resolveOptions({ maxOptionsPerField: 3, maxAttachmentsPerField: 2 }) };
+const deps: EmulatorDeps = {
+  state: createEmptyState(),
+  ids: createIdGenerator(),
+  options: resolveOptions({ maxOptionsPerField: 3, maxAttachmentsPerField: 2 }),
+};
 
 function field(type: FieldTypeName, extra: Partial<FieldRecord> = {}): FieldRecord {
   return {
@@ -74,7 +78,12 @@ describe('emulator value codec: write formats of platform notes §4', () => {
   });
 
   it('option keys, with type "2" creating options only in the request scope', () => {
-    const status = field('SingleSelect', { options: [{ key: 'k-open', value: 'Open', index: 1, isDeleted: false }, { key: 'k-old', value: 'Old', index: 2, isDeleted: true }] });
+    const status = field('SingleSelect', {
+      options: [
+        { key: 'k-open', value: 'Open', index: 1, isDeleted: false },
+        { key: 'k-old', value: 'Old', index: 2, isDeleted: true },
+      ],
+    });
     expect(write(status, { value: ['k-open'] })).toEqual(['k-open']);
     expect(write(status, { value: 'k-open' })).toEqual(['k-open']);
     expect(code(() => write(status, { value: ['k-old'] }))).toBe(10002);
@@ -92,9 +101,13 @@ describe('emulator value codec: write formats of platform notes §4', () => {
   });
 
   it('members, departments and regions must exist', () => {
-    expect(write(field('Collaborator'), { value: [{ accountId: 'a0000000-0000-4000-8000-000000000002' }] })).toEqual(['a0000000-0000-4000-8000-000000000002']);
+    expect(
+      write(field('Collaborator'), { value: [{ accountId: 'a0000000-0000-4000-8000-000000000002' }] }),
+    ).toEqual(['a0000000-0000-4000-8000-000000000002']);
     expect(code(() => write(field('Collaborator'), { value: ['ghost'] }))).toBe(10002);
-    expect(write(field('Department'), { value: ['65f0000000000000000000d2'] })).toEqual(['65f0000000000000000000d2']);
+    expect(write(field('Department'), { value: ['65f0000000000000000000d2'] })).toEqual([
+      '65f0000000000000000000d2',
+    ]);
     expect(write(field('Region'), { value: '310101' })).toBe('310101');
     expect(code(() => write(field('Region'), { value: '999999' }))).toBe(10002);
   });
@@ -113,7 +126,10 @@ describe('emulator value codec: write formats of platform notes §4', () => {
     expect(write(field('Text'), { value: null })).toBeUndefined();
     expect(write(field('MultipleSelect'), { value: [] })).toBeUndefined();
     for (const type of ['Formula', 'AutoNumber', 'Lookup', 'Rollup', 'Concatenate'] as const) {
-      expect(code(() => write(field(type), { value: '1' })), type).toBe(10002);
+      expect(
+        code(() => write(field(type), { value: '1' })),
+        type,
+      ).toBe(10002);
     }
   });
 });

@@ -43,7 +43,12 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
         [...ctx.principal.appIds]
           .map((id) => deps.state.apps.get(id))
           .filter((app) => app !== undefined)
-          .map((app) => ({ id: app.id, name: app.name, description: app.description, createdAt: app.createdAt })),
+          .map((app) => ({
+            id: app.id,
+            name: app.name,
+            description: app.description,
+            createdAt: app.createdAt,
+          })),
     },
     {
       method: 'POST',
@@ -53,7 +58,10 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
         const body = bodyObject(ctx.body);
         const app = createApp(
           deps,
-          { name: asString(body['name'], 'name'), description: optionalString(body['description'], 'description') },
+          {
+            name: asString(body['name'], 'name'),
+            description: optionalString(body['description'], 'description'),
+          },
           ctx.principal.user,
         );
         ctx.principal.grantApp?.(app.id);
@@ -95,7 +103,12 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
           if (parentId !== '' && !ctx.app.sections.some((s) => s.id === parentId)) {
             throw paramError(`sections[${i}].parentId "${parentId}" is not a section of the application`);
           }
-          const section = { id: deps.ids.objectId(), name: asString(input['name'], `sections[${i}].name`), parentId, items: [] };
+          const section = {
+            id: deps.ids.objectId(),
+            name: asString(input['name'], `sections[${i}].name`),
+            parentId,
+            items: [],
+          };
           ctx.app.sections.push(section);
           return { id: section.id, name: section.name };
         }),
@@ -110,18 +123,30 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
           const input = asObject(raw, where);
           const sectionId = asString(input['sectionId'], `${where}.sectionId`);
           const section = ctx.app.sections.find((s) => s.id === sectionId);
-          if (section === undefined) throw paramError(`${where}.sectionId "${sectionId}" is not a section of the application`);
+          if (section === undefined)
+            throw paramError(`${where}.sectionId "${sectionId}" is not a section of the application`);
           const type = asString(input['type'], `${where}.type`);
-          if (!(ITEM_TYPES as readonly string[]).includes(type)) throw paramError(`${where}.type "${type}" is not one of ${ITEM_TYPES.join(', ')}`);
-          return { section, type, name: asString(input['name'], `${where}.name`), url: optionalString(input['url'], `${where}.url`) };
+          if (!(ITEM_TYPES as readonly string[]).includes(type))
+            throw paramError(`${where}.type "${type}" is not one of ${ITEM_TYPES.join(', ')}`);
+          return {
+            section,
+            type,
+            name: asString(input['name'], `${where}.name`),
+            url: optionalString(input['url'], `${where}.url`),
+          };
         });
         return items.map(({ section, type, name, url }) => {
           if (type === 'worksheet') {
-            const ws = createWorksheet(deps, ctx.app, { name, sectionId: section.id, fields: [{ name: 'Title', type: 'Text', isTitle: true }] });
+            const ws = createWorksheet(deps, ctx.app, {
+              name,
+              sectionId: section.id,
+              fields: [{ name: 'Title', type: 'Text', isTitle: true }],
+            });
             return { id: ws.id, name, type };
           }
           const id = deps.ids.objectId();
-          if (type === 'customPage') ctx.app.customPages.set(id, { id, name, components: [], createdAt: isoNow(deps) });
+          if (type === 'customPage')
+            ctx.app.customPages.set(id, { id, name, components: [], createdAt: isoNow(deps) });
           section.items.push(url === '' ? { id, name, type } : { id, name, type, url });
           return { id, name, type };
         });

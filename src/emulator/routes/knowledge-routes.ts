@@ -23,7 +23,13 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
     if (found === undefined) throw notFound(`knowledge base ${id} does not exist`);
     return found;
   };
-  const summary = (kb: ReturnType<typeof knowledgeBase>) => ({ id: kb.id, name: kb.name, description: kb.description, documentCount: kb.documents.length, createdAt: kb.createdAt });
+  const summary = (kb: ReturnType<typeof knowledgeBase>) => ({
+    id: kb.id,
+    name: kb.name,
+    description: kb.description,
+    documentCount: kb.documents.length,
+    createdAt: kb.createdAt,
+  });
   return [
     {
       method: 'POST',
@@ -31,7 +37,9 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
-        const knowledgeBaseIds = optionalArray(body['knowledgeBaseIds'], 'knowledgeBaseIds').map((id, i) => knowledgeBase(ctx, asString(id, `knowledgeBaseIds[${i}]`)).id);
+        const knowledgeBaseIds = optionalArray(body['knowledgeBaseIds'], 'knowledgeBaseIds').map(
+          (id, i) => knowledgeBase(ctx, asString(id, `knowledgeBaseIds[${i}]`)).id,
+        );
         const id = deps.ids.objectId();
         ctx.app.chatbots.set(id, {
           id,
@@ -62,7 +70,9 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
       write: false,
       handler: (ctx) => {
         const keywords = optionalString(bodyObject(ctx.body)['keywords'], 'keywords').toLowerCase();
-        return [...ctx.app.knowledgeBases.values()].filter((kb) => kb.name.toLowerCase().includes(keywords)).map(summary);
+        return [...ctx.app.knowledgeBases.values()]
+          .filter((kb) => kb.name.toLowerCase().includes(keywords))
+          .map(summary);
       },
     },
     {
@@ -72,7 +82,10 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
       write: false,
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
-        const words = asString(body['query'], 'query').toLowerCase().split(/\W+/).filter((w) => w.length > 1);
+        const words = asString(body['query'], 'query')
+          .toLowerCase()
+          .split(/\W+/)
+          .filter((w) => w.length > 1);
         const only = optionalString(body['knowledgeBaseId'], 'knowledgeBaseId');
         const topK = optionalInteger(body['topK'], 'topK') ?? 5;
         if (topK < 1) throw paramError(`topK must be at least 1, got ${topK}`);
@@ -82,7 +95,12 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
             kb.documents.map((doc) => {
               const text = doc.content.toLowerCase();
               const hits = words.filter((w) => text.includes(w)).length;
-              return { knowledgeBaseId: kb.id, documentName: doc.name, content: doc.content, score: words.length === 0 ? 0 : hits / words.length };
+              return {
+                knowledgeBaseId: kb.id,
+                documentName: doc.name,
+                content: doc.content,
+                score: words.length === 0 ? 0 : hits / words.length,
+              };
             }),
           )
           .filter((r) => r.score > 0)
@@ -98,14 +116,31 @@ export function createKnowledgeRoutes(deps: EmulatorDeps): Route[] {
         const body = bodyObject(ctx.body);
         const documents = optionalArray(body['documents'], 'documents').map((raw, i) => {
           const doc = asObject(raw, `documents[${i}]`);
-          return { name: asString(doc['name'], `documents[${i}].name`), content: asString(doc['content'], `documents[${i}].content`) };
+          return {
+            name: asString(doc['name'], `documents[${i}].name`),
+            content: asString(doc['content'], `documents[${i}].content`),
+          };
         });
         const id = deps.ids.objectId();
-        ctx.app.knowledgeBases.set(id, { id, name: asString(body['name'], 'name'), description: optionalString(body['description'], 'description'), documents, createdAt: isoNow(deps) });
+        ctx.app.knowledgeBases.set(id, {
+          id,
+          name: asString(body['name'], 'name'),
+          description: optionalString(body['description'], 'description'),
+          documents,
+          createdAt: isoNow(deps),
+        });
         return { id };
       },
     },
-    { method: 'GET', path: '/app/knowledge/{knowledge_id}', scope: 'app', handler: (ctx) => ({ ...summary(knowledgeBase(ctx, ctx.params['knowledge_id'] ?? '')), documents: knowledgeBase(ctx, ctx.params['knowledge_id'] ?? '').documents }) },
+    {
+      method: 'GET',
+      path: '/app/knowledge/{knowledge_id}',
+      scope: 'app',
+      handler: (ctx) => ({
+        ...summary(knowledgeBase(ctx, ctx.params['knowledge_id'] ?? '')),
+        documents: knowledgeBase(ctx, ctx.params['knowledge_id'] ?? '').documents,
+      }),
+    },
     {
       method: 'DELETE',
       path: '/app/knowledge/{knowledge_id}',

@@ -12,7 +12,8 @@ import type { Route } from '../router.ts';
 
 export function createLookupRoutes(deps: EmulatorDeps): Route[] {
   const state = deps.state;
-  const matches = (text: string, keywords: string | null) => keywords === null || text.toLowerCase().includes(keywords.toLowerCase());
+  const matches = (text: string, keywords: string | null) =>
+    keywords === null || text.toLowerCase().includes(keywords.toLowerCase());
   return [
     {
       method: 'GET',
@@ -21,7 +22,10 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const parentId = ctx.query.get('parentId');
         return [...state.departments.values()]
-          .filter((d) => matches(d.name, ctx.query.get('keywords')) && (parentId === null || d.parentId === parentId))
+          .filter(
+            (d) =>
+              matches(d.name, ctx.query.get('keywords')) && (parentId === null || d.parentId === parentId),
+          )
           .map((d) => ({ departmentId: d.id, departmentName: d.name, parentId: d.parentId ?? '' }));
       },
     },
@@ -32,7 +36,13 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const parentCode = ctx.query.get('parentCode') ?? ctx.query.get('parentId');
         return [...state.regions.values()]
-          .filter((r) => matches(r.name, ctx.query.get('keywords')) && (parentCode === null ? r.parentCode === null || ctx.query.get('keywords') !== null : r.parentCode === parentCode))
+          .filter(
+            (r) =>
+              matches(r.name, ctx.query.get('keywords')) &&
+              (parentCode === null
+                ? r.parentCode === null || ctx.query.get('keywords') !== null
+                : r.parentCode === parentCode),
+          )
           .map((r) => ({ code: r.code, name: r.name, parentCode: r.parentCode ?? '' }));
       },
     },
@@ -43,8 +53,18 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const departmentId = ctx.query.get('departmentId');
         return [...state.users.values()]
-          .filter((u) => (matches(u.fullname, ctx.query.get('keywords')) || matches(u.email, ctx.query.get('keywords'))) && (departmentId === null || u.departmentIds.includes(departmentId)))
-          .map((u) => ({ accountId: u.accountId, fullname: u.fullname, email: u.email, departmentIds: [...u.departmentIds] }));
+          .filter(
+            (u) =>
+              (matches(u.fullname, ctx.query.get('keywords')) ||
+                matches(u.email, ctx.query.get('keywords'))) &&
+              (departmentId === null || u.departmentIds.includes(departmentId)),
+          )
+          .map((u) => ({
+            accountId: u.accountId,
+            fullname: u.fullname,
+            email: u.email,
+            departmentIds: [...u.departmentIds],
+          }));
       },
     },
     {
@@ -54,9 +74,14 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
         const parentId = optionalString(body['parentId'], 'parentId');
-        if (parentId !== '' && !state.departments.has(parentId)) throw paramError(`parentId "${parentId}" is not a department`);
+        if (parentId !== '' && !state.departments.has(parentId))
+          throw paramError(`parentId "${parentId}" is not a department`);
         const id = deps.ids.objectId();
-        state.departments.set(id, { id, name: asString(body['name'], 'name'), parentId: parentId === '' ? null : parentId });
+        state.departments.set(id, {
+          id,
+          name: asString(body['name'], 'name'),
+          parentId: parentId === '' ? null : parentId,
+        });
         return { departmentId: id };
       },
     },
@@ -67,7 +92,8 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const id = ctx.params['department_id'] ?? '';
         if (!state.departments.has(id)) throw notFound(`department ${id} does not exist`);
-        if ([...state.departments.values()].some((d) => d.parentId === id)) throw new EmulatorError(430021, `department ${id} still has sub-departments`);
+        if ([...state.departments.values()].some((d) => d.parentId === id))
+          throw new EmulatorError(430021, `department ${id} still has sub-departments`);
         state.departments.delete(id);
         for (const u of state.users.values()) u.departmentIds = u.departmentIds.filter((d) => d !== id);
         return {};
@@ -80,11 +106,20 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
         const email = asString(body['email'], 'email');
-        if ([...state.users.values()].some((u) => u.email === email)) throw new EmulatorError(10006, `a member with email ${email} already exists`);
-        const departmentIds = optionalArray(body['departmentIds'], 'departmentIds').map((d, i) => asString(d, `departmentIds[${i}]`));
-        for (const d of departmentIds) if (!state.departments.has(d)) throw paramError(`departmentIds: "${d}" is not a department`);
+        if ([...state.users.values()].some((u) => u.email === email))
+          throw new EmulatorError(10006, `a member with email ${email} already exists`);
+        const departmentIds = optionalArray(body['departmentIds'], 'departmentIds').map((d, i) =>
+          asString(d, `departmentIds[${i}]`),
+        );
+        for (const d of departmentIds)
+          if (!state.departments.has(d)) throw paramError(`departmentIds: "${d}" is not a department`);
         const accountId = deps.ids.uuid();
-        state.users.set(accountId, { accountId, fullname: asString(body['fullname'], 'fullname'), email, departmentIds });
+        state.users.set(accountId, {
+          accountId,
+          fullname: asString(body['fullname'], 'fullname'),
+          email,
+          departmentIds,
+        });
         return { accountId };
       },
     },

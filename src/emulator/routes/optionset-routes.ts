@@ -21,8 +21,18 @@ export function createOptionSetRoutes(deps: EmulatorDeps): Route[] {
   };
   const view = (s: OptionSetRecord) => ({ ...s, options: s.options.filter((o) => !o.isDeleted) });
   return [
-    { method: 'GET', path: '/app/optionsets', scope: 'app', handler: (ctx) => [...ctx.app.optionSets.values()].filter((s) => s.isActive).map(view) },
-    { method: 'GET', path: '/app/optionsets/{optionset_id}', scope: 'app', handler: (ctx) => view(optionSet(ctx)) },
+    {
+      method: 'GET',
+      path: '/app/optionsets',
+      scope: 'app',
+      handler: (ctx) => [...ctx.app.optionSets.values()].filter((s) => s.isActive).map(view),
+    },
+    {
+      method: 'GET',
+      path: '/app/optionsets/{optionset_id}',
+      scope: 'app',
+      handler: (ctx) => view(optionSet(ctx)),
+    },
     {
       method: 'POST',
       path: '/app/optionsets',
@@ -31,7 +41,13 @@ export function createOptionSetRoutes(deps: EmulatorDeps): Route[] {
         const body = bodyObject(ctx.body);
         const id = deps.ids.objectId();
         const options = buildOptions(deps, body['options'], 'options');
-        ctx.app.optionSets.set(id, { id, name: asString(body['name'], 'name'), options, isActive: true, createdAt: isoNow(deps) });
+        ctx.app.optionSets.set(id, {
+          id,
+          name: asString(body['name'], 'name'),
+          options,
+          isActive: true,
+          createdAt: isoNow(deps),
+        });
         return { id };
       },
     },

@@ -17,11 +17,15 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
 /** Reads `useFieldIdAsKey`, `includeSystemFields` and the `fields` projection from a body or query. */
 export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: Json): RenderOptions {
   // A query string carries the projection as `fields=a,b`.
-  const listed = typeof source['fields'] === 'string' ? source['fields'].split(',').filter((f) => f !== '') : source['fields'];
+  const listed =
+    typeof source['fields'] === 'string'
+      ? source['fields'].split(',').filter((f) => f !== '')
+      : source['fields'];
   const projection = optionalArray(listed, 'fields').map((raw, i) => {
     const ref = asString(raw, `fields[${i}]`);
     const field = ws.byKey.get(ref);
-    if (field === undefined) throw paramError(`fields[${i}]: "${ref}" is not a field of worksheet "${ws.name}"`);
+    if (field === undefined)
+      throw paramError(`fields[${i}]: "${ref}" is not a field of worksheet "${ws.name}"`);
     return field;
   });
   return {
@@ -33,16 +37,28 @@ export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: J
   };
 }
 
-export function renderRows(deps: EmulatorDeps, ws: WorksheetRecord, rows: readonly StoredRow[], options: RenderOptions): unknown[] {
+export function renderRows(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rows: readonly StoredRow[],
+  options: RenderOptions,
+): unknown[] {
   return rows.map((row) => renderRow(deps.state, ws, row, options));
 }
 
 /** `responseFormat: "md"`: the page as a Markdown table, for reading by people and LLMs. */
-export function markdownTable(deps: EmulatorDeps, ws: WorksheetRecord, rows: readonly StoredRow[], options: RenderOptions): string {
+export function markdownTable(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rows: readonly StoredRow[],
+  options: RenderOptions,
+): string {
   const fields = options.fields ?? ws.fields;
   const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const head = `| rowid | ${fields.map((f) => cell(f.name)).join(' | ')} |`;
   const rule = `|${' --- |'.repeat(fields.length + 1)}`;
-  const body = rows.map((row) => `| ${row.id} | ${fields.map((f) => cell(plainText(deps.state, f, row))).join(' | ')} |`);
+  const body = rows.map(
+    (row) => `| ${row.id} | ${fields.map((f) => cell(plainText(deps.state, f, row))).join(' | ')} |`,
+  );
   return [head, rule, ...body].join('\n');
 }

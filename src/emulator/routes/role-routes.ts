@@ -24,20 +24,37 @@ export function createRoleRoutes(deps: EmulatorDeps): Route[] {
     name: r.name,
     description: r.description,
     permissionWay: r.permissionWay,
-    members: [...r.memberIds].map((accountId) => ({ accountId, fullname: state.users.get(accountId)?.fullname ?? '' })),
-    departments: [...r.departmentIds].map((departmentId) => ({ departmentId, departmentName: state.departments.get(departmentId)?.name ?? '' })),
+    members: [...r.memberIds].map((accountId) => ({
+      accountId,
+      fullname: state.users.get(accountId)?.fullname ?? '',
+    })),
+    departments: [...r.departmentIds].map((departmentId) => ({
+      departmentId,
+      departmentName: state.departments.get(departmentId)?.name ?? '',
+    })),
     createdAt: r.createdAt,
   });
   const members = (ctx: AppRouteContext) => {
     const body = bodyObject(ctx.body);
     const userIds = optionalArray(body['userIds'], 'userIds').map((id, i) => asString(id, `userIds[${i}]`));
-    const departmentIds = optionalArray(body['departmentIds'], 'departmentIds').map((id, i) => asString(id, `departmentIds[${i}]`));
-    for (const id of userIds) if (!state.users.has(id)) throw new EmulatorError(10002, `userIds: ${id} is not a member of the organisation`);
-    for (const id of departmentIds) if (!state.departments.has(id)) throw new EmulatorError(10002, `departmentIds: ${id} is not a department`);
+    const departmentIds = optionalArray(body['departmentIds'], 'departmentIds').map((id, i) =>
+      asString(id, `departmentIds[${i}]`),
+    );
+    for (const id of userIds)
+      if (!state.users.has(id))
+        throw new EmulatorError(10002, `userIds: ${id} is not a member of the organisation`);
+    for (const id of departmentIds)
+      if (!state.departments.has(id))
+        throw new EmulatorError(10002, `departmentIds: ${id} is not a department`);
     return { userIds, departmentIds };
   };
   return [
-    { method: 'GET', path: '/app/roles', scope: 'app', handler: (ctx) => [...ctx.app.roles.values()].map(view) },
+    {
+      method: 'GET',
+      path: '/app/roles',
+      scope: 'app',
+      handler: (ctx) => [...ctx.app.roles.values()].map(view),
+    },
     {
       method: 'POST',
       path: '/app/roles',
@@ -45,7 +62,8 @@ export function createRoleRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
         const name = asString(body['name'], 'name');
-        if ([...ctx.app.roles.values()].some((r) => r.name === name)) throw new EmulatorError(10006, `a role named "${name}" already exists`);
+        if ([...ctx.app.roles.values()].some((r) => r.name === name))
+          throw new EmulatorError(10006, `a role named "${name}" already exists`);
         const id = deps.ids.objectId();
         ctx.app.roles.set(id, {
           id,
@@ -99,7 +117,9 @@ export function createRoleRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const userId = ctx.params['user_id'] ?? '';
-        const removedFrom = [...ctx.app.roles.values()].filter((r) => r.memberIds.delete(userId)).map((r) => r.id);
+        const removedFrom = [...ctx.app.roles.values()]
+          .filter((r) => r.memberIds.delete(userId))
+          .map((r) => r.id);
         return { removedFrom };
       },
     },

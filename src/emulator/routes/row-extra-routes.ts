@@ -17,7 +17,10 @@ import { renderOptions, renderRows } from './render.ts';
 
 const ROW = '/app/worksheets/{worksheet_id}/rows/{row_id}';
 
-function page<T>(items: readonly T[], query: URLSearchParams): { items: T[]; total: number; pageIndex: number; pageSize: number } {
+function page<T>(
+  items: readonly T[],
+  query: URLSearchParams,
+): { items: T[]; total: number; pageIndex: number; pageSize: number } {
   const { pageSize, pageIndex } = readPaging(Object.fromEntries(query), false);
   const offset = (pageIndex - 1) * pageSize;
   return { items: items.slice(offset, offset + pageSize), total: items.length, pageIndex, pageSize };
@@ -29,7 +32,8 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
   const row = (ctx: AppRouteContext, ws: WorksheetRecord, allowDeleted = false): StoredRow => {
     const rowId = ctx.params['row_id'] ?? '';
     const found = allowDeleted ? ws.table.byId.get(rowId) : liveRow(ws.table, rowId);
-    if (found === undefined) throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
+    if (found === undefined)
+      throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
     return found;
   };
   const valueAs = (field: FieldRecord, from: StoredRow, value: unknown): unknown =>
@@ -46,13 +50,21 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
         const source = row(ctx, ws);
         const ref = ctx.params['field'] ?? '';
         const field = ws.byKey.get(ref);
-        if (field?.type !== 'Relation') throw paramError(`"${ref}" is not a relation field of worksheet "${ws.name}"`);
+        if (field?.type !== 'Relation')
+          throw paramError(`"${ref}" is not a relation field of worksheet "${ws.name}"`);
         const target = deps.state.worksheets.get(field.dataSource ?? '');
         if (target === undefined) throw notFound(`the worksheet related by "${ref}" no longer exists`);
         const ids = Array.isArray(source.values[field.id]) ? (source.values[field.id] as string[]) : [];
-        const related = ids.map((id) => liveRow(target.table, id)).filter((r): r is StoredRow => r !== undefined);
+        const related = ids
+          .map((id) => liveRow(target.table, id))
+          .filter((r): r is StoredRow => r !== undefined);
         const p = page(related, ctx.query);
-        const rows = renderRows(deps, target, p.items, renderOptions(deps, target, Object.fromEntries(ctx.query)));
+        const rows = renderRows(
+          deps,
+          target,
+          p.items,
+          renderOptions(deps, target, Object.fromEntries(ctx.query)),
+        );
         return { rows, total: p.total, pageIndex: p.pageIndex, pageSize: p.pageSize };
       },
     },
@@ -84,9 +96,12 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
         const found = row(ctx, ws, true);
         const logs = rowLog(found)
           .map((entry, i) => {
-            const changes = entry.values !== undefined
-              ? ws.fields.filter((f) => entry.values?.[f.id] !== undefined).map((f) => ({ fieldId: f.id, before: undefined, after: entry.values?.[f.id] }))
-              : (entry.changes ?? []);
+            const changes =
+              entry.values !== undefined
+                ? ws.fields
+                    .filter((f) => entry.values?.[f.id] !== undefined)
+                    .map((f) => ({ fieldId: f.id, before: undefined, after: entry.values?.[f.id] }))
+                : (entry.changes ?? []);
             return {
               id: `${found.id}-${i + 1}`,
               action: entry.action,
@@ -95,7 +110,15 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
               changes: changes.flatMap((c) => {
                 const field = ws.byKey.get(c.fieldId);
                 if (field === undefined) return [];
-                return [{ id: field.id, alias: field.alias, name: field.name, before: valueAs(field, found, c.before), after: valueAs(field, found, c.after) }];
+                return [
+                  {
+                    id: field.id,
+                    alias: field.alias,
+                    name: field.name,
+                    before: valueAs(field, found, c.before),
+                    after: valueAs(field, found, c.after),
+                  },
+                ];
               }),
             };
           })
@@ -111,7 +134,9 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const found = row(ctx, sheet(ctx), true);
-        const all = [...(found.discussions ?? [])].reverse().map((d) => ({ ...d, createdAt: new Date(d.createdAt).toISOString() }));
+        const all = [...(found.discussions ?? [])]
+          .reverse()
+          .map((d) => ({ ...d, createdAt: new Date(d.createdAt).toISOString() }));
         const p = page(all, ctx.query);
         return { discussions: p.items, total: p.total, pageIndex: p.pageIndex, pageSize: p.pageSize };
       },
@@ -124,7 +149,12 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const found = row(ctx, sheet(ctx));
         const message = asString(bodyObject(ctx.body)['message'], 'message');
-        const discussion = { id: deps.ids.objectId(), message, createdBy: ctx.principal.user, createdAt: deps.options.now() };
+        const discussion = {
+          id: deps.ids.objectId(),
+          message,
+          createdBy: ctx.principal.user,
+          createdAt: deps.options.now(),
+        };
         (found.discussions ??= []).push(discussion);
         return { id: discussion.id };
       },

@@ -20,7 +20,8 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
   };
   // `permanent` travels in the body (platform notes §2); a query flag is accepted too.
   const permanent = (ctx: AppRouteContext) =>
-    optionalBoolean(bodyObject(ctx.body)['permanent'], 'permanent', false) || ctx.query.get('permanent') === 'true';
+    optionalBoolean(bodyObject(ctx.body)['permanent'], 'permanent', false) ||
+    ctx.query.get('permanent') === 'true';
 
   return [
     {
@@ -33,8 +34,16 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
         const b = bodyObject(ctx.body);
         const page = listRows(deps.state, ws, b, deps.options.strictOperators);
         const options = renderOptions(deps, ws, b);
-        const rows = b['responseFormat'] === 'md' ? markdownTable(deps, ws, page.rows, options) : renderRows(deps, ws, page.rows, options);
-        return { rows, ...(page.total === undefined ? {} : { total: page.total }), pageIndex: page.pageIndex, pageSize: page.pageSize };
+        const rows =
+          b['responseFormat'] === 'md'
+            ? markdownTable(deps, ws, page.rows, options)
+            : renderRows(deps, ws, page.rows, options);
+        return {
+          rows,
+          ...(page.total === undefined ? {} : { total: page.total }),
+          pageIndex: page.pageIndex,
+          pageSize: page.pageSize,
+        };
       },
     },
     {
@@ -45,7 +54,8 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
         const ws = sheet(ctx);
         const rowId = ctx.params['row_id'] ?? '';
         const row = liveRow(ws.table, rowId);
-        if (row === undefined) throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
+        if (row === undefined)
+          throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
         return renderRows(deps, ws, [row], renderOptions(deps, ws, Object.fromEntries(ctx.query)))[0];
       },
     },

@@ -19,8 +19,17 @@ export function createTodoRoutes(deps: EmulatorDeps): Route[] {
     if (found === undefined) throw notFound(`to-do ${id} does not exist`);
     return found;
   };
-  const act = (ctx: AppRouteContext, found: InstanceRecord, action: string, next: InstanceStatus | undefined): void => {
-    if (found.status !== 'pending') throw new EmulatorError(430021, `to-do ${found.id} is ${found.status}; only pending to-dos can be acted on`);
+  const act = (
+    ctx: AppRouteContext,
+    found: InstanceRecord,
+    action: string,
+    next: InstanceStatus | undefined,
+  ): void => {
+    if (found.status !== 'pending')
+      throw new EmulatorError(
+        430021,
+        `to-do ${found.id} is ${found.status}; only pending to-dos can be acted on`,
+      );
     const opinion = optionalString(bodyObject(ctx.body)['opinion'], 'opinion');
     found.opinions.push({ by: ctx.principal.user, action, opinion, at: isoNow(deps) });
     if (next !== undefined) found.status = next;
@@ -45,11 +54,27 @@ export function createTodoRoutes(deps: EmulatorDeps): Route[] {
         const status = ctx.query.get('status') ?? 'pending';
         const me = ctx.principal.user.accountId;
         return [...ctx.app.instances.values()]
-          .filter((i) => (status === 'all' || i.status === status) && (i.assignees.includes(me) || i.initiatedBy.accountId === me))
-          .map(({ id, processId, title, status: s, initiatedBy, createdAt }) => ({ id, processId, title, status: s, initiatedBy, createdAt }));
+          .filter(
+            (i) =>
+              (status === 'all' || i.status === status) &&
+              (i.assignees.includes(me) || i.initiatedBy.accountId === me),
+          )
+          .map(({ id, processId, title, status: s, initiatedBy, createdAt }) => ({
+            id,
+            processId,
+            title,
+            status: s,
+            initiatedBy,
+            createdAt,
+          }));
       },
     },
-    { method: 'GET', path: '/app/workflow/instance/{instance_id}', scope: 'app', handler: (ctx) => instance(ctx, ctx.params['instance_id'] ?? '') },
+    {
+      method: 'GET',
+      path: '/app/workflow/instance/{instance_id}',
+      scope: 'app',
+      handler: (ctx) => instance(ctx, ctx.params['instance_id'] ?? ''),
+    },
     {
       method: 'POST',
       path: '/app/workflow/instance/batch',
@@ -57,8 +82,11 @@ export function createTodoRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
         const action = optionalString(body['action'], 'action', 'pass');
-        if (action !== 'pass' && action !== 'overrule') throw paramError(`action must be "pass" or "overrule", got "${action}"`);
-        const ids = asArray(body['instanceIds'], 'instanceIds').map((id, i) => asString(id, `instanceIds[${i}]`));
+        if (action !== 'pass' && action !== 'overrule')
+          throw paramError(`action must be "pass" or "overrule", got "${action}"`);
+        const ids = asArray(body['instanceIds'], 'instanceIds').map((id, i) =>
+          asString(id, `instanceIds[${i}]`),
+        );
         const answer = { successfulIds: [] as string[], failedIds: [] as string[] };
         for (const id of ids) {
           try {

@@ -24,7 +24,10 @@ export function createViewRoutes(deps: EmulatorDeps): Route[] {
   const page = (ctx: AppRouteContext) => {
     const id = ctx.params['page_id'] ?? '';
     const found = ctx.app.customPages.get(id);
-    if (found === undefined) throw notFound(`custom page ${id} does not exist; create it with POST /v3/app/items/batch (type customPage)`);
+    if (found === undefined)
+      throw notFound(
+        `custom page ${id} does not exist; create it with POST /v3/app/items/batch (type customPage)`,
+      );
     return found;
   };
   return [
@@ -37,7 +40,12 @@ export function createViewRoutes(deps: EmulatorDeps): Route[] {
         const views = asArray(bodyObject(ctx.body)['views'], 'views').map((raw, i) => {
           const input = asObject(raw, `views[${i}]`);
           const config = input['config'] === undefined ? {} : asObject(input['config'], `views[${i}].config`);
-          return { id: deps.ids.objectId(), name: asString(input['name'], `views[${i}].name`), type: optionalString(input['type'], `views[${i}].type`, 'table'), config };
+          return {
+            id: deps.ids.objectId(),
+            name: asString(input['name'], `views[${i}].name`),
+            type: optionalString(input['type'], `views[${i}].type`, 'table'),
+            config,
+          };
         });
         ws.views.push(...views);
         return views.map((v) => ({ id: v.id, name: v.name, type: v.type }));
@@ -51,12 +59,28 @@ export function createViewRoutes(deps: EmulatorDeps): Route[] {
         const ws = sheet(ctx);
         const body = bodyObject(ctx.body);
         const id = deps.ids.objectId();
-        ws.charts.set(id, { ...body, id, name: asString(body['name'], 'name'), type: optionalString(body['type'], 'type', 'bar'), createdAt: isoNow(deps) });
+        ws.charts.set(id, {
+          ...body,
+          id,
+          name: asString(body['name'], 'name'),
+          type: optionalString(body['type'], 'type', 'bar'),
+          createdAt: isoNow(deps),
+        });
         return { id };
       },
     },
-    { method: 'GET', path: '/app/worksheets/{worksheet_id}/charts', scope: 'app', handler: (ctx) => [...sheet(ctx).charts.values()] },
-    { method: 'GET', path: '/app/worksheets/{worksheet_id}/charts/{chart_id}', scope: 'app', handler: (ctx) => chart(ctx).found },
+    {
+      method: 'GET',
+      path: '/app/worksheets/{worksheet_id}/charts',
+      scope: 'app',
+      handler: (ctx) => [...sheet(ctx).charts.values()],
+    },
+    {
+      method: 'GET',
+      path: '/app/worksheets/{worksheet_id}/charts/{chart_id}',
+      scope: 'app',
+      handler: (ctx) => chart(ctx).found,
+    },
     {
       method: 'DELETE',
       path: '/app/worksheets/{worksheet_id}/charts/{chart_id}',
@@ -74,7 +98,13 @@ export function createViewRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const old = page(ctx);
         const body = bodyObject(ctx.body);
-        const replaced = { ...body, id: old.id, name: asString(body['name'], 'name'), createdAt: old.createdAt, updatedAt: isoNow(deps) };
+        const replaced = {
+          ...body,
+          id: old.id,
+          name: asString(body['name'], 'name'),
+          createdAt: old.createdAt,
+          updatedAt: isoNow(deps),
+        };
         ctx.app.customPages.set(old.id, replaced);
         return replaced;
       },
@@ -86,7 +116,8 @@ export function createViewRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         ctx.app.customPages.delete(page(ctx).id);
-        for (const section of ctx.app.sections) section.items = section.items.filter((i) => i.id !== ctx.params['page_id']);
+        for (const section of ctx.app.sections)
+          section.items = section.items.filter((i) => i.id !== ctx.params['page_id']);
         return {};
       },
     },

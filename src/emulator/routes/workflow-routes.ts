@@ -12,7 +12,20 @@ import { asArray, asObject, asString, bodyObject, optionalString } from '../inpu
 import type { AppRouteContext, Route } from '../router.ts';
 import type { AppRecord, EmulatorState, WorkflowRecord } from '../state/records.ts';
 
-const NODE_TYPES = ['start', 'approval', 'fill', 'notice', 'add-row', 'update-row', 'delete-row', 'webhook', 'condition', 'delay', 'code', 'end'] as const;
+const NODE_TYPES = [
+  'start',
+  'approval',
+  'fill',
+  'notice',
+  'add-row',
+  'update-row',
+  'delete-row',
+  'webhook',
+  'condition',
+  'delay',
+  'code',
+  'end',
+] as const;
 
 /** What stops a workflow from being published. */
 export function workflowErrors(state: EmulatorState, wf: WorkflowRecord): string[] {
@@ -21,11 +34,16 @@ export function workflowErrors(state: EmulatorState, wf: WorkflowRecord): string
   if (starts.length !== 1) errors.push(`a workflow needs exactly one start node, it has ${starts.length}`);
   if (wf.nodes.length < 2) errors.push('a workflow needs at least one node after the start node');
   for (const node of wf.nodes) {
-    if (node.prevId !== '' && !wf.nodes.some((n) => n.id === node.prevId)) errors.push(`node "${node.name}" follows node ${node.prevId}, which does not exist`);
+    if (node.prevId !== '' && !wf.nodes.some((n) => n.id === node.prevId))
+      errors.push(`node "${node.name}" follows node ${node.prevId}, which does not exist`);
     if (node.type === 'approval') {
       const approvers = node.config['approvers'];
-      if (!Array.isArray(approvers) || approvers.length === 0) errors.push(`approval node "${node.name}" has no approvers (config.approvers)`);
-      else for (const a of approvers) if (typeof a !== 'string' || !state.users.has(a)) errors.push(`approval node "${node.name}": approver ${String(a)} is not a member`);
+      if (!Array.isArray(approvers) || approvers.length === 0)
+        errors.push(`approval node "${node.name}" has no approvers (config.approvers)`);
+      else
+        for (const a of approvers)
+          if (typeof a !== 'string' || !state.users.has(a))
+            errors.push(`approval node "${node.name}": approver ${String(a)} is not a member`);
     }
   }
   return errors;
@@ -46,8 +64,18 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
   };
   const processView = (ctx: AppRouteContext, id: string) => ({ ...findProcess(ctx.app, id) });
   return [
-    { method: 'GET', path: '/app/workflow/processes', scope: 'app', handler: (ctx) => [...ctx.app.processes.keys()].map((id) => processView(ctx, id)) },
-    { method: 'GET', path: '/app/workflow/processes/{process_id}', scope: 'app', handler: (ctx) => processView(ctx, ctx.params['process_id'] ?? '') },
+    {
+      method: 'GET',
+      path: '/app/workflow/processes',
+      scope: 'app',
+      handler: (ctx) => [...ctx.app.processes.keys()].map((id) => processView(ctx, id)),
+    },
+    {
+      method: 'GET',
+      path: '/app/workflow/processes/{process_id}',
+      scope: 'app',
+      handler: (ctx) => processView(ctx, ctx.params['process_id'] ?? ''),
+    },
     {
       method: 'POST',
       path: '/app/workflow/hooks/{process_id}',
@@ -57,7 +85,9 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
         if (!process.enabled) throw notFound(`process ${process.id} is disabled`);
         const wf = ctx.app.workflows.get(process.workflowId);
         const approval = wf?.nodes.find((n) => n.type === 'approval');
-        const approvers = Array.isArray(approval?.config['approvers']) ? (approval.config['approvers'] as string[]) : [ctx.app.owner.accountId];
+        const approvers = Array.isArray(approval?.config['approvers'])
+          ? (approval.config['approvers'] as string[])
+          : [ctx.app.owner.accountId];
         const id = deps.ids.objectId();
         ctx.app.instances.set(id, {
           id,
@@ -74,7 +104,12 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
         return { instanceId: id };
       },
     },
-    { method: 'GET', path: '/app/workflows', scope: 'app', handler: (ctx) => [...ctx.app.workflows.values()] },
+    {
+      method: 'GET',
+      path: '/app/workflows',
+      scope: 'app',
+      handler: (ctx) => [...ctx.app.workflows.values()],
+    },
     {
       method: 'POST',
       path: '/app/workflows',
@@ -82,7 +117,8 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const body = bodyObject(ctx.body);
         const worksheetId = optionalString(body['worksheetId'], 'worksheetId');
-        if (worksheetId !== '' && !ctx.app.worksheetIds.includes(worksheetId)) throw paramError(`worksheetId "${worksheetId}" is not a worksheet of the application`);
+        if (worksheetId !== '' && !ctx.app.worksheetIds.includes(worksheetId))
+          throw paramError(`worksheetId "${worksheetId}" is not a worksheet of the application`);
         const id = deps.ids.objectId();
         ctx.app.workflows.set(id, {
           id,
@@ -118,9 +154,16 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
         const nodes = asArray(bodyObject(ctx.body)['nodes'], 'nodes').map((raw, i) => {
           const input = asObject(raw, `nodes[${i}]`);
           const type = asString(input['type'], `nodes[${i}].type`);
-          if (!(NODE_TYPES as readonly string[]).includes(type)) throw paramError(`nodes[${i}].type "${type}" is not one of ${NODE_TYPES.join(', ')}`);
+          if (!(NODE_TYPES as readonly string[]).includes(type))
+            throw paramError(`nodes[${i}].type "${type}" is not one of ${NODE_TYPES.join(', ')}`);
           const config = input['config'] === undefined ? {} : asObject(input['config'], `nodes[${i}].config`);
-          return { id: deps.ids.objectId(), name: asString(input['name'], `nodes[${i}].name`), type, prevId: optionalString(input['prevId'], `nodes[${i}].prevId`), config };
+          return {
+            id: deps.ids.objectId(),
+            name: asString(input['name'], `nodes[${i}].name`),
+            type,
+            prevId: optionalString(input['prevId'], `nodes[${i}].prevId`),
+            config,
+          };
         });
         wf.nodes.push(...nodes);
         return nodes.map((n) => ({ id: n.id, name: n.name, type: n.type }));
@@ -155,10 +198,17 @@ export function createWorkflowRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const wf = workflow(ctx);
         const errors = workflowErrors(deps.state, wf);
-        if (errors.length > 0) throw paramError(`workflow "${wf.name}" cannot be published: ${errors.join('; ')}`);
+        if (errors.length > 0)
+          throw paramError(`workflow "${wf.name}" cannot be published: ${errors.join('; ')}`);
         if (wf.processId === undefined) {
           const processId = deps.ids.objectId();
-          ctx.app.processes.set(processId, { id: processId, name: wf.name, workflowId: wf.id, enabled: true, createdAt: isoNow(deps) });
+          ctx.app.processes.set(processId, {
+            id: processId,
+            name: wf.name,
+            workflowId: wf.id,
+            enabled: true,
+            createdAt: isoNow(deps),
+          });
           wf.processId = processId;
         }
         wf.published = true;

@@ -26,7 +26,8 @@ export function located<T>(where: string, fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof EmulatorError && where !== '') throw new EmulatorError(error.errorCode, `${where}: ${error.message}`);
+    if (error instanceof EmulatorError && where !== '')
+      throw new EmulatorError(error.errorCode, `${where}: ${error.message}`);
     throw error;
   }
 }
@@ -38,7 +39,10 @@ export function parseFieldValues(ws: WorksheetRecord, raw: unknown, where: strin
     const obj = asObject(item, at);
     const id = asString(obj['id'], `${at}.id`);
     const field = ws.byKey.get(id);
-    if (field === undefined) throw paramError(`${at}.id "${id}" is not a field of worksheet "${ws.name}" (give a field id or alias)`);
+    if (field === undefined)
+      throw paramError(
+        `${at}.id "${id}" is not a field of worksheet "${ws.name}" (give a field id or alias)`,
+      );
     if (seen.has(field.id)) throw paramError(`${at}: field "${id}" is written twice`);
     seen.add(field.id);
     const type = obj['type'];
@@ -88,11 +92,18 @@ export function prepareValues(
     if (key === undefined) continue;
     const holder = uniqueHolder(ws.table, field.id, key);
     if (holder !== undefined && holder !== previous?.id) {
-      throw new EmulatorError(100005, `${fieldLabel(field)} is unique and value ${JSON.stringify(key)} is already used by row ${holder}`);
+      throw new EmulatorError(
+        100005,
+        `${fieldLabel(field)} is unique and value ${JSON.stringify(key)} is already used by row ${holder}`,
+      );
     }
     if (batchKeys !== undefined) {
       const keys = batchKeys.get(field.id) ?? new Set<string>();
-      if (keys.has(key)) throw new EmulatorError(100005, `${fieldLabel(field)} is unique and value ${JSON.stringify(key)} appears twice in the batch`);
+      if (keys.has(key))
+        throw new EmulatorError(
+          100005,
+          `${fieldLabel(field)} is unique and value ${JSON.stringify(key)} appears twice in the batch`,
+        );
       keys.add(key);
       batchKeys.set(field.id, keys);
     }

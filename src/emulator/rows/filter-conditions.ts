@@ -17,7 +17,12 @@ export type FilterTarget =
   | { family: 'text'; label: string; get: (row: StoredRow) => string | undefined }
   | { family: 'id'; label: string }
   | { family: 'number'; label: string; get: (row: StoredRow) => number | undefined }
-  | { family: 'set'; label: string; get: (row: StoredRow) => readonly string[]; parentOf?: (id: string) => string | null | undefined }
+  | {
+      family: 'set';
+      label: string;
+      get: (row: StoredRow) => readonly string[];
+      parentOf?: (id: string) => string | null | undefined;
+    }
   | { family: 'date'; label: string; get: (row: StoredRow) => string | undefined }
   | { family: 'time'; label: string; get: (row: StoredRow) => number }
   | { family: 'presence'; label: string; get: (row: StoredRow) => unknown };
@@ -27,18 +32,22 @@ function scalarList(value: unknown, label: string, op: string): string[] {
   return items.map((item) => {
     if (typeof item === 'string') return item;
     if (typeof item === 'number' || typeof item === 'boolean') return String(item);
-    throw paramError(`filter on ${label}: operator "${op}" takes a string or an array of strings, got ${describe(item)}`);
+    throw paramError(
+      `filter on ${label}: operator "${op}" takes a string or an array of strings, got ${describe(item)}`,
+    );
   });
 }
 
 function toNumber(value: unknown, label: string, op: string): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n)) throw paramError(`filter on ${label}: operator "${op}" takes a number, got ${describe(value)}`);
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw paramError(`filter on ${label}: operator "${op}" takes a number, got ${describe(value)}`);
   return n;
 }
 
 function range(value: unknown, label: string, op: string): [unknown, unknown] {
-  if (!Array.isArray(value) || value.length !== 2) throw paramError(`filter on ${label}: operator "${op}" takes [min, max], got ${describe(value)}`);
+  if (!Array.isArray(value) || value.length !== 2)
+    throw paramError(`filter on ${label}: operator "${op}" takes [min, max], got ${describe(value)}`);
   return [value[0], value[1]];
 }
 
@@ -57,10 +66,17 @@ function timeBound(value: unknown, label: string, upper: boolean): number {
 }
 
 function isEmptyValue(value: unknown): boolean {
-  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+  return (
+    value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+  );
 }
 
-function textCondition(get: (row: StoredRow) => string | undefined, op: FilterOperator, value: unknown, label: string): Predicate {
+function textCondition(
+  get: (row: StoredRow) => string | undefined,
+  op: FilterOperator,
+  value: unknown,
+  label: string,
+): Predicate {
   const wanted = scalarList(value, label, op);
   const lower = wanted.map((w) => w.toLowerCase());
   const text = (row: StoredRow): string => (get(row) ?? '').toLowerCase();
@@ -86,7 +102,12 @@ function textCondition(get: (row: StoredRow) => string | undefined, op: FilterOp
   }
 }
 
-function numberCondition(get: (row: StoredRow) => number | undefined, op: FilterOperator, value: unknown, label: string): Predicate {
+function numberCondition(
+  get: (row: StoredRow) => number | undefined,
+  op: FilterOperator,
+  value: unknown,
+  label: string,
+): Predicate {
   if (op === 'between' || op === 'notbetween') {
     const [lo, hi] = range(value, label, op).map((v) => toNumber(v, label, op)) as [number, number];
     const inside = (row: StoredRow): boolean => {
@@ -111,7 +132,11 @@ function numberCondition(get: (row: StoredRow) => number | undefined, op: Filter
   };
 }
 
-function setCondition(target: Extract<FilterTarget, { family: 'set' }>, op: FilterOperator, value: unknown): Predicate {
+function setCondition(
+  target: Extract<FilterTarget, { family: 'set' }>,
+  op: FilterOperator,
+  value: unknown,
+): Predicate {
   const wanted = new Set(scalarList(value, target.label, op));
   const get = target.get;
   const sameSet = (row: StoredRow): boolean => {
@@ -119,7 +144,11 @@ function setCondition(target: Extract<FilterTarget, { family: 'set' }>, op: Filt
     return have.length === wanted.size && have.every((v) => wanted.has(v));
   };
   const belongs = (id: string): boolean => {
-    for (let at: string | null | undefined = id, hops = 0; at != null && hops < 64; at = target.parentOf?.(at), hops += 1) {
+    for (
+      let at: string | null | undefined = id, hops = 0;
+      at != null && hops < 64;
+      at = target.parentOf?.(at), hops += 1
+    ) {
       if (wanted.has(at)) return true;
     }
     return false;
@@ -142,8 +171,16 @@ function setCondition(target: Extract<FilterTarget, { family: 'set' }>, op: Filt
   }
 }
 
-function dateCondition(get: (row: StoredRow) => string | undefined, op: FilterOperator, value: unknown, label: string): Predicate {
-  const [start, end] = range(value, label, op).map((v) => scalarList(v, label, op)[0] ?? '') as [string, string];
+function dateCondition(
+  get: (row: StoredRow) => string | undefined,
+  op: FilterOperator,
+  value: unknown,
+  label: string,
+): Predicate {
+  const [start, end] = range(value, label, op).map((v) => scalarList(v, label, op)[0] ?? '') as [
+    string,
+    string,
+  ];
   // Compare on the bound's own precision: a day as the end includes the whole day.
   const inside = (row: StoredRow): boolean => {
     const v = get(row);
@@ -152,12 +189,19 @@ function dateCondition(get: (row: StoredRow) => string | undefined, op: FilterOp
   return op === 'between' ? inside : (row) => !inside(row);
 }
 
-function timeCondition(get: (row: StoredRow) => number, op: FilterOperator, value: unknown, label: string): Predicate {
+function timeCondition(
+  get: (row: StoredRow) => number,
+  op: FilterOperator,
+  value: unknown,
+  label: string,
+): Predicate {
   if (op === 'between' || op === 'notbetween') {
     const [a, b] = range(value, label, op);
     const lo = timeBound(a, label, false);
     const hi = timeBound(b, label, true);
-    return op === 'between' ? (row) => get(row) >= lo && get(row) <= hi : (row) => get(row) < lo || get(row) > hi;
+    return op === 'between'
+      ? (row) => get(row) >= lo && get(row) <= hi
+      : (row) => get(row) < lo || get(row) > hi;
   }
   const bound = timeBound(value, label, op === 'le' || op === 'gt');
   if (op === 'gt') return (row) => get(row) > bound;

@@ -56,24 +56,36 @@ function cellsOf(state: EmulatorState, resolved: ResolvedTarget, row: StoredRow)
 }
 
 function combinations(lists: GroupCell[][]): GroupCell[][] {
-  return lists.reduce<GroupCell[][]>((acc, cells) => acc.flatMap((prefix) => cells.map((c) => [...prefix, c])), [[]]);
+  return lists.reduce<GroupCell[][]>(
+    (acc, cells) => acc.flatMap((prefix) => cells.map((c) => [...prefix, c])),
+    [[]],
+  );
 }
 
 export function pivot(state: EmulatorState, ws: WorksheetRecord, rawBody: unknown, strict: boolean): unknown {
   const body = bodyObject(rawBody);
   const groupByRaw = body['groupBy'];
-  const groupBy = (Array.isArray(groupByRaw) ? groupByRaw : [groupByRaw]).map((g, i) => asString(g, `groupBy[${i}]`));
+  const groupBy = (Array.isArray(groupByRaw) ? groupByRaw : [groupByRaw]).map((g, i) =>
+    asString(g, `groupBy[${i}]`),
+  );
   const groupTargets = groupBy.map((name, i) => resolveTarget(state, ws, name, `groupBy[${i}]`));
   const values = optionalArray(body['values'], 'values').map((raw, i) => {
     const spec = asObject(raw, `values[${i}]`);
-    const aggregation = asString(spec['aggregation'] ?? 'count', `values[${i}].aggregation`).toLowerCase() as Aggregation;
+    const aggregation = asString(
+      spec['aggregation'] ?? 'count',
+      `values[${i}].aggregation`,
+    ).toLowerCase() as Aggregation;
     if (!AGGREGATIONS.includes(aggregation)) {
-      throw paramError(`values[${i}].aggregation ${describe(spec['aggregation'])} is not one of ${AGGREGATIONS.join(', ')}`);
+      throw paramError(
+        `values[${i}].aggregation ${describe(spec['aggregation'])} is not one of ${AGGREGATIONS.join(', ')}`,
+      );
     }
     const field = asString(spec['field'], `values[${i}].field`);
     const resolved = resolveTarget(state, ws, field, `values[${i}].field`);
     if (aggregation !== 'count' && resolved.target.family !== 'number') {
-      throw paramError(`values[${i}]: ${aggregation} needs a number field, ${resolved.target.label} is not one`);
+      throw paramError(
+        `values[${i}]: ${aggregation} needs a number field, ${resolved.target.label} is not one`,
+      );
     }
     return { field, aggregation, resolved };
   });
@@ -94,7 +106,8 @@ export function pivot(state: EmulatorState, ws: WorksheetRecord, rawBody: unknow
     count: members.length,
     values: values.map(({ field, aggregation, resolved }) => {
       const t = resolved.target;
-      const numbers = t.family === 'number' ? members.map((r) => t.get(r)).filter((n): n is number => n !== undefined) : [];
+      const numbers =
+        t.family === 'number' ? members.map((r) => t.get(r)).filter((n): n is number => n !== undefined) : [];
       const value = {
         count: t.family === 'number' ? numbers.length : members.length,
         sum: numbers.reduce((a, b) => a + b, 0),

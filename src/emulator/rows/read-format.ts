@@ -62,11 +62,20 @@ export function readValue(state: EmulatorState, field: FieldRecord, row: StoredR
     case 'SingleSelect':
     case 'Dropdown':
     case 'MultipleSelect':
-      return list(value).map((key) => ({ key, value: field.options.find((o) => o.key === key)?.value ?? '' }));
+      return list(value).map((key) => ({
+        key,
+        value: field.options.find((o) => o.key === key)?.value ?? '',
+      }));
     case 'Collaborator':
-      return list(value).map((accountId) => ({ accountId, fullname: state.users.get(accountId)?.fullname ?? '' }));
+      return list(value).map((accountId) => ({
+        accountId,
+        fullname: state.users.get(accountId)?.fullname ?? '',
+      }));
     case 'Department':
-      return list(value).map((departmentId) => ({ departmentId, departmentName: state.departments.get(departmentId)?.name ?? '' }));
+      return list(value).map((departmentId) => ({
+        departmentId,
+        departmentName: state.departments.get(departmentId)?.name ?? '',
+      }));
     case 'Relation': {
       const target = field.dataSource === undefined ? undefined : state.worksheets.get(field.dataSource);
       if (target === undefined) return [];
@@ -74,7 +83,8 @@ export function readValue(state: EmulatorState, field: FieldRecord, row: StoredR
       for (const sid of list(value)) {
         const related = target.table.byId.get(sid);
         // Related rows deleted since the write drop out of the relation.
-        if (related !== undefined && !related.deleted) out.push({ sid, name: titleText(state, target, related) });
+        if (related !== undefined && !related.deleted)
+          out.push({ sid, name: titleText(state, target, related) });
       }
       return out;
     }
@@ -103,7 +113,12 @@ function systemFields(row: StoredRow): Record<string, unknown> {
   };
 }
 
-export function renderRow(state: EmulatorState, ws: WorksheetRecord, row: StoredRow, options: RenderOptions): Record<string, unknown> {
+export function renderRow(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  row: StoredRow,
+  options: RenderOptions,
+): Record<string, unknown> {
   const fields = options.fields ?? ws.fields;
   const system = options.includeSystemFields ? systemFields(row) : {};
   if (options.shape === 'fields') {
@@ -120,6 +135,7 @@ export function renderRow(state: EmulatorState, ws: WorksheetRecord, row: Stored
     };
   }
   const flat: Record<string, unknown> = { rowid: row.id, id: row.id };
-  for (const f of fields) flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = readValue(state, f, row);
+  for (const f of fields)
+    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = readValue(state, f, row);
   return Object.assign(flat, system);
 }

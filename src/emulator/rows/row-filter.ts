@@ -5,7 +5,12 @@
  * dropped, as the real server does, unless `strictOperators` makes it error 10001.
  * An unknown field is always 10001.
  */
-import { FILTER_OPERATORS, operatorsFor, SYSTEM_FILTER_FIELDS, systemFieldOperators } from '../../api/field-types.ts';
+import {
+  FILTER_OPERATORS,
+  operatorsFor,
+  SYSTEM_FILTER_FIELDS,
+  systemFieldOperators,
+} from '../../api/field-types.ts';
 import type { FilterOperator, SystemFilterField } from '../../api/field-types.ts';
 import { paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString, describe, optionalString } from '../input.ts';
@@ -43,23 +48,51 @@ function fieldTarget(state: EmulatorState, field: FieldRecord): FilterTarget {
   const raw = (row: StoredRow): unknown => row.values[field.id];
   if (ops.includes('contains')) {
     if (field.type === 'AutoNumber') return { family: 'text', label, get: (row) => String(row.autoId) };
-    return { family: 'text', label, get: (row) => { const v = raw(row); return typeof v === 'string' ? v : undefined; } };
+    return {
+      family: 'text',
+      label,
+      get: (row) => {
+        const v = raw(row);
+        return typeof v === 'string' ? v : undefined;
+      },
+    };
   }
-  if (ops.includes('gt')) return { family: 'number', label, get: (row) => { const v = raw(row); return typeof v === 'number' ? v : undefined; } };
+  if (ops.includes('gt'))
+    return {
+      family: 'number',
+      label,
+      get: (row) => {
+        const v = raw(row);
+        return typeof v === 'number' ? v : undefined;
+      },
+    };
   if (ops.includes('in')) {
     if (field.type === 'Region') {
       return {
         family: 'set',
         label,
-        get: (row) => { const v = raw(row); return typeof v === 'string' ? [v] : []; },
+        get: (row) => {
+          const v = raw(row);
+          return typeof v === 'string' ? [v] : [];
+        },
         parentOf: (code) => state.regions.get(code)?.parentCode,
       };
     }
-    const parentOf = field.type === 'Department' ? (id: string) => state.departments.get(id)?.parentId : undefined;
-    return parentOf === undefined ? { family: 'set', label, get: (row) => list(raw(row)) } : { family: 'set', label, get: (row) => list(raw(row)), parentOf };
+    const parentOf =
+      field.type === 'Department' ? (id: string) => state.departments.get(id)?.parentId : undefined;
+    return parentOf === undefined
+      ? { family: 'set', label, get: (row) => list(raw(row)) }
+      : { family: 'set', label, get: (row) => list(raw(row)), parentOf };
   }
   if (ops.includes('between')) {
-    return { family: 'date', label, get: (row) => { const v = raw(row); return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] as string) : undefined; } };
+    return {
+      family: 'date',
+      label,
+      get: (row) => {
+        const v = raw(row);
+        return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] as string) : undefined;
+      },
+    };
   }
   return { family: 'presence', label, get: raw };
 }
@@ -85,12 +118,22 @@ function systemTarget(name: SystemFilterField): FilterTarget {
 }
 
 /** A field or system field of a filter or sort, by id, alias, old or v3 system name. */
-export function resolveTarget(state: EmulatorState, ws: WorksheetRecord, name: string, where: string): ResolvedTarget {
+export function resolveTarget(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  name: string,
+  where: string,
+): ResolvedTarget {
   const field = ws.byKey.get(name);
-  if (field !== undefined) return { target: fieldTarget(state, field), operators: operatorsFor(field.type), field };
-  const system = (name in SYSTEM_FILTER_FIELDS ? name : V3_SYSTEM_NAMES[name]) as SystemFilterField | undefined;
-  if (system !== undefined) return { target: systemTarget(system), operators: systemFieldOperators(system), field: undefined };
-  throw paramError(`${where}: "${name}" is not a field of worksheet "${ws.name}" nor a system field (${Object.keys(SYSTEM_FILTER_FIELDS).join(', ')})`);
+  if (field !== undefined)
+    return { target: fieldTarget(state, field), operators: operatorsFor(field.type), field };
+  const system = (name in SYSTEM_FILTER_FIELDS ? name : V3_SYSTEM_NAMES[name]) as
+    SystemFilterField | undefined;
+  if (system !== undefined)
+    return { target: systemTarget(system), operators: systemFieldOperators(system), field: undefined };
+  throw paramError(
+    `${where}: "${name}" is not a field of worksheet "${ws.name}" nor a system field (${Object.keys(SYSTEM_FILTER_FIELDS).join(', ')})`,
+  );
 }
 
 export interface CompiledFilter {
@@ -99,7 +142,12 @@ export interface CompiledFilter {
   candidates: string[] | undefined;
 }
 
-export function compileFilter(state: EmulatorState, ws: WorksheetRecord, raw: unknown, strict: boolean): CompiledFilter {
+export function compileFilter(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  raw: unknown,
+  strict: boolean,
+): CompiledFilter {
   if (raw === undefined || raw === null) return { test: undefined, candidates: undefined };
   const candidates: string[][] = [];
 
@@ -108,7 +156,8 @@ export function compileFilter(state: EmulatorState, ws: WorksheetRecord, raw: un
     const isGroup = obj['type'] === 'group' || (obj['type'] === undefined && Array.isArray(obj['children']));
     if (isGroup) {
       const logic = optionalString(obj['logic'], `${where}.logic`, 'AND').toUpperCase();
-      if (logic !== 'AND' && logic !== 'OR') throw paramError(`${where}.logic must be "AND" or "OR", got ${describe(obj['logic'])}`);
+      if (logic !== 'AND' && logic !== 'OR')
+        throw paramError(`${where}.logic must be "AND" or "OR", got ${describe(obj['logic'])}`);
       const children = asArray(obj['children'], `${where}.children`)
         .map((child, i) => node(child, `${where}.children[${i}]`, topLevelAnd && logic === 'AND'))
         .filter((p): p is Predicate => p !== undefined);
@@ -121,7 +170,9 @@ export function compileFilter(state: EmulatorState, ws: WorksheetRecord, raw: un
     const resolved = resolveTarget(state, ws, name, `${where}.field`);
     if (!KNOWN_OPERATORS.has(operator) || !resolved.operators.includes(operator as FilterOperator)) {
       if (!strict) return undefined; // the platform drops it silently (platform notes §3 [C])
-      throw paramError(`${where}: operator "${operator}" is not valid for ${resolved.target.label}; allowed: ${resolved.operators.join(', ')}`);
+      throw paramError(
+        `${where}: operator "${operator}" is not valid for ${resolved.target.label}; allowed: ${resolved.operators.join(', ')}`,
+      );
     }
     const op = operator as FilterOperator;
     if (topLevelAnd) {
@@ -137,12 +188,22 @@ export function compileFilter(state: EmulatorState, ws: WorksheetRecord, raw: un
 }
 
 /** Rows a condition can only match: by row id, or through a unique field's index. */
-function pinnedIds(ws: WorksheetRecord, resolved: ResolvedTarget, op: FilterOperator, value: unknown): string[] | undefined {
+function pinnedIds(
+  ws: WorksheetRecord,
+  resolved: ResolvedTarget,
+  op: FilterOperator,
+  value: unknown,
+): string[] | undefined {
   const values = Array.isArray(value) ? value : [value];
   if (!values.every((v) => typeof v === 'string' || typeof v === 'number')) return undefined;
   if (resolved.target.family === 'id' && (op === 'eq' || op === 'in')) return values.map(String);
   const field = resolved.field;
-  if (field?.isUnique !== true || op !== 'eq' || (resolved.target.family !== 'text' && resolved.target.family !== 'number')) return undefined;
+  if (
+    field?.isUnique !== true ||
+    op !== 'eq' ||
+    (resolved.target.family !== 'text' && resolved.target.family !== 'number')
+  )
+    return undefined;
   const ids: string[] = [];
   for (const v of values) {
     const key = uniqueKey(typeof v === 'string' && resolved.target.family === 'number' ? Number(v) : v);

@@ -6,7 +6,15 @@
  */
 import { OPTION_FIELD_TYPES } from '../../api/field-types.ts';
 import { paramError } from '../emulator-error.ts';
-import { asObject, asString, describe, optionalArray, optionalBoolean, optionalInteger, optionalString } from '../input.ts';
+import {
+  asObject,
+  asString,
+  describe,
+  optionalArray,
+  optionalBoolean,
+  optionalInteger,
+  optionalString,
+} from '../input.ts';
 import type { Json } from '../input.ts';
 import type { EmulatorState, StoredRow, WorksheetRecord } from '../state/records.ts';
 import type { Predicate } from './filter-conditions.ts';
@@ -16,7 +24,13 @@ import { liveRow } from './row-table.ts';
 
 export const MAX_PAGE_SIZE = 1000;
 
-const UNSEARCHABLE: ReadonlySet<string> = new Set(['Checkbox', 'Attachment', 'Location', 'SubTable', 'Signature']);
+const UNSEARCHABLE: ReadonlySet<string> = new Set([
+  'Checkbox',
+  'Attachment',
+  'Location',
+  'SubTable',
+  'Signature',
+]);
 
 export interface RowPage {
   rows: StoredRow[];
@@ -32,7 +46,8 @@ export function readPaging(source: Json, required: boolean): { pageSize: number;
   const pageIndex = optionalInteger(source['pageIndex'], 'pageIndex');
   if (required && pageSize === undefined) throw paramError('pageSize is required (1 to 1000)');
   if (required && pageIndex === undefined) throw paramError('pageIndex is required (pages start at 1)');
-  if (pageSize !== undefined && pageSize < 1) throw paramError(`pageSize must be at least 1, got ${pageSize}`);
+  if (pageSize !== undefined && pageSize < 1)
+    throw paramError(`pageSize must be at least 1, got ${pageSize}`);
   if (pageIndex !== undefined && pageIndex < 1) throw paramError(`pageIndex starts at 1, got ${pageIndex}`);
   return { pageSize: Math.min(pageSize ?? 100, MAX_PAGE_SIZE), pageIndex: pageIndex ?? 1 };
 }
@@ -57,7 +72,9 @@ function sortKey(state: EmulatorState, ws: WorksheetRecord, name: string, where:
           return key === undefined ? undefined : field.options.find((o) => o.key === key)?.index;
         };
       }
-      return field === undefined ? (row) => target.get(row)[0] : (row) => plainText(state, field, row) || undefined;
+      return field === undefined
+        ? (row) => target.get(row)[0]
+        : (row) => plainText(state, field, row) || undefined;
     case 'presence':
       return field === undefined ? () => undefined : (row) => plainText(state, field, row) || undefined;
   }
@@ -73,7 +90,10 @@ function compare(a: string | number | undefined, b: string | number | undefined)
 function searchPredicate(state: EmulatorState, ws: WorksheetRecord, search: string): Predicate {
   const needle = search.toLowerCase();
   const fields = ws.fields.filter((f) => !UNSEARCHABLE.has(f.type));
-  return (row) => fields.some((f) => row.values[f.id] !== undefined && plainText(state, f, row).toLowerCase().includes(needle));
+  return (row) =>
+    fields.some(
+      (f) => row.values[f.id] !== undefined && plainText(state, f, row).toLowerCase().includes(needle),
+    );
 }
 
 function* liveRows(ws: WorksheetRecord, candidates: string[] | undefined): Iterable<StoredRow> {
@@ -81,21 +101,35 @@ function* liveRows(ws: WorksheetRecord, candidates: string[] | undefined): Itera
     for (const row of ws.table.order) if (!row.deleted) yield row;
     return;
   }
-  const rows = [...new Set(candidates)].map((id) => liveRow(ws.table, id)).filter((r): r is StoredRow => r !== undefined);
+  const rows = [...new Set(candidates)]
+    .map((id) => liveRow(ws.table, id))
+    .filter((r): r is StoredRow => r !== undefined);
   yield* rows.sort((a, b) => a.autoId - b.autoId);
 }
 
 /** Every live row matching a body's `filter` and `search` (pivot, relations). */
-export function matchingRows(state: EmulatorState, ws: WorksheetRecord, body: Json, strict: boolean): StoredRow[] {
+export function matchingRows(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  body: Json,
+  strict: boolean,
+): StoredRow[] {
   const filter = compileFilter(state, ws, body['filter'], strict);
   const search = optionalString(body['search'], 'search');
-  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
+  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter(
+    (t): t is Predicate => t !== undefined,
+  );
   const out: StoredRow[] = [];
   for (const row of liveRows(ws, filter.candidates)) if (tests.every((t) => t(row))) out.push(row);
   return out;
 }
 
-export function listRows(state: EmulatorState, ws: WorksheetRecord, rawBody: unknown, strict: boolean): RowPage {
+export function listRows(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  rawBody: unknown,
+  strict: boolean,
+): RowPage {
   const body = rawBody === undefined ? {} : asObject(rawBody, 'request body');
   const { pageSize, pageIndex } = readPaging(body, true);
   const includeTotal = optionalBoolean(body['includeTotalCount'], 'includeTotalCount', false);
@@ -103,17 +137,30 @@ export function listRows(state: EmulatorState, ws: WorksheetRecord, rawBody: unk
     const sort = asObject(raw, `sorts[${i}]`);
     const key = sortKey(state, ws, asString(sort['field'], `sorts[${i}].field`), `sorts[${i}].field`);
     const asc = sort['isAsc'] === undefined ? true : sort['isAsc'];
-    if (typeof asc !== 'boolean') throw paramError(`sorts[${i}].isAsc must be true or false, got ${describe(asc)}`);
+    if (typeof asc !== 'boolean')
+      throw paramError(`sorts[${i}].isAsc must be true or false, got ${describe(asc)}`);
     return { key, direction: asc ? 1 : -1 };
   });
   const filter = compileFilter(state, ws, body['filter'], strict);
   const search = optionalString(body['search'], 'search');
-  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter((t): t is Predicate => t !== undefined);
+  const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter(
+    (t): t is Predicate => t !== undefined,
+  );
   const offset = (pageIndex - 1) * pageSize;
   const table = ws.table;
-  const page = (all: StoredRow[]): RowPage => ({ rows: all.slice(offset, offset + pageSize), total: includeTotal ? all.length : undefined, pageIndex, pageSize });
+  const page = (all: StoredRow[]): RowPage => ({
+    rows: all.slice(offset, offset + pageSize),
+    total: includeTotal ? all.length : undefined,
+    pageIndex,
+    pageSize,
+  });
 
-  if (tests.length === 0 && filter.candidates === undefined && sorts.length === 0 && table.live === table.order.length) {
+  if (
+    tests.length === 0 &&
+    filter.candidates === undefined &&
+    sorts.length === 0 &&
+    table.live === table.order.length
+  ) {
     // No filter, no sort, nothing deleted: the page is a plain slice of creation order.
     return { ...page(table.order), total: includeTotal ? table.live : undefined };
   }

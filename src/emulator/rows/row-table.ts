@@ -6,7 +6,15 @@
 import type { RowTable, StoredRow } from '../state/records.ts';
 
 export function createRowTable(): RowTable {
-  return { byId: new Map(), order: [], purgedInOrder: 0, live: 0, nextAutoId: 1, unique: new Map(), queryCache: undefined };
+  return {
+    byId: new Map(),
+    order: [],
+    purgedInOrder: 0,
+    live: 0,
+    nextAutoId: 1,
+    unique: new Map(),
+    queryCache: undefined,
+  };
 }
 
 /** The index key of a value in a unique field; undefined for empty values (never duplicates). */

@@ -10,7 +10,13 @@ import { EmulatorError, notFound, paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString } from '../input.ts';
 import type { StoredRow, WorksheetRecord } from '../state/records.ts';
 import { uniqueFieldIds } from '../worksheets/worksheet-model.ts';
-import { checkValues, commitPendingOptions, located, parseFieldValues, prepareValues } from './field-values.ts';
+import {
+  checkValues,
+  commitPendingOptions,
+  located,
+  parseFieldValues,
+  prepareValues,
+} from './field-values.ts';
 import { appendLog } from './row-log.ts';
 import { insertRow, liveRow, purgeRow, replaceValues, softDelete } from './row-table.ts';
 import type { WriteScope } from './value-codec.ts';
@@ -26,10 +32,17 @@ function scopeOf(deps: EmulatorDeps): WriteScope {
 
 function checkBatchSize(deps: EmulatorDeps, count: number, what: string): void {
   if (count === 0) throw paramError(`${what} must not be empty`);
-  if (count > deps.options.maxBatchRows) throw paramError(`${what} holds ${count} rows; at most ${deps.options.maxBatchRows} per request`);
+  if (count > deps.options.maxBatchRows)
+    throw paramError(`${what} holds ${count} rows; at most ${deps.options.maxBatchRows} per request`);
 }
 
-function newRow(deps: EmulatorDeps, ws: WorksheetRecord, values: Record<string, unknown>, user: UserRef, id: string | undefined): StoredRow {
+function newRow(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  values: Record<string, unknown>,
+  user: UserRef,
+  id: string | undefined,
+): StoredRow {
   const now = deps.options.now();
   return {
     id: id ?? deps.ids.uuid(),
@@ -49,7 +62,13 @@ function newRow(deps: EmulatorDeps, ws: WorksheetRecord, values: Record<string, 
 }
 
 /** Creates one row; `id` lets a seed file fix the row id. */
-export function createRow(deps: EmulatorDeps, ws: WorksheetRecord, rawFields: unknown, user: UserRef, id?: string): string {
+export function createRow(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rawFields: unknown,
+  user: UserRef,
+  id?: string,
+): string {
   if (id !== undefined && ws.table.byId.has(id)) throw new EmulatorError(10006, `row ${id} already exists`);
   const scope = scopeOf(deps);
   const { values } = prepareValues(scope, ws, parseFieldValues(ws, rawFields, 'fields'), undefined);
@@ -60,7 +79,12 @@ export function createRow(deps: EmulatorDeps, ws: WorksheetRecord, rawFields: un
 }
 
 /** All rows are checked before any is written: one bad row fails the batch, naming its index. */
-export function createRows(deps: EmulatorDeps, ws: WorksheetRecord, rawRows: unknown, user: UserRef): string[] {
+export function createRows(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rawRows: unknown,
+  user: UserRef,
+): string[] {
   const rows = asArray(rawRows, 'rows');
   checkBatchSize(deps, rows.length, 'rows');
   const scope = scopeOf(deps);
@@ -82,11 +106,18 @@ export function createRows(deps: EmulatorDeps, ws: WorksheetRecord, rawRows: unk
 
 function requireLive(ws: WorksheetRecord, rowId: string): StoredRow {
   const row = liveRow(ws.table, rowId);
-  if (row === undefined) throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
+  if (row === undefined)
+    throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
   return row;
 }
 
-function applyUpdate(deps: EmulatorDeps, ws: WorksheetRecord, row: StoredRow, prepared: ReturnType<typeof prepareValues>, user: UserRef): void {
+function applyUpdate(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  row: StoredRow,
+  prepared: ReturnType<typeof prepareValues>,
+  user: UserRef,
+): void {
   if (prepared.changes.length === 0) return;
   const now = deps.options.now();
   appendLog(row, { action: 'update', at: now, by: user, changes: prepared.changes, values: undefined });
@@ -95,7 +126,13 @@ function applyUpdate(deps: EmulatorDeps, ws: WorksheetRecord, row: StoredRow, pr
   row.updatedBy = user;
 }
 
-export function updateRow(deps: EmulatorDeps, ws: WorksheetRecord, rowId: string, rawFields: unknown, user: UserRef): void {
+export function updateRow(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rowId: string,
+  rawFields: unknown,
+  user: UserRef,
+): void {
   const row = requireLive(ws, rowId);
   const scope = scopeOf(deps);
   const prepared = prepareValues(scope, ws, parseFieldValues(ws, rawFields, 'fields'), row);
@@ -108,7 +145,13 @@ export function updateRow(deps: EmulatorDeps, ws: WorksheetRecord, rowId: string
  * request; what depends on the row (gone, a unique value taken by another row, an
  * attachment append over the limit) fails only that row.
  */
-export function updateRows(deps: EmulatorDeps, ws: WorksheetRecord, rawIds: unknown, rawFields: unknown, user: UserRef): BatchUpdateAnswer {
+export function updateRows(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rawIds: unknown,
+  rawFields: unknown,
+  user: UserRef,
+): BatchUpdateAnswer {
   const rowIds = asArray(rawIds, 'rowIds').map((id, i) => asString(id, `rowIds[${i}]`));
   checkBatchSize(deps, rowIds.length, 'rowIds');
   const parsed = parseFieldValues(ws, rawFields, 'fields');
@@ -131,21 +174,40 @@ export function updateRows(deps: EmulatorDeps, ws: WorksheetRecord, rawIds: unkn
   return answer;
 }
 
-export function deleteRow(deps: EmulatorDeps, ws: WorksheetRecord, rowId: string, permanent: boolean, user: UserRef): void {
+export function deleteRow(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rowId: string,
+  permanent: boolean,
+  user: UserRef,
+): void {
   const row = ws.table.byId.get(rowId);
   // A permanent delete may empty the recycle bin; a soft one needs a live row.
-  if (row === undefined || (row.deleted && !permanent)) throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
+  if (row === undefined || (row.deleted && !permanent))
+    throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
   const unique = uniqueFieldIds(ws);
   if (permanent) {
     purgeRow(ws.table, row, unique);
     return;
   }
   softDelete(ws.table, row, unique);
-  appendLog(row, { action: 'delete', at: deps.options.now(), by: user, changes: undefined, values: undefined });
+  appendLog(row, {
+    action: 'delete',
+    at: deps.options.now(),
+    by: user,
+    changes: undefined,
+    values: undefined,
+  });
 }
 
 /** Ids that do not exist are skipped: deleting is idempotent, so a retried batch succeeds. */
-export function deleteRows(deps: EmulatorDeps, ws: WorksheetRecord, rawIds: unknown, permanent: boolean, user: UserRef): void {
+export function deleteRows(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  rawIds: unknown,
+  permanent: boolean,
+  user: UserRef,
+): void {
   const rowIds = asArray(rawIds, 'rowIds').map((id, i) => asString(id, `rowIds[${i}]`));
   checkBatchSize(deps, rowIds.length, 'rowIds');
   for (const rowId of rowIds) {

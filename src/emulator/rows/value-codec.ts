@@ -32,7 +32,9 @@ export function fieldLabel(field: FieldRecord): string {
 }
 
 function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+  return (
+    value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+  );
 }
 
 function validDate(y: number, m: number, d: number): boolean {
@@ -61,7 +63,8 @@ function toList(value: unknown): unknown[] {
 function idList(value: unknown, prop: string, field: FieldRecord, what: string): string[] {
   return toList(value).map((item) => {
     const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[prop] : item;
-    if (typeof id !== 'string' || id === '') throw valueError(`${fieldLabel(field)} expects an array of ${what}, got ${describe(item)}`);
+    if (typeof id !== 'string' || id === '')
+      throw valueError(`${fieldLabel(field)} expects an array of ${what}, got ${describe(item)}`);
     return id;
   });
 }
@@ -71,21 +74,32 @@ function optionKeys(scope: WriteScope, field: FieldRecord, input: FieldInput): s
   const pending = scope.pendingOptions.get(field.id) ?? [];
   const keys: string[] = [];
   for (const item of toList(input.value)) {
-    if (typeof item !== 'string' || item === '') throw valueError(`${fieldLabel(field)} expects an array of option keys, got ${describe(item)}`);
+    if (typeof item !== 'string' || item === '')
+      throw valueError(`${fieldLabel(field)} expects an array of option keys, got ${describe(item)}`);
     const all = [...field.options, ...pending];
     let option = all.find((o) => o.key === item && !o.isDeleted);
     if (option === undefined && createFromText) option = all.find((o) => o.value === item && !o.isDeleted);
     if (option === undefined && createFromText) {
       const live = field.options.filter((o) => !o.isDeleted).length + pending.length;
       if (live >= scope.deps.options.maxOptionsPerField) {
-        throw new EmulatorError(100006, `${fieldLabel(field)}: cannot add option "${item}", the field already has ${live} options (limit ${scope.deps.options.maxOptionsPerField})`);
+        throw new EmulatorError(
+          100006,
+          `${fieldLabel(field)}: cannot add option "${item}", the field already has ${live} options (limit ${scope.deps.options.maxOptionsPerField})`,
+        );
       }
-      option = { key: scope.deps.ids.uuid(), value: item, index: field.options.length + pending.length + 1, isDeleted: false };
+      option = {
+        key: scope.deps.ids.uuid(),
+        value: item,
+        index: field.options.length + pending.length + 1,
+        isDeleted: false,
+      };
       pending.push(option);
       scope.pendingOptions.set(field.id, pending);
     }
     if (option === undefined) {
-      throw valueError(`${fieldLabel(field)}: ${describe(item)} is not an option key of the field; send option keys from the structure, or field-value type "2" to write option text`);
+      throw valueError(
+        `${fieldLabel(field)}: ${describe(item)} is not an option key of the field; send option keys from the structure, or field-value type "2" to write option text`,
+      );
     }
     if (!keys.includes(option.key)) keys.push(option.key);
   }
@@ -95,30 +109,50 @@ function optionKeys(scope: WriteScope, field: FieldRecord, input: FieldInput): s
   return keys;
 }
 
-function attachments(scope: WriteScope, field: FieldRecord, input: FieldInput, previous: unknown): Array<{ name: string; url: string }> {
+function attachments(
+  scope: WriteScope,
+  field: FieldRecord,
+  input: FieldInput,
+  previous: unknown,
+): Array<{ name: string; url: string }> {
   const added = toList(input.value).map((item) => {
     const obj = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : undefined;
     const url = obj?.['url'];
-    if (typeof url !== 'string' || url === '') throw valueError(`${fieldLabel(field)} expects an array of {name, url}, got ${describe(item)}`);
+    if (typeof url !== 'string' || url === '')
+      throw valueError(`${fieldLabel(field)} expects an array of {name, url}, got ${describe(item)}`);
     const name = typeof obj?.['name'] === 'string' ? obj['name'] : (url.split('/').pop() ?? url);
     return { name, url };
   });
-  const base = input.type === '1' && Array.isArray(previous) ? (previous as Array<{ name: string; url: string }>) : [];
+  const base =
+    input.type === '1' && Array.isArray(previous) ? (previous as Array<{ name: string; url: string }>) : [];
   const all = [...base, ...added];
   if (all.length > scope.deps.options.maxAttachmentsPerField) {
-    throw new EmulatorError(100007, `${fieldLabel(field)}: ${all.length} attachments exceed the limit of ${scope.deps.options.maxAttachmentsPerField}`);
+    throw new EmulatorError(
+      100007,
+      `${fieldLabel(field)}: ${all.length} attachments exceed the limit of ${scope.deps.options.maxAttachmentsPerField}`,
+    );
   }
   return all;
 }
 
-function requireExisting(ids: string[], exists: (id: string) => boolean, field: FieldRecord, what: string): string[] {
+function requireExisting(
+  ids: string[],
+  exists: (id: string) => boolean,
+  field: FieldRecord,
+  what: string,
+): string[] {
   const missing = ids.find((id) => !exists(id));
   if (missing !== undefined) throw valueError(`${fieldLabel(field)}: ${what} "${missing}" does not exist`);
   return [...new Set(ids)];
 }
 
 /** The canonical form of a written value, or undefined to clear the field. */
-export function canonicalValue(scope: WriteScope, field: FieldRecord, input: FieldInput, previous: unknown): unknown {
+export function canonicalValue(
+  scope: WriteScope,
+  field: FieldRecord,
+  input: FieldInput,
+  previous: unknown,
+): unknown {
   if (field.isReadOnly) throw valueError(`${fieldLabel(field)} is read-only and cannot be written`);
   const value = input.value;
   if (isEmpty(value)) return field.type === 'Attachment' && input.type === '1' ? previous : undefined;
@@ -138,7 +172,10 @@ export function canonicalValue(scope: WriteScope, field: FieldRecord, input: Fie
     case 'Number':
     case 'Currency':
     case 'Rating': {
-      const n = typeof value === 'string' && /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(value) ? Number(value) : value;
+      const n =
+        typeof value === 'string' && /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(value)
+          ? Number(value)
+          : value;
       if (typeof n === 'number' && Number.isFinite(n)) return n;
       throw valueError(`${fieldLabel(field)} expects a number, got ${describe(value)}`);
     }
@@ -151,32 +188,58 @@ export function canonicalValue(scope: WriteScope, field: FieldRecord, input: Fie
     case 'MultipleSelect':
       return optionKeys(scope, field, input);
     case 'Collaborator':
-      return requireExisting(idList(value, 'accountId', field, 'account ids'), (id) => state.users.has(id), field, 'member');
+      return requireExisting(
+        idList(value, 'accountId', field, 'account ids'),
+        (id) => state.users.has(id),
+        field,
+        'member',
+      );
     case 'Department':
-      return requireExisting(idList(value, 'departmentId', field, 'department ids'), (id) => state.departments.has(id), field, 'department');
+      return requireExisting(
+        idList(value, 'departmentId', field, 'department ids'),
+        (id) => state.departments.has(id),
+        field,
+        'department',
+      );
     case 'OrgRole':
     case 'CascadingSelect':
       return idList(value, 'id', field, 'ids');
     case 'Region': {
-      const code = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['code'] : value;
-      if (typeof code !== 'string' || !state.regions.has(code)) throw valueError(`${fieldLabel(field)} expects a region code from /v3/regions/lookup, got ${describe(value)}`);
+      const code =
+        typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)['code']
+          : value;
+      if (typeof code !== 'string' || !state.regions.has(code))
+        throw valueError(
+          `${fieldLabel(field)} expects a region code from /v3/regions/lookup, got ${describe(value)}`,
+        );
       return code;
     }
     case 'Relation': {
       const target = field.dataSource === undefined ? undefined : state.worksheets.get(field.dataSource);
-      if (target === undefined) throw valueError(`${fieldLabel(field)}: its related worksheet no longer exists`);
-      return requireExisting(idList(value, 'sid', field, 'row ids'), (id) => liveRow(target.table, id) !== undefined, field, `row of worksheet ${target.name}`);
+      if (target === undefined)
+        throw valueError(`${fieldLabel(field)}: its related worksheet no longer exists`);
+      return requireExisting(
+        idList(value, 'sid', field, 'row ids'),
+        (id) => liveRow(target.table, id) !== undefined,
+        field,
+        `row of worksheet ${target.name}`,
+      );
     }
     case 'Attachment':
       return attachments(scope, field, input, previous);
     case 'Date': {
       const parsed = parseDateTime(value);
-      if (parsed === undefined) throw valueError(`${fieldLabel(field)} expects a date YYYY-MM-DD, got ${describe(value)}`);
+      if (parsed === undefined)
+        throw valueError(`${fieldLabel(field)} expects a date YYYY-MM-DD, got ${describe(value)}`);
       return parsed.date;
     }
     case 'DateTime': {
       const parsed = parseDateTime(value);
-      if (parsed === undefined) throw valueError(`${fieldLabel(field)} expects a date-time YYYY-MM-DD HH:mm:ss, got ${describe(value)}`);
+      if (parsed === undefined)
+        throw valueError(
+          `${fieldLabel(field)} expects a date-time YYYY-MM-DD HH:mm:ss, got ${describe(value)}`,
+        );
       const canonical = `${parsed.date} ${parsed.time ?? '00:00:00'}`;
       // Keep the caller's string when it is already canonical: one string per row, not three.
       return value === canonical ? value : canonical;
@@ -190,12 +253,16 @@ export function canonicalValue(scope: WriteScope, field: FieldRecord, input: Fie
     }
     case 'DateRange': {
       const range = Array.isArray(value) && value.length === 2 ? value.map(parseDateTime) : undefined;
-      if (range?.[0] === undefined || range[1] === undefined) throw valueError(`${fieldLabel(field)} expects ["YYYY-MM-DD", "YYYY-MM-DD"], got ${describe(value)}`);
+      if (range?.[0] === undefined || range[1] === undefined)
+        throw valueError(`${fieldLabel(field)} expects ["YYYY-MM-DD", "YYYY-MM-DD"], got ${describe(value)}`);
       return [range[0].date, range[1].date];
     }
     case 'Location':
-      if (typeof value === 'object' && !Array.isArray(value)) return { ...(value as Record<string, unknown>) };
-      throw valueError(`${fieldLabel(field)} expects an object {x, y, title, address}, got ${describe(value)}`);
+      if (typeof value === 'object' && !Array.isArray(value))
+        return { ...(value as Record<string, unknown>) };
+      throw valueError(
+        `${fieldLabel(field)} expects an object {x, y, title, address}, got ${describe(value)}`,
+      );
     case 'SubTable':
       if (Array.isArray(value)) return value;
       throw valueError(`${fieldLabel(field)} expects an array, got ${describe(value)}`);

@@ -21,7 +21,10 @@ function seedContent(deps: EmulatorDeps, app: AppRecord): void {
   const ids = deps.ids;
   const at = isoNow(deps);
   app.sections.push({ id: ids.objectId(), name: 'Main', parentId: '', items: [] });
-  for (const [name, description] of [['Administrators', 'Manage the application'], ['Members', 'Use the application']] as const) {
+  for (const [name, description] of [
+    ['Administrators', 'Manage the application'],
+    ['Members', 'Use the application'],
+  ] as const) {
     const id = ids.objectId();
     app.roles.set(id, {
       id,
@@ -39,7 +42,12 @@ function seedContent(deps: EmulatorDeps, app: AppRecord): void {
     name: 'Priority',
     isActive: true,
     createdAt: at,
-    options: ['High', 'Medium', 'Low'].map((value, i) => ({ key: ids.uuid(), value, index: i + 1, isDeleted: false })),
+    options: ['High', 'Medium', 'Low'].map((value, i) => ({
+      key: ids.uuid(),
+      value,
+      index: i + 1,
+      isDeleted: false,
+    })),
   });
   const kbId = ids.objectId();
   app.knowledgeBases.set(kbId, {
@@ -61,13 +69,25 @@ function seedContent(deps: EmulatorDeps, app: AppRecord): void {
     triggerType: 'webhook',
     nodes: [
       { id: ids.objectId(), name: 'Start', type: 'start', prevId: '', config: {} },
-      { id: ids.objectId(), name: 'Manager approval', type: 'approval', prevId: '', config: { approvers: [app.owner.accountId] } },
+      {
+        id: ids.objectId(),
+        name: 'Manager approval',
+        type: 'approval',
+        prevId: '',
+        config: { approvers: [app.owner.accountId] },
+      },
     ],
     published: true,
     processId,
     createdAt: at,
   });
-  app.processes.set(processId, { id: processId, name: 'Purchase approval', workflowId, enabled: true, createdAt: at });
+  app.processes.set(processId, {
+    id: processId,
+    name: 'Purchase approval',
+    workflowId,
+    enabled: true,
+    createdAt: at,
+  });
   const instanceId = ids.objectId();
   app.instances.set(instanceId, {
     id: instanceId,
@@ -88,7 +108,8 @@ export function createApp(deps: EmulatorDeps, input: NewApp, owner: UserRef): Ap
   const id = input.id ?? deps.ids.objectId();
   if (state.apps.has(id)) throw new EmulatorError(10006, `application ${id} already exists`);
   const appKey = input.appKey ?? deps.ids.secret(8);
-  if (state.credentials.appKeys.has(appKey)) throw new EmulatorError(10006, 'an application with this app key already exists');
+  if (state.credentials.appKeys.has(appKey))
+    throw new EmulatorError(10006, 'an application with this app key already exists');
   const app: AppRecord = {
     id,
     name: input.name,
@@ -132,7 +153,12 @@ export function appView(deps: EmulatorDeps, app: AppRecord): Record<string, unkn
     color: app.color,
     owner: app.owner,
     createdAt: app.createdAt,
-    sections: app.sections.map((s) => ({ id: s.id, name: s.name, parentId: s.parentId, items: s.items.map((i) => ({ ...i })) })),
+    sections: app.sections.map((s) => ({
+      id: s.id,
+      name: s.name,
+      parentId: s.parentId,
+      items: s.items.map((i) => ({ ...i })),
+    })),
     worksheets: app.worksheetIds.map((wsId) => {
       const ws = deps.state.worksheets.get(wsId);
       return { id: wsId, name: ws?.name ?? '', alias: ws?.alias ?? '' };

@@ -50,7 +50,8 @@ export const DEFAULT_REGIONS: readonly RegionRecord[] = [
 /** The default acting user: the organisation's administrator. */
 export function adminUser(state: EmulatorState): UserRef {
   const first = state.users.values().next();
-  if (first.done === true) return { accountId: DEFAULT_USERS[0]!.accountId, fullname: DEFAULT_USERS[0]!.fullname };
+  if (first.done === true)
+    return { accountId: DEFAULT_USERS[0]!.accountId, fullname: DEFAULT_USERS[0]!.fullname };
   return { accountId: first.value.accountId, fullname: first.value.fullname };
 }
 

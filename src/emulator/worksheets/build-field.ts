@@ -2,10 +2,23 @@
  * Field definitions (spec §2 "Field definition", platform notes §4) turned into field
  * records, with the checks the platform makes when a worksheet is created or changed.
  */
-import { OPTION_FIELD_TYPES, fieldTypeName, isReadOnlyFieldType, SYSTEM_FILTER_FIELDS } from '../../api/field-types.ts';
+import {
+  OPTION_FIELD_TYPES,
+  fieldTypeName,
+  isReadOnlyFieldType,
+  SYSTEM_FILTER_FIELDS,
+} from '../../api/field-types.ts';
 import type { EmulatorDeps } from '../deps.ts';
 import { EmulatorError, paramError } from '../emulator-error.ts';
-import { asArray, asObject, asString, describe, optionalBoolean, optionalInteger, optionalString } from '../input.ts';
+import {
+  asArray,
+  asObject,
+  asString,
+  describe,
+  optionalBoolean,
+  optionalInteger,
+  optionalString,
+} from '../input.ts';
 import type { FieldRecord, OptionRecord } from '../state/records.ts';
 
 /** Aliases a field may not take: the row id keys of the flat shape and the system filter names. */
@@ -20,10 +33,14 @@ export interface FieldScope {
 export function checkAlias(alias: string, where: string): void {
   if (alias === '') return;
   if (!ALIAS_PATTERN.test(alias)) {
-    throw paramError(`${where}.alias ${describe(alias)} must start with a letter and hold only letters, digits and _`);
+    throw paramError(
+      `${where}.alias ${describe(alias)} must start with a letter and hold only letters, digits and _`,
+    );
   }
   if (RESERVED_ALIASES.has(alias.toLowerCase())) {
-    throw paramError(`${where}.alias "${alias}" is reserved (system field names: ${[...RESERVED_ALIASES].join(', ')})`);
+    throw paramError(
+      `${where}.alias "${alias}" is reserved (system field names: ${[...RESERVED_ALIASES].join(', ')})`,
+    );
   }
 }
 
@@ -47,11 +64,14 @@ export function buildOptions(
     const key = optionalString(obj['key'], `${at}.key`);
     const isDeleted = optionalBoolean(obj['isDeleted'], `${at}.isDeleted`, false);
     if (!isDeleted) {
-      if (seen.has(value)) throw paramError(`${at}.value "${value}" appears twice; option values must be unique`);
+      if (seen.has(value))
+        throw paramError(`${at}.value "${value}" appears twice; option values must be unique`);
       seen.add(value);
     }
     if (key !== '' && existing.length > 0 && !known.has(key)) {
-      throw paramError(`${at}.key "${key}" is not an option of this field; leave the key out to add an option`);
+      throw paramError(
+        `${at}.key "${key}" is not an option of this field; leave the key out to add an option`,
+      );
     }
     if (key !== '' && result.some((o) => o.key === key)) throw paramError(`${at}.key "${key}" appears twice`);
     const option: OptionRecord = {
@@ -70,7 +90,10 @@ export function buildOptions(
   }
   const live = result.filter((o) => !o.isDeleted).length;
   if (live > deps.options.maxOptionsPerField) {
-    throw new EmulatorError(100006, `${where}: ${live} options exceed the limit of ${deps.options.maxOptionsPerField} per field`);
+    throw new EmulatorError(
+      100006,
+      `${where}: ${live} options exceed the limit of ${deps.options.maxOptionsPerField} per field`,
+    );
   }
   return result;
 }
@@ -79,9 +102,12 @@ export function buildField(deps: EmulatorDeps, raw: unknown, where: string, scop
   const def = asObject(raw, where);
   const name = asString(def['name'], `${where}.name`);
   const rawType = def['type'];
-  const type = typeof rawType === 'string' || typeof rawType === 'number' ? fieldTypeName(rawType) : undefined;
+  const type =
+    typeof rawType === 'string' || typeof rawType === 'number' ? fieldTypeName(rawType) : undefined;
   if (type === undefined) {
-    throw paramError(`${where}.type ${describe(rawType)} is not a field type; use a code such as "2" (Text) or a name such as "Text"`);
+    throw paramError(
+      `${where}.type ${describe(rawType)} is not a field type; use a code such as "2" (Text) or a name such as "Text"`,
+    );
   }
   const alias = optionalString(def['alias'], `${where}.alias`);
   checkAlias(alias, where);
@@ -101,13 +127,16 @@ export function buildField(deps: EmulatorDeps, raw: unknown, where: string, scop
     config: def['config'] === undefined ? {} : { ...asObject(def['config'], `${where}.config`) },
   };
   if (OPTION_FIELD_TYPES.has(type)) {
-    field.options = def['options'] === undefined ? [] : buildOptions(deps, def['options'], `${where}.options`);
+    field.options =
+      def['options'] === undefined ? [] : buildOptions(deps, def['options'], `${where}.options`);
   }
   if (type === 'Relation') {
     const ref = asString(def['dataSource'], `${where}.dataSource`);
     const target = scope.resolveWorksheet(ref);
     if (target === undefined) {
-      throw paramError(`${where}.dataSource "${ref}" is not a worksheet of this application (give its id or alias)`);
+      throw paramError(
+        `${where}.dataSource "${ref}" is not a worksheet of this application (give its id or alias)`,
+      );
     }
     field.dataSource = target;
   }
@@ -123,7 +152,10 @@ export function checkFieldSet(fields: FieldRecord[], where: string): void {
     aliases.add(f.alias);
   }
   const titles = fields.filter((f) => f.isTitle);
-  if (titles.length > 1) throw paramError(`${where}: only one field may be the title (isTitle), got ${titles.map((f) => f.name).join(', ')}`);
+  if (titles.length > 1)
+    throw paramError(
+      `${where}: only one field may be the title (isTitle), got ${titles.map((f) => f.name).join(', ')}`,
+    );
   if (titles.length === 0) {
     // The platform always has a title field; the first text field takes the role.
     const first = fields.find((f) => f.type === 'Text') ?? fields[0];

@@ -26,7 +26,10 @@ export function fieldView(f: FieldRecord, format: 'code' | 'name'): WorksheetFie
   return out;
 }
 
-export function structureView(ws: WorksheetRecord, format: 'code' | 'name'): WorksheetStructure & { remark: string; sectionId: string } {
+export function structureView(
+  ws: WorksheetRecord,
+  format: 'code' | 'name',
+): WorksheetStructure & { remark: string; sectionId: string } {
   return {
     id: ws.id,
     name: ws.name,

@@ -40,28 +40,40 @@ export function findWorksheet(deps: EmulatorDeps, app: AppRecord, ref: string): 
   const id = resolveWorksheetRef(deps, app, ref);
   const ws = id === undefined ? undefined : deps.state.worksheets.get(id);
   if (ws !== undefined) return ws;
-  if (deps.state.worksheets.has(ref)) throw new EmulatorError(430013, `application ${app.id} has no worksheet ${ref}`);
+  if (deps.state.worksheets.has(ref))
+    throw new EmulatorError(430013, `application ${app.id} has no worksheet ${ref}`);
   throw new EmulatorError(430022, `worksheet ${ref} does not exist`);
 }
 
 /** `givenId` lets a seed fix the worksheet id. */
-export function createWorksheet(deps: EmulatorDeps, app: AppRecord, raw: unknown, where = 'request body', givenId?: string): WorksheetRecord {
+export function createWorksheet(
+  deps: EmulatorDeps,
+  app: AppRecord,
+  raw: unknown,
+  where = 'request body',
+  givenId?: string,
+): WorksheetRecord {
   const input = asObject(raw, where);
   const name = asString(input['name'], `${where}.name`);
   const alias = optionalString(input['alias'], `${where}.alias`);
   checkAlias(alias, where);
   if (alias !== '' && resolveWorksheetRef(deps, app, alias) !== undefined) {
-    throw new EmulatorError(10006, `${where}.alias "${alias}" is already used by another worksheet of the application`);
+    throw new EmulatorError(
+      10006,
+      `${where}.alias "${alias}" is already used by another worksheet of the application`,
+    );
   }
   const sectionId = optionalString(input['sectionId'], `${where}.sectionId`);
   if (sectionId !== '' && !app.sections.some((s) => s.id === sectionId)) {
     throw paramError(`${where}.sectionId "${sectionId}" is not a section of the application`);
   }
-  if (givenId !== undefined && deps.state.worksheets.has(givenId)) throw new EmulatorError(10006, `worksheet ${givenId} already exists`);
+  if (givenId !== undefined && deps.state.worksheets.has(givenId))
+    throw new EmulatorError(10006, `worksheet ${givenId} already exists`);
   const id = givenId ?? deps.ids.objectId();
   const scope = {
     // A relation may point at the worksheet being created, by its alias.
-    resolveWorksheet: (ref: string) => (ref === id || (alias !== '' && ref === alias) ? id : resolveWorksheetRef(deps, app, ref)),
+    resolveWorksheet: (ref: string) =>
+      ref === id || (alias !== '' && ref === alias) ? id : resolveWorksheetRef(deps, app, ref),
   };
   const defs = asArray(input['fields'], `${where}.fields`);
   if (defs.length === 0) throw paramError(`${where}.fields must hold at least one field`);
@@ -82,7 +94,8 @@ export function createWorksheet(deps: EmulatorDeps, app: AppRecord, raw: unknown
     createdAt: deps.options.now(),
   };
   indexFields(ws);
-  if (input['createDefaultView'] !== false) ws.views.push({ id: deps.ids.objectId(), name: 'All', type: 'table', config: {} });
+  if (input['createDefaultView'] !== false)
+    ws.views.push({ id: deps.ids.objectId(), name: 'All', type: 'table', config: {} });
   deps.state.worksheets.set(id, ws);
   app.worksheetIds.push(id);
   const section = app.sections.find((s) => s.id === sectionId) ?? app.sections[0];
