@@ -473,6 +473,12 @@ describe('emulator rows: deletes, logs, relations, share links, discussions', ()
     expect(related.data.total).toBe(1);
     expect(related.data.rows[0]!.id).toBe(globex.data.id);
     expect((await call('GET', `${rows()}/${contact.data.id}/relations/name`)).error_code).toBe(10001);
+    const byCompany = await call<{
+      groups: Array<{ group: { company: { key: string; label: string } }; count: number }>;
+    }>('POST', `${rows()}/pivot`, { groupBy: 'company' });
+    expect(byCompany.data.groups).toEqual([
+      { group: { company: { key: globex.data.id, label: 'Globex' } }, count: 1, values: [] },
+    ]);
   });
 
   it('gives a stable share link and keeps discussions', async () => {

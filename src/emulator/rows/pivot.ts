@@ -8,7 +8,7 @@
 import { paramError } from '../emulator-error.ts';
 import { asObject, asString, bodyObject, describe, optionalArray } from '../input.ts';
 import type { EmulatorState, StoredRow, WorksheetRecord } from '../state/records.ts';
-import { plainText } from './read-format.ts';
+import { plainText, titleText } from './read-format.ts';
 import { resolveTarget } from './row-filter.ts';
 import type { ResolvedTarget } from './row-filter.ts';
 import { matchingRows } from './row-query.ts';
@@ -35,6 +35,11 @@ function labelOf(state: EmulatorState, resolved: ResolvedTarget, key: string): s
       return state.departments.get(key)?.name ?? key;
     case 'Region':
       return state.regions.get(key)?.name ?? key;
+    case 'Relation': {
+      const target = state.worksheets.get(field.dataSource ?? '');
+      const related = target?.table.byId.get(key);
+      return target === undefined || related === undefined ? key : titleText(state, target, related);
+    }
     default:
       return key;
   }
