@@ -91,6 +91,9 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
       httpStatus: undefined,
     };
     deps.requests.push(entry);
+    if (deps.requests.length > options.requestLogLimit) {
+      deps.requests.splice(0, deps.requests.length - Math.floor(options.requestLogLimit * 0.9));
+    }
     const answer = (status: number, errorCode: number, payload: unknown): void => {
       entry.errorCode = errorCode;
       send(res, entry, status, payload);

@@ -86,6 +86,11 @@ export interface EmulatorOptions {
   maxOptionsPerField?: number;
   /** Attachments per attachment field; more is error 100007. @defaultValue 20 */
   maxAttachmentsPerField?: number;
+  /**
+   * Entries kept in `handle.requests`; past it the oldest tenth is dropped, so a
+   * million-request import does not keep a million entries. @defaultValue 100_000
+   */
+  requestLogLimit?: number;
   /** Clock in epoch milliseconds, injectable so tests can expire tokens and refill buckets. @defaultValue Date.now */
   now?: () => number;
 }
@@ -107,6 +112,7 @@ export interface ResolvedOptions {
   maxBatchRows: number;
   maxOptionsPerField: number;
   maxAttachmentsPerField: number;
+  requestLogLimit: number;
   now: () => number;
 }
 
@@ -124,6 +130,7 @@ export type RuntimeOptions = Pick<
   | 'maxBatchRows'
   | 'maxOptionsPerField'
   | 'maxAttachmentsPerField'
+  | 'requestLogLimit'
 >;
 
 function checkProbability(name: string, value: number | undefined): void {
@@ -170,6 +177,7 @@ export function validateOptions(options: EmulatorOptions | RuntimeOptions): void
   checkPositive('maxBatchRows', options.maxBatchRows);
   checkPositive('maxOptionsPerField', options.maxOptionsPerField);
   checkPositive('maxAttachmentsPerField', options.maxAttachmentsPerField);
+  checkPositive('requestLogLimit', options.requestLogLimit);
 }
 
 /** Fills in the defaults. */
@@ -191,6 +199,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     maxBatchRows: options.maxBatchRows ?? 1000,
     maxOptionsPerField: options.maxOptionsPerField ?? 100,
     maxAttachmentsPerField: options.maxAttachmentsPerField ?? 20,
+    requestLogLimit: options.requestLogLimit ?? 100_000,
     now: options.now ?? Date.now,
   };
 }

@@ -41,7 +41,10 @@ export interface EmulatorHandle {
   readonly port: number;
   /** Read access to apps, worksheets and rows. */
   readonly state: EmulatorStateView;
-  /** Every request received, oldest first. Credential ids only, never secrets. */
+  /**
+   * Requests received, oldest first (the latest `requestLogLimit`). Credential ids only,
+   * never secrets.
+   */
   readonly requests: readonly RequestLogEntry[];
   /** Stops the server and drops open connections. */
   close(): Promise<void>;

@@ -255,4 +255,16 @@ describe('emulator limits', () => {
     expect(logged).not.toContain(appA.sign);
     expect(logged).not.toContain(pat);
   });
+
+  it('keeps only the latest requestLogLimit entries', async () => {
+    emulator.setOptions({ requestLogLimit: 10 });
+    try {
+      for (let i = 0; i < 11; i += 1) await get(`/v3/app?n=${i}`, keyHeaders(appA));
+      await get('/v3/users/me', keyHeaders(appA));
+      expect(emulator.requests.length).toBeLessThanOrEqual(10);
+      expect(emulator.requests.at(-1)!.path).toBe('/v3/users/me');
+    } finally {
+      emulator.setOptions({ requestLogLimit: 100_000 });
+    }
+  });
 });

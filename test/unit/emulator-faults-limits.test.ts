@@ -125,5 +125,6 @@ describe('emulator options', () => {
       /rateLimit\.requestsPerSecond/,
     );
     expect(() => validateOptions({ maxBatchRows: -1 })).toThrow(/maxBatchRows/);
+    expect(() => validateOptions({ requestLogLimit: 0 })).toThrow(/requestLogLimit/);
   });
 });
