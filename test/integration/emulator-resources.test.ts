@@ -209,6 +209,23 @@ describe('emulator: worksheets', () => {
     expect((await call('GET', `/v3/app/worksheets/${ws.id}`)).error_code).toBe(430022);
   });
 
+  it('writes field types as names when typeFormat is "name"', async () => {
+    const ws = emulator.createWorksheet(appId, {
+      name: 'Typed',
+      fields: [
+        { name: 'N', type: '2' },
+        { name: 'S', type: '11' },
+      ],
+    });
+    emulator.setOptions({ typeFormat: 'name' });
+    try {
+      const structure = await call<WorksheetStructure>('GET', `/v3/app/worksheets/${ws.id}`);
+      expect(structure.data.fields.map((f) => f.type)).toEqual(['Text', 'Dropdown']);
+    } finally {
+      emulator.setOptions({ typeFormat: 'code' });
+    }
+  });
+
   it('refuses a worksheet of another application with 430013', async () => {
     const other = emulator.createApp({ name: 'Other' });
     const foreign = emulator.createWorksheet(other.appId, {
