@@ -25,4 +25,5 @@ EXPOSE 9464
 # together with --ops-port when overriding the command.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || 9464) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464"]
+# 0.0.0.0: Prometheus scrapes /metrics from outside the container.
+CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464", "--host", "0.0.0.0"]

@@ -9,7 +9,9 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
   worker: () => import('./worker.ts'),
   status: () => import('./status.ts'),
   dlq: () => import('./dlq.ts'),
+  dashboard: () => import('./dashboard.ts'),
   emulator: () => import('./emulator.ts'),
+  start: () => import('./start.ts'),
 };
 
 const SUMMARY: Record<string, string> = {
@@ -17,10 +19,12 @@ const SUMMARY: Record<string, string> = {
   plan: 'plan JOB [--json]                   dry run: what a run would create, update, delete',
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
   enqueue: 'enqueue JOB                         queue a run for the workers',
-  worker: 'worker [--concurrency N]            work queued runs; registers the schedules of jobs/',
+  worker: 'worker [--concurrency N] [--ops-port N] [--dashboard]   work queued runs; registers the schedules of jobs/',
   status: 'status [RUN] [--json]               runs and their reports',
   dlq: 'dlq list|show|replay|purge          the dead-letter store',
+  dashboard: 'dashboard [--port N] [--host H]      runs, dead letters, queues, /metrics, /healthz, /readyz',
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
+  start: 'start                               the quickstart: emulator, sample worksheet, example import',
 };
 
 export function usage(): string {

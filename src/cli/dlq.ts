@@ -4,7 +4,9 @@
  * delegated, so this file never loads BullMQ unless `dlq replay` runs.
  */
 import { createInterface } from 'node:readline/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from '../queue/redis-connection.ts';
+import { statePrefixOf } from '../queue/runtime.ts';
 import { loadSettings } from '../../config/settings.ts';
 import { ERROR_CATEGORIES } from '../api/errors.ts';
 import type { ErrorCategory } from '../api/errors.ts';
@@ -293,7 +295,7 @@ function reasonOf(err: unknown): string {
 /** A dead-letter store on the Redis of the settings, failing fast and clearly when it is down. */
 async function openRedisStore(io: CliIo): Promise<{ store: DeadLetterStore; close(): Promise<void> }> {
   const settings = loadSettings(io.env);
-  const redis = new Redis(settings.redisUrl, { lazyConnect: true, connectTimeout: 3000 });
+  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, lazyConnect: true, connectTimeoutMs: 3000 });
   // ioredis reports the cause on 'error' and rejects connect() with "Connection is closed".
   let lastError: unknown;
   redis.on('error', (err) => {
@@ -309,7 +311,7 @@ async function openRedisStore(io: CliIo): Promise<{ store: DeadLetterStore; clos
     );
   }
   return {
-    store: createDeadLetterStore({ redis, prefix: settings.queuePrefix }),
+    store: createDeadLetterStore({ redis: redis as Redis, prefix: statePrefixOf(settings.queuePrefix) }),
     close: async () => {
       await redis.quit();
     },

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ClientEvent } from '../api/create-api-client.ts';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../ops/logger.ts';
 import { createRuntime } from '../queue/runtime.ts';
@@ -9,7 +10,10 @@ import type { CliIo } from './io.ts';
  * The runtime of a CLI command. Logs go to stderr (stdout carries the command's
  * output, e.g. --json) at the configured level.
  */
-export function openRuntime(io: CliIo, options: { quiet?: boolean; jobsDir?: string } = {}): Runtime {
+export function openRuntime(
+  io: CliIo,
+  options: { quiet?: boolean; jobsDir?: string; onClientEvent?: (event: ClientEvent) => void } = {},
+): Runtime {
   const settings = loadSettings(io.env);
   const logger = createLogger({
     level: options.quiet === true ? 'warn' : settings.logLevel,
@@ -21,6 +25,7 @@ export function openRuntime(io: CliIo, options: { quiet?: boolean; jobsDir?: str
     env: io.env,
     logger,
     jobsDir: options.jobsDir ?? settings.jobsDir ?? path.join(io.cwd, 'jobs'),
+    ...(options.onClientEvent === undefined ? {} : { onClientEvent: options.onClientEvent }),
   });
 }
 

@@ -1,30 +1,77 @@
+import { createMetrics } from '../ops/metrics.ts';
+import { createReadiness } from '../ops/health.ts';
+import { startOpsServer } from '../ops/ops-server.ts';
 import { createWorkers } from '../queue/create-workers.ts';
 import { registerSchedules } from '../queue/schedules.ts';
+import type { RunRecord } from '../sync/state/run-store.ts';
 import { parseCliArgs, positiveInt } from './args.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
-const USAGE = 'usage: rowbridge worker [--concurrency N] [--no-schedules]';
+const USAGE = 'usage: rowbridge worker [--concurrency N] [--ops-port N [--host H] [--dashboard]] [--no-schedules]';
 
-/** `worker`: long-running; registers the schedules of jobs/ once, then works runs and batches until SIGTERM/SIGINT. */
+/**
+ * `worker`: long-running. Registers the schedules of jobs/ once, works runs and batches,
+ * and with --ops-port serves /metrics, /healthz, /readyz (and the dashboard with
+ * --dashboard). On SIGTERM/SIGINT it stops taking jobs, waits a bounded time for those
+ * in flight, and exits 0.
+ */
 export async function main(args: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseCliArgs(args, { concurrency: { type: 'string' }, 'no-schedules': { type: 'boolean' } }, false);
+    parsed = parseCliArgs(
+      args,
+      {
+        concurrency: { type: 'string' },
+        'ops-port': { type: 'string' },
+        host: { type: 'string' },
+        dashboard: { type: 'boolean' },
+        'no-schedules': { type: 'boolean' },
+      },
+      false,
+    );
   } catch (err) {
     io.err(`${(err as Error).message}\n${USAGE}`);
     return EXIT.usage;
   }
-  const rt = openRuntime(io);
+  const metrics = createMetrics();
+  const rt = openRuntime(io, { onClientEvent: (event) => metrics.onClientEvent(event) });
+  const readiness = createReadiness();
+  const cleanups: Array<() => Promise<void>> = [];
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
+    const opsPort = positiveInt(parsed.values['ops-port'], 'ops-port');
+    metrics.collectFrom(rt);
+    cleanups.push(() => metrics.close());
+    if (opsPort !== undefined) {
+      const ops = await startOpsServer({
+        rt,
+        metrics,
+        readiness,
+        port: opsPort,
+        host: parsed.values.host ?? '127.0.0.1',
+        dashboard: parsed.values.dashboard === true,
+      });
+      cleanups.push(() => ops.close());
+      rt.logger.info({ url: ops.url }, 'ops server listening');
+    }
     if (parsed.values['no-schedules'] !== true) {
       const { registered, removed } = await registerSchedules(rt);
       rt.logger.info({ registered, removed }, 'schedules registered');
     }
     const workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
+    cleanups.push(() => workers.close());
+    workers.runWorker.on('completed', (_job, record: RunRecord | undefined) => {
+      if (record !== undefined) {
+        rt.runs.report(record.runId).then(
+          (report) => metrics.observeRun(record, report),
+          (err: unknown) => rt.logger.warn({ err }, 'run metrics'),
+        );
+      }
+    });
+    readiness.markReady();
     rt.logger.info({ concurrency: concurrency ?? 4 }, 'worker started');
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
@@ -34,11 +81,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    await workers.close();
+    readiness.markStopping();
     return EXIT.ok;
   } catch (err) {
     return reportFailure(err, io);
   } finally {
+    // Released in reverse: workers first (bounded wait), then the ops server, then metrics.
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => rt.logger.warn({ err }, 'cleanup'));
     await rt.close();
   }
 }

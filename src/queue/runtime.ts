@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { credentialsFromEnv } from '../../config/settings.ts';
 import type { Settings } from '../../config/settings.ts';
+import type { ClientEvent } from '../api/create-api-client.ts';
 import { createPlatformClient } from '../api/create-platform-client.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createAuth } from '../api/auth.ts';
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Folder of the job specs. @defaultValue `<cwd>/jobs` */
   jobsDir?: string;
+  /** Sees every exchange, retry and refresh of every client (metrics). */
+  onClientEvent?: (event: ClientEvent) => void;
 }
 
 /**
@@ -58,6 +61,8 @@ export interface Runtime {
   loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
   /** The client of the job's target application (or of a credentials prefix). */
   clientFor(credentialsEnvPrefix?: string): PlatformClient;
+  /** The clients made so far, by credentials prefix (metrics read their pace). */
+  clients(): ReadonlyMap<string, PlatformClient>;
   /** Attributes client traffic to a run while `fn` runs. */
   withTraffic<T>(traffic: Traffic, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -73,6 +78,14 @@ export function describeRedisUrl(url: string): string {
   }
 }
 
+/**
+ * Prefix of rowbridge's own keys (runs, index, dead letters, budgets): inside the queue
+ * prefix, so that a `{hash-tagged}` queue prefix keeps every key in one cluster slot.
+ */
+export function statePrefixOf(queuePrefix: string): string {
+  return `${queuePrefix}:rb`;
+}
+
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings, env, logger } = options;
   const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
@@ -84,7 +97,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`));
   }
   const queuePrefix = settings.queuePrefix;
-  const statePrefix = `${queuePrefix}:rb`;
+  const statePrefix = statePrefixOf(queuePrefix);
   const runs = createRunStore({ redis, prefix: statePrefix });
   const deadLetters = createDeadLetterStore({ redis, prefix: statePrefix });
   const clients = new Map<string, PlatformClient>();
@@ -113,6 +126,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       retry: { retries: settings.retries },
       logger,
       onEvent(event) {
+        options.onClientEvent?.(event);
         const t = traffic.getStore();
         if (t === undefined) return;
         if (event.type === 'request') {
@@ -145,6 +159,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
     },
     clientFor,
+    clients: () => clients,
     withTraffic: (t, fn) => traffic.run(t, fn),
     async close() {
       for (const client of [...clients.values()].reverse()) await client.close().catch(() => undefined);

@@ -1,3 +1,4 @@
+import { statePrefixOf } from '../../src/queue/runtime.ts';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATEGORIES } from '../../src/api/errors.ts';
@@ -13,7 +14,8 @@ import type {
 
 const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
 const PREFIX = `rbtest-cli-dlq-${process.pid}`;
-const store = createDeadLetterStore({ redis, prefix: PREFIX });
+// The CLI reads the state keys under the queue prefix, as the runtime writes them.
+const store = createDeadLetterStore({ redis, prefix: statePrefixOf(PREFIX) });
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
 
 async function deleteKeys(): Promise<void> {

@@ -222,7 +222,7 @@ describe('scale-out with Docker: compose.yaml and Dockerfile', () => {
     // `--scale worker=3` fails with a fixed container name or host port.
     expect(worker?.container_name).toBeUndefined();
     expect(worker?.ports).toBeUndefined();
-    expect(worker?.command).toEqual(['node', 'src/cli.ts', 'worker', '--ops-port', '9464']);
+    expect(worker?.command).toEqual(['node', 'src/cli.ts', 'worker', '--ops-port', '9464', '--host', '0.0.0.0']);
     expect(dashboard?.ports).toEqual(['127.0.0.1:${DASHBOARD_PORT:-3000}:3000']);
     expect(dashboard?.healthcheck?.test?.[0]).toBe('CMD');
     expect(emulator?.profiles).toEqual(['demo']);
@@ -260,7 +260,7 @@ describe('scale-out with Docker: compose.yaml and Dockerfile', () => {
     expect(at('USER node')).toBeLessThan(at('CMD '));
     expect(text).toMatch(/HEALTHCHECK .*\n.*process\.env\.OPS_PORT \|\| 9464\) \+ '\/healthz'/);
     expect(lines.find((l) => l.startsWith('CMD '))).toBe(
-      'CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464"]',
+      'CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464", "--host", "0.0.0.0"]',
     );
     // What the image copies must not be ignored; secrets and local tooling must be.
     const ignored = (await read('.dockerignore')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
