@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as dlqMain } from '../../src/cli/dlq.ts';
 import { main as enqueueMain } from '../../src/cli/enqueue.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { main as planMain } from '../../src/cli/plan.ts';
@@ -8,6 +11,8 @@ import { createQueues } from '../../src/queue/queues.ts';
 import { registerSchedules } from '../../src/queue/schedules.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
 
 function capture(env: NodeJS.ProcessEnv): CliIo & { out_: string[]; err_: string[] } {
   const out_: string[] = [];
@@ -66,6 +71,14 @@ schedule: "*/15 * * * *"
     expect(JSON.parse(planIo.out_.join(''))).toMatchObject({ create: 0, update: 0, unchanged: 2 });
   });
 
+  it('dlq list finds the dead letters a run left (same Redis, same prefix)', async () => {
+    const io = capture(h.env);
+    expect(await dlqMain(['list', '--json', '--job', 'items'], io)).toBe(0);
+    const entries = JSON.parse(io.out_.join('')) as Array<{ category: string; field?: string }>;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ category: 'invalid-row', field: 'qty' });
+  });
+
   it('run exits 0 when every row landed, and 1 with a clear message for an unknown job', async () => {
     await h.writeFile('items.csv', 'sku,qty\nS-1,1\nS-2,5\n');
     const io = capture(h.env);
@@ -111,5 +124,29 @@ fields: { sku: sku, qty: qty }
     const queues = createQueues(h.rt);
     expect(await queues.runs.getJobSchedulers()).toEqual([]);
     await queues.close();
+  });
+
+  it('worker --ops-port serves health and metrics, and exits 0 on SIGTERM', async () => {
+    const port = 20000 + (process.pid % 20000);
+    const child = spawn(process.execPath, [CLI, 'worker', '--ops-port', String(port), '--no-schedules'], {
+      env: { ...process.env, ...h.env, ROWBRIDGE_LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      let health: Response | undefined;
+      for (let i = 0; i < 100 && health === undefined; i += 1) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (health === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health?.status).toBe(200);
+      const body = await health!.text();
+      expect(body).not.toContain(String(h.env.ROWBRIDGE_SIGN));
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/rowbridge_queue_jobs/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
   });
 });
