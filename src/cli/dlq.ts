@@ -324,7 +324,7 @@ export function main(args: string[], io: CliIo): Promise<number> {
     openStore: openRedisStore,
     // Loaded only when replay runs: it brings BullMQ and the whole sync engine.
     replay: async (selection, replayIo) => {
-      const { replayDeadLetters } = await import('../queue/replay-dead-letters.ts');
+      const { replayDeadLetters } = await import('./dlq-replay.ts');
       return replayDeadLetters(selection, replayIo);
     },
   }).main(args, io);

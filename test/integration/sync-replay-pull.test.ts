@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.ts';
-import { replayDeadLetters } from '../../src/queue/replay-dead-letters.ts';
+import { replayDeadLetters } from '../../src/cli/dlq-replay.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

@@ -1,11 +1,11 @@
-import { formatReport, runExitCode } from '../cli/format-report.ts';
-import { EXIT } from '../cli/io.ts';
-import type { CliIo } from '../cli/io.ts';
-import { openRuntime } from '../cli/open-runtime.ts';
-import { reportFailure } from '../cli/report-failure.ts';
-import { workRunsInProcess } from '../cli/work-run.ts';
+import { formatReport, runExitCode } from './format-report.ts';
+import { EXIT } from './io.ts';
+import type { CliIo } from './io.ts';
+import { openRuntime } from './open-runtime.ts';
+import { reportFailure } from './report-failure.ts';
+import { workRunsInProcess } from './work-run.ts';
 import type { DeadLetterFilter } from '../sync/state/dead-letter-store.ts';
-import { enqueueRun } from './enqueue-run.ts';
+import { enqueueRun } from '../queue/enqueue-run.ts';
 
 /**
  * `dlq replay`: the selected dead letters are re-mapped with each job's current spec
