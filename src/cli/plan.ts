@@ -1,6 +1,7 @@
 import { planJob } from '../sync/create-sync-context.ts';
 import { planRun } from '../sync/plan-run.ts';
 import type { RunPlan } from '../sync/plan-run.ts';
+import { createProgress } from '../ops/progress.ts';
 import { openSource } from '../queue/open-source.ts';
 import { parseCliArgs, UsageError } from './args.ts';
 import { EXIT } from './io.ts';
@@ -43,7 +44,9 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
     const source = await openSource(rt, spec, file, {}, 'plan');
+    const progress = createProgress({ label: `plan ${job.name}`, isTty: io.isTty && parsed.values.json !== true, write: (t) => process.stderr.write(t), logger: rt.logger });
     const plan = await planRun(spec, prepared, source, {
+      onProgress: (p, read) => progress.update({ read, written: p.create + p.update + p.unchanged + p.skip, deadLettered: p.reject }),
       client,
       redis: rt.redis,
       prefix: rt.statePrefix,
@@ -51,6 +54,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       deadLetters: rt.deadLetters,
       log: rt.logger,
     });
+    progress.done();
     io.out(parsed.values.json === true ? JSON.stringify(plan, null, 2) : formatPlan(job.name, plan));
     return EXIT.ok;
   } catch (err) {

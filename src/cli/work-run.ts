@@ -20,7 +20,12 @@ export async function workRunsInProcess(
   try {
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
     for (const runId of runIds) {
-      const progress = createProgress((t) => process.stderr.write(t), io.isTty && options.showProgress !== false, options.label ?? runId);
+      const progress = createProgress({
+        label: options.label ?? runId,
+        isTty: io.isTty,
+        write: (t) => process.stderr.write(t),
+        logger: rt.logger,
+      });
       let record = await rt.runs.get(runId);
       while (record !== undefined && !TERMINAL_STATUSES.has(record.status)) {
         await new Promise((r) => setTimeout(r, 250));

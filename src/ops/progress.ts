@@ -1,4 +1,6 @@
-/** Live counts of a run, as the progress display shows them. */
+import type { Logger } from './logger.ts';
+
+/** Live counts of long CLI work (a run, a plan), as the progress display shows them. */
 export interface ProgressCounts {
   read: number;
   written: number;
@@ -12,29 +14,45 @@ export interface Progress {
   done(): void;
 }
 
-/**
- * A one-line progress bar on a terminal; on anything else (CI logs, pipes) a plain line
- * at most every `intervalMs`, so logs stay readable.
- */
-export function createProgress(write: (text: string) => void, isTty: boolean, label: string, intervalMs = 5000): Progress {
+export interface ProgressOptions {
+  label: string;
+  /** A terminal gets a redrawn one-line bar. */
+  isTty: boolean;
+  /** Where the bar is drawn (stderr, so stdout stays clean for --json). */
+  write: (text: string) => void;
+  /** Anything but a terminal (CI logs, pipes, containers) gets structured log lines. */
+  logger: Logger;
+  /** Least time between two log lines. @defaultValue 5000 */
+  intervalMs?: number;
+}
+
+/** A progress bar on a terminal; elsewhere a structured `progress` log line every few seconds. */
+export function createProgress(options: ProgressOptions): Progress {
+  const { label, isTty, write, logger } = options;
+  const interval = options.intervalMs ?? 5000;
   let last = 0;
   let drawn = false;
+  let latest: ProgressCounts | undefined;
   return {
     update(c) {
-      const now = Date.now();
+      latest = c;
       if (isTty) {
         const width = 30;
         const share = c.total ? Math.min(1, (c.written + c.deadLettered) / Math.max(1, c.total)) : 0;
         const bar = c.total ? `[${'#'.repeat(Math.round(share * width)).padEnd(width, '.')}] ${(share * 100).toFixed(0)}% ` : '';
         write(`\r${label} ${bar}read ${c.read}, written ${c.written}, dead-lettered ${c.deadLettered}   `);
         drawn = true;
-      } else if (now - last >= intervalMs) {
-        write(`${label}: read ${c.read}, written ${c.written}, dead-lettered ${c.deadLettered}${c.total ? ` of ${c.total}` : ''}\n`);
+        return;
+      }
+      const now = Date.now();
+      if (now - last >= interval) {
+        logger.info({ progress: label, ...c }, 'progress');
         last = now;
       }
     },
     done() {
       if (drawn) write('\n');
+      else if (latest !== undefined && !isTty) logger.info({ progress: label, ...latest, done: true }, 'progress');
     },
   };
 }

@@ -37,7 +37,7 @@ export async function planRun(
   spec: JobSpec,
   prepared: { structure: WorksheetStructure; plan: MappingPlan },
   source: Source,
-  deps: SyncDeps & { client: PlatformClient },
+  deps: SyncDeps & { client: PlatformClient; onProgress?: (plan: Readonly<RunPlan>, read: number) => void },
 ): Promise<RunPlan> {
   const ctx = createSyncContext(spec, prepared, { runId: 'plan', attempt: 1 }, deps);
   const result: RunPlan = {
@@ -74,6 +74,7 @@ export async function planRun(
   const onRejected = (records: RejectedRecord[]) => Promise.resolve(reject(records));
   const progress = { read: 0, cursor: undefined as unknown };
   for await (const rows of readBatches(source, { plan: prepared.plan, batchSize: ctx.batchSize, onRejected, progress })) {
+    deps.onProgress?.(result, progress.read);
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
     reject(rows.filter((r) => failures.has(r.index)).map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })));
