@@ -172,6 +172,11 @@ function tokenError(status: number, answer: TokenAnswer, tokenUrl: string): Erro
       `${where} rejected the client credentials (600112): check ROWBRIDGE_OAUTH_CLIENT_ID and ROWBRIDGE_OAUTH_CLIENT_SECRET`,
     );
   }
+  if (code === 600113) {
+    return new ConfigError(
+      `${where} refused this machine's IP (600113): add it to the OAuth application's IP allow-list`,
+    );
+  }
   if (code === 600102 || code === 600103 || oauthError === 'invalid_grant') {
     return new ApiError(
       `${where} refused the refresh token (${code ?? oauthError}): re-authorize and set ROWBRIDGE_OAUTH_REFRESH_TOKEN`,

@@ -15,6 +15,7 @@ interface OAuthServer {
   current: string;
   apiCalls: number;
   rejectClient: boolean;
+  rejectIp: boolean;
   rotate: boolean;
   seenRefreshTokens: string[];
   lastAppId: string | undefined;
@@ -35,6 +36,7 @@ async function startOAuthServer(): Promise<OAuthServer> {
     current: 'initial-expired',
     apiCalls: 0,
     rejectClient: false,
+    rejectIp: false,
     rotate: false,
     seenRefreshTokens: [],
     lastAppId: undefined,
@@ -46,6 +48,10 @@ async function startOAuthServer(): Promise<OAuthServer> {
       if (req.url === '/oauth2/token') {
         const form = new URLSearchParams(body);
         state.seenRefreshTokens.push(form.get('refresh_token') ?? '');
+        if (state.rejectIp) {
+          res.end(JSON.stringify({ success: false, error_code: 600113, error_msg: 'client IP not on the allow-list' }));
+          return;
+        }
         if (state.rejectClient || form.get('client_secret') !== 'client-secret-value') {
           res.end(JSON.stringify({ success: false, error_code: 600112, error_msg: 'client_id or client_secret wrong' }));
           return;
@@ -91,6 +97,7 @@ describe('OAuth refresh', () => {
     srv.current = 'initial-expired';
     srv.apiCalls = 0;
     srv.rejectClient = false;
+    srv.rejectIp = false;
     srv.rotate = false;
     srv.seenRefreshTokens = [];
   });
@@ -151,6 +158,15 @@ describe('OAuth refresh', () => {
     expect((err as Error).message).toMatch(/600112.*ROWBRIDGE_OAUTH_CLIENT_SECRET/);
     expect((err as Error).message).not.toContain('client-secret-value');
     expect(srv.apiCalls).toBe(0);
+    await api.close();
+  });
+
+  it('surfaces an IP refused by the token endpoint (600113) as a configuration error', async () => {
+    srv.rejectIp = true;
+    const api = client();
+    const err = await api.call({ method: 'GET', path: '/v3/app', write: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/600113.*allow-list/);
     await api.close();
   });
 
