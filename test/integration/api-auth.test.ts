@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/create-api-client.ts';
 import { ApiError, ConfigError } from '../../src/api/errors.ts';
+import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 
 /**
  * A token endpoint and one API endpoint on a real HTTP server: the API answers 600100
@@ -115,6 +116,7 @@ describe('OAuth refresh', () => {
         ...(accessToken === undefined ? {} : { accessToken, expiresAt: Date.now() + 3_600_000 }),
       },
       retry: { retries: 2, baseDelayMs: 1 },
+      limiter: createRateLimiter({ budgetKey: `test:auth:${Math.random()}`, initialRatePerSec: 1000, maxRatePerSec: 1000 }),
     });
   }
 
