@@ -32,11 +32,11 @@ export const LIMITER_DEFAULTS = {
   maxRatePerSec: 50,
   minRatePerSec: 0.5,
   maxConcurrent: 8,
-  decreaseFactor: 0.7,
+  decreaseFactor: 0.8,
   increasePerSec: 1,
   increaseIntervalMs: 1000,
   burstMs: 200,
-  backoff51Ms: 2000,
+  backoff51Ms: 1000,
   backoff90000Ms: 60_000,
   idleTtlMs: 10 * 60_000,
 } as const;
