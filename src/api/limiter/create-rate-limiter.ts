@@ -26,7 +26,7 @@ export interface RateLimiterOptions {
   minRatePerSec?: number;
   /** Max in-flight requests in this process (bottleneck maxConcurrent). @defaultValue 8 */
   maxConcurrent?: number;
-  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.7 */
+  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.8 */
   decreaseFactor?: number;
   /** Additive increase (requests/second) per success window. @defaultValue 1 */
   increasePerSec?: number;
@@ -34,7 +34,7 @@ export interface RateLimiterOptions {
   increaseIntervalMs?: number;
   /** Burst allowance: the bucket holds this many milliseconds of the rate (at least one request). @defaultValue 200 */
   burstMs?: number;
-  /** Pause of the whole budget after code 51 or HTTP 429 without Retry-After. @defaultValue 2000 */
+  /** Pause of the whole budget after code 51 or HTTP 429 without Retry-After. @defaultValue 1000 */
   backoff51Ms?: number;
   /** Pause of the whole budget after code 90000 (count over the limit, quota-like) without Retry-After. @defaultValue 60000 */
   backoff90000Ms?: number;
