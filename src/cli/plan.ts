@@ -41,6 +41,14 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const rt = openRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
   try {
     const { spec, file } = await rt.loadJob(job.name);
+    if (spec.sink !== undefined) {
+      // A pull job writes every row it reads to its sink: the plan is the count.
+      let read = 0;
+      for await (const _record of await openSource(rt, spec, file, {}, 'plan')) read += 1;
+      const pull = { read, write: read, sink: spec.sink.type };
+      io.out(parsed.values.json === true ? JSON.stringify(pull, null, 2) : `plan ${job.name}: read ${read}, write ${read} to the ${spec.sink.type} sink`);
+      return EXIT.ok;
+    }
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
     const source = await openSource(rt, spec, file, {}, 'plan');

@@ -1,6 +1,7 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { normaliseRow } from '../api/rows/normalise-row.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
+import { ConfigError } from '../api/errors.ts';
 import type { Filter, WorksheetStructure } from '../api/types.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
@@ -53,7 +54,7 @@ export async function planJob(
   file?: string,
 ): Promise<{ structure: WorksheetStructure; plan: MappingPlan }> {
   const target = spec.target;
-  if (target === undefined) throw new Error(`job ${spec.name} has no target worksheet`);
+  if (target === undefined) throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   const structure = await client.worksheets.get(target.worksheet);
   // options.createMissingOptions is the job-wide default of each mapping's createOptions.
   const mappings = spec.options.createMissingOptions

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.ts';
+import { main as planMain } from '../../src/cli/plan.ts';
 import { replayDeadLetters } from '../../src/cli/dlq-replay.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
@@ -79,6 +80,9 @@ sink: { type: postgres, urlEnv: EXPORT_DB, table: ${SCHEMA}.tickets, key: ticket
 fields: { ticket: ticket, status: status }
 `,
     );
+    const planIo = captureIo(h.env);
+    expect(await planMain(['tickets-export', '--json'], planIo)).toBe(0);
+    expect(JSON.parse(planIo.output.join(''))).toEqual({ read: 4, write: 4, sink: 'postgres' });
     const first = await h.runJob('tickets-export');
     expect(first.record.status).toBe('completed');
     expect(first.report.created).toBe(4);
