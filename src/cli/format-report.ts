@@ -26,6 +26,6 @@ export function formatReport(record: RunRecord, report: RunReport): string {
 
 /** Exit code of a finished run: 0 every row landed, 2 some were dead-lettered, 1 failed. */
 export function runExitCode(record: RunRecord | undefined, report: RunReport): number {
-  if (record === undefined || record.status === 'failed' || record.status === 'skipped') return 1;
+  if (record === undefined || record.status !== 'completed') return 1;
   return report.deadLetteredTotal > 0 ? 2 : 0;
 }

@@ -17,6 +17,14 @@ export async function workRunsInProcess(
   options: { concurrency?: number; showProgress?: boolean; label?: string } = {},
 ): Promise<Array<{ record: RunRecord | undefined; report: RunReport }>> {
   const workers = createWorkers(rt, options.concurrency === undefined ? {} : { concurrency: options.concurrency });
+  // Ctrl-C or SIGTERM: stop waiting, let the workers hand back what they hold (bounded),
+  // and leave the run queued for any worker to finish; nothing written is lost.
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
     for (const runId of runIds) {
@@ -27,7 +35,7 @@ export async function workRunsInProcess(
         logger: rt.logger,
       });
       let record = await rt.runs.get(runId);
-      while (record !== undefined && !TERMINAL_STATUSES.has(record.status)) {
+      while (record !== undefined && !TERMINAL_STATUSES.has(record.status) && !interrupted) {
         await new Promise((r) => setTimeout(r, 250));
         record = await rt.runs.get(runId);
         const report = await rt.runs.report(runId);
@@ -44,8 +52,13 @@ export async function workRunsInProcess(
       progress.done();
       results.push({ record, report: await rt.runs.report(runId) });
     }
+    if (interrupted) {
+      io.err(`interrupted: the run stays queued; a worker (rowbridge worker) finishes it, or see rowbridge status ${runIds.join(' ')}`);
+    }
     return results;
   } finally {
+    process.removeListener('SIGINT', interrupt);
+    process.removeListener('SIGTERM', interrupt);
     await workers.close();
   }
 }

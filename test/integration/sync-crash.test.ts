@@ -78,4 +78,44 @@ fields: { entry: entry, amount: amount }
     const code = await new Promise<number | null>((r) => second.once('exit', (c) => r(c)));
     expect(code).toBe(0);
   }, 180_000);
+
+  it('run interrupted with SIGINT exits 1 in time and leaves the run for a worker to finish exactly once', async () => {
+    h = await createHarness('interrupt', { faults: { seed: 5, latencyMs: [10, 20] } }, { ROWBRIDGE_LOCK_DURATION_MS: '2000' });
+    const ws = h.createWorksheet({
+      name: 'Notes',
+      alias: 'notes',
+      fields: [{ name: 'Note', alias: 'note', type: '2', required: true, isTitle: true }],
+    });
+    await h.writeFile('notes.csv', `note\n${Array.from({ length: 2000 }, (_, i) => `N-${i}`).join('\n')}\n`);
+    await h.writeJob(
+      'notes',
+      `name: notes
+source: { type: csv, path: ./notes.csv }
+target: { worksheet: notes, mode: upsert, key: note, batchSize: 25 }
+fields: { note: note }
+`,
+    );
+    const child = spawn(process.execPath, [CLI, 'run', 'notes'], {
+      env: { ...process.env, ...h.env, ROWBRIDGE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => h!.emulator.state.rowCount(ws) >= 200, 60_000, 'the first rows to land');
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/interrupted: the run stays queued/);
+    expect(h.emulator.state.rowCount(ws)).toBeLessThan(2000);
+
+    const [run] = await h.rt.runs.list({ job: 'notes', limit: 1 });
+    h.startWorkers();
+    const { record, report } = await h.waitForRun(run!.runId, 120_000);
+    expect(record.status).toBe('completed');
+    const keys = h.emulator.state.rows(ws).map((r) => String(r.values.note));
+    expect(keys).toHaveLength(2000);
+    expect(new Set(keys).size).toBe(2000);
+    expect(report.created).toBe(2000);
+  }, 180_000);
 });
