@@ -16,9 +16,14 @@ const CHUNK_INDEX_STRIDE = 1_000_000_000;
  * then finalizes the run once.
  */
 export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
-  return async function processChunk(job: Job<RunJobData>, token?: string): Promise<void> {
+  return async function processChunk(
+    job: Job<RunJobData>,
+    token?: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { runId, chunk } = job.data;
-    if (runId === undefined || chunk === undefined) throw new Error(`chunk job ${job.id ?? ''} without run or range`);
+    if (runId === undefined || chunk === undefined)
+      throw new Error(`chunk job ${job.id ?? ''} without run or range`);
     if (job.data.step === 'finalize') return;
     const record = await rt.runs.get(runId);
     if (record === undefined || TERMINAL_STATUSES.has(record.status)) return;
@@ -26,14 +31,28 @@ export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) 
     const { spec, file } = await rt.loadJob(job.data.job);
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
-    const deps = { client, redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log };
+    const deps = {
+      client,
+      redis: rt.redis,
+      prefix: rt.statePrefix,
+      runs: rt.runs,
+      deadLetters: rt.deadLetters,
+      log,
+    };
     const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, deps);
     const source = await openSource(rt, spec, file, {}, runId, {
       since: chunk.since,
       sinceInclusive: chunk.sinceInclusive,
       until: chunk.until,
     });
-    const { progress, batches: count } = await fanOutBatches(rt, batches, job, ctx, offsetIndexes(source, chunk.no * CHUNK_INDEX_STRIDE));
+    const { progress, batches: count } = await fanOutBatches(
+      rt,
+      batches,
+      job,
+      ctx,
+      offsetIndexes(source, chunk.no * CHUNK_INDEX_STRIDE),
+      signal,
+    );
     await rt.runs.setChunkRead(runId, chunk.no, progress.read, count);
     await job.updateData({ ...job.data, step: 'finalize' });
     if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();

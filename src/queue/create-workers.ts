@@ -54,6 +54,8 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     runWorker,
     batchWorker,
     async close() {
+      // Run and chunk jobs may read a source for a long time: they hand back at once.
+      runWorker.cancelAllJobs('worker stopping');
       const graceful = Promise.all([batchWorker.close(), runWorker.close()]);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => {

@@ -23,6 +23,7 @@ export async function fanOutBatches(
   parent: Job,
   ctx: SyncContext,
   source: Source,
+  signal?: AbortSignal,
 ): Promise<{ progress: ReadProgress; batches: number }> {
   const progress: ReadProgress = { read: 0, cursor: undefined };
   const { plan } = ctx;
@@ -34,14 +35,21 @@ export async function fanOutBatches(
     onRejected: async (rejected) => {
       if (ctx.mode === 'mirror') {
         // A record the mapping refused still names a row the source has: never delete it.
-        const keys = rejected.map((r) => keyOfRecord(plan, r.source.data)).filter((k): k is string => k !== undefined);
+        const keys = rejected
+          .map((r) => keyOfRecord(plan, r.source.data))
+          .filter((k): k is string => k !== undefined);
         await rt.runs.markSeen(ctx.runId, keys);
       }
-      for (const r of rejected) await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
+      for (const r of rejected)
+        await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
     },
   })) {
-    if (ctx.mode === 'mirror') await rt.runs.markSeen(ctx.runId, rows.map((r) => r.mapped.key ?? ''));
-    await waitForRoom(parent);
+    if (ctx.mode === 'mirror')
+      await rt.runs.markSeen(
+        ctx.runId,
+        rows.map((r) => r.mapped.key ?? ''),
+      );
+    await waitForRoom(parent, signal);
     await batches.add(
       'batch',
       { runId: ctx.runId, job: ctx.job, batchNo, rows },
@@ -57,13 +65,15 @@ export async function fanOutBatches(
     );
     batchNo += 1;
     await parent.updateProgress({ read: progress.read, batches: batchNo });
+    signal?.throwIfAborted();
   }
   return { progress, batches: batchNo };
 }
 
 /** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
-async function waitForRoom(parent: Job): Promise<void> {
+async function waitForRoom(parent: Job, signal?: AbortSignal): Promise<void> {
   for (;;) {
+    signal?.throwIfAborted();
     const counts = await parent.getDependenciesCount({ unprocessed: true });
     if ((counts.unprocessed ?? 0) < MAX_OUTSTANDING_BATCHES) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -73,6 +83,8 @@ async function waitForRoom(parent: Job): Promise<void> {
 /** Shifts a chunk's record ordinals so that rows of different chunks never share one. */
 export async function* offsetIndexes(source: Source, offset: number): Source {
   for await (const record of source) {
-    yield offset === 0 ? record : { ...record, position: { ...record.position, index: record.position.index + offset } };
+    yield offset === 0
+      ? record
+      : { ...record, position: { ...record.position, index: record.position.index + offset } };
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { WaitingChildrenError } from 'bullmq';
+import { DelayedError, WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
 import { classifyError } from '../api/errors.ts';
 import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
@@ -31,11 +31,23 @@ export function newRunId(job: string): string {
  */
 export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, runQueue: Queue<RunJobData>) {
   const processChunk = createChunkProcessor(rt, batches);
-  return async function processRun(job: Job<RunJobData>, token?: string): Promise<RunRecord | undefined> {
+  return async function processRun(
+    job: Job<RunJobData>,
+    token?: string,
+    signal?: AbortSignal,
+  ): Promise<RunRecord | undefined> {
     if (job.data.chunk !== undefined) {
-      await processChunk(job, token);
+      await handBackOnAbort(job, token, signal, () => processChunk(job, token, signal));
       return undefined;
     }
+    return handBackOnAbort(job, token, signal, () => processRunJob(job, token, signal));
+  };
+
+  async function processRunJob(
+    job: Job<RunJobData>,
+    token?: string,
+    signal?: AbortSignal,
+  ): Promise<RunRecord | undefined> {
     const runId = job.data.runId ?? newRunId(job.data.job);
     if (job.data.runId === undefined) await job.updateData({ ...job.data, runId });
     let record = await rt.runs.get(runId);
@@ -61,7 +73,14 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       if (spec.sink !== undefined) return await runPullJob(spec, file);
       const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
       const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file));
-      const deps = { client, redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log };
+      const deps = {
+        client,
+        redis: rt.redis,
+        prefix: rt.statePrefix,
+        runs: rt.runs,
+        deadLetters: rt.deadLetters,
+        log,
+      };
       const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, deps);
 
       if (job.data.step !== 'finalize') {
@@ -72,15 +91,21 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
           worksheet: prepared.structure.name,
         });
         if (ctx.index !== undefined) {
-          const built = await rt.withTraffic(traffic, () => ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)));
-          if (built.duplicates > 0) log.warn({ duplicates: built.duplicates }, 'worksheet has rows sharing a key; the oldest is matched');
+          const built = await rt.withTraffic(traffic, () =>
+            ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)),
+          );
+          if (built.duplicates > 0)
+            log.warn(
+              { duplicates: built.duplicates },
+              'worksheet has rows sharing a key; the oldest is matched',
+            );
         }
         if (job.data.range !== undefined) {
           // A backfill: one chunk job per piece of the range, each fanning out its own batches.
           await addChunkJobs(job, job.data.range);
         } else {
           const source = await openSource(rt, spec, file, job.data, runId);
-          const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source);
+          const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source, signal);
           await rt.runs.update(runId, {
             read: progress.read,
             batches: batchNo,
@@ -92,13 +117,17 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       }
       return await finalize(ctx, spec);
     } catch (err) {
-      if (err instanceof WaitingChildrenError) throw err;
+      if (err instanceof WaitingChildrenError || signal?.aborted === true) throw err;
       const category = classifyError(err);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       // Configuration and permission problems will not mend by retrying; others may.
       if (lastAttempt || ['config', 'auth', 'forbidden', 'quota', 'not-found'].includes(category)) {
         log.error({ err }, 'run failed');
-        await rt.runs.update(runId, { status: 'failed', message: (err as Error).message, finishedAt: new Date().toISOString() });
+        await rt.runs.update(runId, {
+          status: 'failed',
+          message: (err as Error).message,
+          finishedAt: new Date().toISOString(),
+        });
         await rt.runs.releaseJob(job.data.job, runId);
         return rt.runs.get(runId);
       }
@@ -113,36 +142,62 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await rt.runs.update(runId, { status: 'finalizing' });
       const result = await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true));
       if (result.refused !== undefined) {
-        await rt.runs.update(runId, { status: 'failed', message: result.refused, finishedAt: new Date().toISOString() });
+        await rt.runs.update(runId, {
+          status: 'failed',
+          message: result.refused,
+          finishedAt: new Date().toISOString(),
+        });
         return finish('failed');
       }
-      if (spec.incremental !== undefined && current?.cursor !== undefined && job.data.replayIds === undefined && job.data.range === undefined) {
+      if (
+        spec.incremental !== undefined &&
+        current?.cursor !== undefined &&
+        job.data.replayIds === undefined &&
+        job.data.range === undefined
+      ) {
         // Saved only now that every write the cursor covers is confirmed. A backfill
         // re-reads history and leaves the job's cursor where it was.
         await rt.runs.setCursor(spec.name, current.cursor);
       }
       if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
-      await rt.runs.update(runId, { status: 'completed', deleted: result.deleted, finishedAt: new Date().toISOString() });
+      await rt.runs.update(runId, {
+        status: 'completed',
+        deleted: result.deleted,
+        finishedAt: new Date().toISOString(),
+      });
       return finish('completed');
     }
 
     /** Pull jobs write a worksheet out to a sink: no fan-out, the sink is the one writer. */
     async function runPullJob(spec: JobSpec, file: string): Promise<RunRecord | undefined> {
-      await rt.runs.update(runId, { status: 'running', startedAt: record!.startedAt ?? new Date().toISOString(), mode: 'pull' });
+      await rt.runs.update(runId, {
+        status: 'running',
+        startedAt: record!.startedAt ?? new Date().toISOString(),
+        mode: 'pull',
+      });
       const source = await openSource(rt, spec, file, job.data, runId);
       const sink = createSink(spec.sink!, { env: rt.env, baseDir: path.dirname(file) });
       const progress = await rt.withTraffic(traffic, () =>
-        pullRun(spec, source, sink, { onBatch: (p) => job.updateProgress({ read: p.read, written: p.written }) }),
+        pullRun(spec, source, sink, {
+          onBatch: (p) => job.updateProgress({ read: p.read, written: p.written }),
+        }),
       );
       await rt.runs.addWritten(runId, progress.written);
       if (spec.incremental !== undefined && progress.cursor !== undefined) {
         await rt.runs.setCursor(spec.name, JSON.stringify(progress.cursor));
       }
-      await rt.runs.update(runId, { status: 'completed', read: progress.read, finishedAt: new Date().toISOString() });
+      await rt.runs.update(runId, {
+        status: 'completed',
+        read: progress.read,
+        finishedAt: new Date().toISOString(),
+      });
       return finish('completed');
     }
 
-    async function addChunkJobs(parent: Job<RunJobData>, range: NonNullable<RunJobData['range']>): Promise<void> {
+    async function addChunkJobs(
+      parent: Job<RunJobData>,
+      range: NonNullable<RunJobData['range']>,
+    ): Promise<void> {
       const pieces = splitRange(range.from, range.to, range.chunks);
       await rt.runs.update(runId, { range: `${range.from}..${range.to} in ${pieces.length} chunks` });
       for (const [i, piece] of pieces.entries()) {
@@ -166,7 +221,27 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await rt.runs.dropRowState(runId);
       return rt.runs.get(runId);
     }
-  };
+  }
+}
+
+/**
+ * A worker that is stopping cancels its run and chunk jobs (BullMQ's abort signal):
+ * they hand themselves back without being charged an attempt, and whichever worker
+ * takes them next reads again (batch ids and row outcomes keep that exactly-once).
+ */
+async function handBackOnAbort<T>(
+  job: Job,
+  token: string | undefined,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (signal?.aborted !== true || err instanceof WaitingChildrenError) throw err;
+    await job.moveToDelayed(Date.now(), token);
+    throw new DelayedError();
+  }
 }
 
 /**
@@ -174,7 +249,10 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
  * it failed again and the replay run holds a fresh entry with the new reason.
  */
 async function settleReplay(rt: Runtime, runId: string, ids: string[]): Promise<void> {
-  const outcomes = await rt.runs.getOutcomes(runId, ids.map((_, i) => i));
+  const outcomes = await rt.runs.getOutcomes(
+    runId,
+    ids.map((_, i) => i),
+  );
   const settled = ids.filter((_, i) => {
     const o = outcomes.get(i);
     return o !== undefined && o !== 'pending';

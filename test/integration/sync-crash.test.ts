@@ -104,8 +104,14 @@ fields: { note: note }
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await until(() => h!.emulator.state.rowCount(ws) >= 200, 60_000, 'the first rows to land');
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    expect(code).toBe(1);
+    const code = await new Promise<number | null | 'hung'>((r) => {
+      const timer = setTimeout(() => r('hung'), 45_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        r(c);
+      });
+    });
+    expect(code, `run did not exit after SIGINT; stderr: ${stderr}`).toBe(1);
     expect(stderr).toMatch(/interrupted: the run stays queued/);
     expect(h.emulator.state.rowCount(ws)).toBeLessThan(2000);
 
