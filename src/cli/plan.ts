@@ -54,13 +54,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const source = await openSource(rt, spec, file, {}, 'plan');
     const progress = createProgress({ label: `plan ${job.name}`, isTty: io.isTty && parsed.values.json !== true, write: (t) => process.stderr.write(t), logger: rt.logger });
     const plan = await planRun(spec, prepared, source, {
+      ...rt.syncDeps(client, rt.logger),
       onProgress: (p, read) => progress.update({ read, written: p.create + p.update + p.unchanged + p.skip, deadLettered: p.reject }),
-      client,
-      redis: rt.redis,
-      prefix: rt.statePrefix,
-      runs: rt.runs,
-      deadLetters: rt.deadLetters,
-      log: rt.logger,
     });
     progress.done();
     io.out(parsed.values.json === true ? JSON.stringify(plan, null, 2) : formatPlan(job.name, plan));

@@ -59,7 +59,7 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
         spec,
         { structure, plan },
         { runId, attempt: job.attemptsMade + 1 },
-        { client: rt.clientFor(spec.target?.app?.credentialsEnvPrefix), redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs, deadLetters: rt.deadLetters, log },
+        rt.syncDeps(rt.clientFor(spec.target?.app?.credentialsEnvPrefix), log),
       );
       const context = ctx;
       const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows));

@@ -31,15 +31,7 @@ export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) 
     const { spec, file } = await rt.loadJob(job.data.job);
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
-    const deps = {
-      client,
-      redis: rt.redis,
-      prefix: rt.statePrefix,
-      runs: rt.runs,
-      deadLetters: rt.deadLetters,
-      log,
-    };
-    const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, deps);
+    const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, rt.syncDeps(client, log));
     const source = await openSource(rt, spec, file, {}, runId, {
       since: chunk.since,
       sinceInclusive: chunk.sinceInclusive,

@@ -73,15 +73,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       if (spec.sink !== undefined) return await runPullJob(spec, file);
       const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
       const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file));
-      const deps = {
-        client,
-        redis: rt.redis,
-        prefix: rt.statePrefix,
-        runs: rt.runs,
-        deadLetters: rt.deadLetters,
-        log,
-      };
-      const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, deps);
+      const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, rt.syncDeps(client, log));
 
       if (job.data.step !== 'finalize') {
         await rt.runs.update(runId, {

@@ -12,6 +12,7 @@ import { ConfigError } from '../api/errors.ts';
 import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { resolveBaseUrl, createTransport } from '../api/transport.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { SyncDeps } from '../sync/create-sync-context.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
@@ -61,6 +62,8 @@ export interface Runtime {
   loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
   /** The client of the job's target application (or of a credentials prefix). */
   clientFor(credentialsEnvPrefix?: string): PlatformClient;
+  /** What the sync engine needs for a job writing through `client`. */
+  syncDeps(client: PlatformClient, log: Logger): SyncDeps;
   /** The clients made so far, by credentials prefix (metrics read their pace). */
   clients(): ReadonlyMap<string, PlatformClient>;
   /** Attributes client traffic to a run while `fn` runs. */
@@ -159,6 +162,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
     },
     clientFor,
+    syncDeps: (client, log) => ({ client, redis, prefix: statePrefix, runs, deadLetters, log }),
     clients: () => clients,
     withTraffic: (t, fn) => traffic.run(t, fn),
     async close() {

@@ -3,22 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as dlqMain } from '../../src/cli/dlq.ts';
 import { main as enqueueMain } from '../../src/cli/enqueue.ts';
-import type { CliIo } from '../../src/cli/io.ts';
 import { main as planMain } from '../../src/cli/plan.ts';
 import { main as runMain } from '../../src/cli/run.ts';
 import { main as statusMain } from '../../src/cli/status.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import { registerSchedules } from '../../src/queue/schedules.ts';
+import { captureIo } from '../helpers/capture-io.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
-
-function capture(env: NodeJS.ProcessEnv): CliIo & { out_: string[]; err_: string[] } {
-  const out_: string[] = [];
-  const err_: string[] = [];
-  return { out: (t) => out_.push(t), err: (t) => err_.push(t), isTty: false, env, cwd: process.cwd(), out_, err_ };
-}
 
 describe('CLI commands: plan, run, enqueue, status, schedules', () => {
   let h: Harness;
@@ -49,62 +43,62 @@ schedule: "*/15 * * * *"
   });
 
   it('plan counts exactly what a run would do and writes nothing', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await planMain(['items', '--json'], io)).toBe(0);
-    const plan = JSON.parse(io.out_.join('')) as Record<string, unknown>;
+    const plan = JSON.parse(io.stdout.join('')) as Record<string, unknown>;
     expect(plan).toMatchObject({ read: 3, create: 2, update: 0, unchanged: 0, reject: 1 });
     expect(plan.apiCalls).toMatchObject({ batchCreates: 1 });
     expect(h.emulator.state.rowCount(ws)).toBe(0);
   });
 
   it('run exits 2 when rows were dead-lettered and prints the report; a re-run plans zero writes', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await runMain(['items'], io)).toBe(2);
-    const text = io.out_.join('\n');
+    const text = io.stdout.join('\n');
     expect(text).toMatch(/created\s+2/);
     expect(text).toMatch(/dead-lettered\s+1 \(invalid-row 1\)/);
     expect(text).toMatch(/dlq list --run items-/);
     expect(h.emulator.state.rowCount(ws)).toBe(2);
 
-    const planIo = capture(h.env);
+    const planIo = captureIo(h.env);
     await planMain(['items', '--json'], planIo);
-    expect(JSON.parse(planIo.out_.join(''))).toMatchObject({ create: 0, update: 0, unchanged: 2 });
+    expect(JSON.parse(planIo.stdout.join(''))).toMatchObject({ create: 0, update: 0, unchanged: 2 });
   });
 
   it('dlq list finds the dead letters a run left (same Redis, same prefix)', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await dlqMain(['list', '--json', '--job', 'items'], io)).toBe(0);
-    const entries = JSON.parse(io.out_.join('')) as Array<{ category: string; field?: string }>;
+    const entries = JSON.parse(io.stdout.join('')) as Array<{ category: string; field?: string }>;
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ category: 'invalid-row', field: 'qty' });
   });
 
   it('run exits 0 when every row landed, and 1 with a clear message for an unknown job', async () => {
     await h.writeFile('items.csv', 'sku,qty\nS-1,1\nS-2,5\n');
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await runMain(['items', '--json'], io)).toBe(0);
-    expect(JSON.parse(io.out_.join(''))).toMatchObject({ run: { status: 'completed' }, report: { updated: 1, unchanged: 1 } });
+    expect(JSON.parse(io.stdout.join(''))).toMatchObject({ run: { status: 'completed' }, report: { updated: 1, unchanged: 1 } });
 
-    const bad = capture(h.env);
+    const bad = captureIo(h.env);
     expect(await runMain(['nope'], bad)).toBe(1);
-    expect(bad.err_.join('')).toMatch(/no job spec nope\.yaml/);
-    expect(await runMain([], capture(h.env))).toBe(64);
+    expect(bad.stderr.join('')).toMatch(/no job spec nope\.yaml/);
+    expect(await runMain([], captureIo(h.env))).toBe(64);
   });
 
   it('enqueue queues a run for workers; status lists runs and shows one', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await enqueueMain(['items', '--json'], io)).toBe(0);
-    const { runId } = JSON.parse(io.out_.join('')) as { runId: string };
-    const queued = capture(h.env);
+    const { runId } = JSON.parse(io.stdout.join('')) as { runId: string };
+    const queued = captureIo(h.env);
     expect(await statusMain([runId, '--json'], queued)).toBe(0);
-    expect(JSON.parse(queued.out_.join(''))).toMatchObject({ run: { runId, status: 'queued' } });
+    expect(JSON.parse(queued.stdout.join(''))).toMatchObject({ run: { runId, status: 'queued' } });
     h.startWorkers();
     const { record } = await h.waitForRun(runId);
     expect(record.status).toBe('completed');
-    const list = capture(h.env);
+    const list = captureIo(h.env);
     expect(await statusMain([], list)).toBe(0);
-    expect(list.out_.join('\n')).toContain(runId);
-    expect(await statusMain(['no-such-run'], capture(h.env))).toBe(1);
+    expect(list.stdout.join('\n')).toContain(runId);
+    expect(await statusMain(['no-such-run'], captureIo(h.env))).toBe(1);
   });
 
   it('registers one scheduler per scheduled job and removes stale ones', async () => {

@@ -1,17 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as enqueueMain } from '../../src/cli/enqueue.ts';
-import type { CliIo } from '../../src/cli/io.ts';
+import { captureIo } from '../helpers/capture-io.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const SCHEMA = `rb_backfill_${process.pid}`;
-
-function capture(env: NodeJS.ProcessEnv): CliIo & { lines: string[] } {
-  const lines: string[] = [];
-  return { out: (t) => lines.push(t), err: (t) => lines.push(t), isTty: false, env, cwd: process.cwd(), lines };
-}
 
 describe('backfill: enqueue with a range splits into chunk jobs', () => {
   let h: Harness;
@@ -52,9 +47,9 @@ incremental: { cursor: seq }
   });
 
   it('lands exactly the rows whose cursor is in [from, to], each once, and leaves the job cursor alone', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await enqueueMain(['history', '--from', '51', '--to', '450', '--chunks', '4', '--json'], io)).toBe(0);
-    const { runId } = JSON.parse(io.lines.join('')) as { runId: string };
+    const { runId } = JSON.parse(io.all.join('')) as { runId: string };
     h.startWorkers();
     const { record, report } = await h.waitForRun(runId, 120_000);
     expect(record.status).toBe('completed');
@@ -70,9 +65,9 @@ incremental: { cursor: seq }
   }, 150_000);
 
   it('refuses a bad range with a usage error naming the option', async () => {
-    const io = capture(h.env);
+    const io = captureIo(h.env);
     expect(await enqueueMain(['history', '--from', '500', '--to', '10'], io)).toBe(64);
-    expect(io.lines.join('\n')).toMatch(/--from/);
-    expect(await enqueueMain(['history', '--from', '5'], capture(h.env))).toBe(64);
+    expect(io.all.join('\n')).toMatch(/--from/);
+    expect(await enqueueMain(['history', '--from', '5'], captureIo(h.env))).toBe(64);
   });
 });

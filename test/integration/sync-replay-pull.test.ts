@@ -2,19 +2,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.ts';
 import { main as planMain } from '../../src/cli/plan.ts';
 import { replayDeadLetters } from '../../src/cli/dlq-replay.ts';
+import { captureIo } from '../helpers/capture-io.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const SCHEMA = `rb_pull_${process.pid}`;
-
-function captureIo(env: NodeJS.ProcessEnv): CliIo & { output: string[] } {
-  const output: string[] = [];
-  return { out: (t) => output.push(t), err: (t) => output.push(t), isTty: false, env, cwd: process.cwd(), output };
-}
 
 describe('dead-letter replay and the pull direction', () => {
   let h: Harness;
@@ -65,7 +60,7 @@ fields:
     const io = captureIo(h.env);
     const code = await replayDeadLetters({ filter: { category: 'invalid-row', job: 'tickets' } }, io);
     expect(code).toBe(0);
-    expect(io.output.join('\n')).toMatch(/created\s+2/);
+    expect(io.all.join('\n')).toMatch(/created\s+2/);
     const rows = new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.ticket), r.text.status]));
     expect(rows).toEqual(new Map([['T-1', 'Open'], ['T-2', 'Escalated'], ['T-3', 'Closed'], ['T-4', 'Escalated']]));
     expect(await h.rt.deadLetters.counts({ job: 'tickets' })).toEqual({});
@@ -82,7 +77,7 @@ fields: { ticket: ticket, status: status }
     );
     const planIo = captureIo(h.env);
     expect(await planMain(['tickets-export', '--json'], planIo)).toBe(0);
-    expect(JSON.parse(planIo.output.join(''))).toEqual({ read: 4, write: 4, sink: 'postgres' });
+    expect(JSON.parse(planIo.all.join(''))).toEqual({ read: 4, write: 4, sink: 'postgres' });
     const first = await h.runJob('tickets-export');
     expect(first.record.status).toBe('completed');
     expect(first.report.created).toBe(4);
