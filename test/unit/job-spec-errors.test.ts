@@ -336,3 +336,10 @@ describe('job spec errors: fields', () => {
     );
   });
 });
+
+describe('mirror and incremental reads', () => {
+  it('refuses an incremental mirror, which would delete every row the increment lacks', () => {
+    const text = BASE.replace('mode: upsert', 'mode: mirror') + 'incremental: { cursor: updated_at }\n';
+    expectIssue(text, 'incremental', 'incremental:', /cannot be used with mode mirror/);
+  });
+});

@@ -102,7 +102,16 @@ const jobObjectSchema = z
 
 function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
   if (!isRecord(value)) return;
-  const { target, sink, source, fields } = value;
+  const { target, sink, source, fields, incremental } = value;
+  if (isRecord(target) && target.mode === 'mirror' && incremental !== undefined) {
+    // A mirror deletes the rows its source does not have; an incremental read has only
+    // the changed ones, so together they would delete everything else.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['incremental'],
+      message: 'cannot be used with mode mirror: a mirror must read the whole source to know which rows to delete',
+    });
+  }
   if ((target === undefined) === (sink === undefined)) {
     ctx.addIssue({
       code: 'custom',
