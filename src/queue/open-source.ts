@@ -31,11 +31,16 @@ export async function openSource(
     });
   }
   const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
+  // Rows can arrive after a run with the very cursor value it saved (same timestamp).
+  // Upsert and update re-read the rows at the saved cursor: the ones already written are
+  // unchanged and cost no request, the late ones land. Append would write them twice.
+  const mode = spec.target?.mode;
+  const sinceInclusive = saved !== undefined && (mode === 'upsert' || mode === 'update');
   return createSource(spec.source, {
     env: rt.env,
     baseDir: path.dirname(file),
     readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
-    ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown }),
+    ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
   });
 }

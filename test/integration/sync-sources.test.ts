@@ -128,11 +128,14 @@ describe('every source type through the engine', () => {
     // A second run reads only rows past the saved cursor.
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    await client.query(`INSERT INTO ${TAG}.people VALUES ('P4', 'Barbara', 99, 4)`);
+    // P5 arrives late with the very cursor value the first run saved.
+    await client.query(`INSERT INTO ${TAG}.people VALUES ('P4', 'Barbara', 99, 4), ('P5', 'Alan', 77, 3)`);
     await client.end();
     const again = await h.runJob('people-pg');
-    expect(again.report).toMatchObject({ read: 1, created: 1 });
+    // Rows at the saved cursor are read again: P3 is unchanged (no request), P5 lands.
+    expect(again.report).toMatchObject({ read: 3, created: 2, unchanged: 1 });
     expect(landed().get('P4')).toEqual({ name: 'Barbara', score: '99' });
+    expect(landed().get('P5')).toEqual({ name: 'Alan', score: '77' });
   });
 
   it('mysql', async () => {
