@@ -3,7 +3,7 @@ import type { WorksheetField } from '../../src/api/types.ts';
 import { mapRecord } from '../../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../../src/sync/mapping/map-result.ts';
 import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
-import { createZoneClock } from '../../src/sync/mapping/zone-clock.ts';
+import { createZoneClock } from '../../src/api/zone-clock.ts';
 import type { FieldMapping } from '../../src/sync/types.ts';
 
 const date: WorksheetField = { id: 'f_date', name: 'Born', alias: 'born', type: 'Date' };

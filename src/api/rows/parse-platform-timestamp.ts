@@ -4,6 +4,8 @@
  * `2024-03-25 15:52:58`, which carries no zone and is in the organisation's time zone.
  */
 import { ConfigError } from '../errors.ts';
+import { createZoneClock } from '../zone-clock.ts';
+import type { ZoneClock } from '../zone-clock.ts';
 import { RowShapeError } from './row-errors.ts';
 
 /** Turns one platform timestamp into a Date; throws {@link RowShapeError} on anything else. */
@@ -20,35 +22,9 @@ function describe(value: unknown): string {
   return value === null ? 'null' : `a ${typeof value}`;
 }
 
-/** Offset of `timeZone` from UTC at the instant `utcMs`, in ms (positive east of Greenwich). */
-function zoneOffsetMs(format: Intl.DateTimeFormat, utcMs: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of format.formatToParts(new Date(utcMs))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const wall = Date.UTC(
-    parts.year ?? 0,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return wall - (utcMs - (((utcMs % 1000) + 1000) % 1000));
-}
-
-function createZoneFormat(timeZone: string): Intl.DateTimeFormat {
+function createClock(timeZone: string): ZoneClock {
   try {
-    return new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
+    return createZoneClock(timeZone);
   } catch (err) {
     throw new ConfigError(
       `timeZone "${timeZone}" is not an IANA time zone name (for example "UTC" or "Europe/Berlin")`,
@@ -63,8 +39,7 @@ function createZoneFormat(timeZone: string): Intl.DateTimeFormat {
  * @param timeZone IANA zone of zone-less timestamps. @defaultValue 'UTC'
  */
 export function createTimestampParser(timeZone = 'UTC'): TimestampParser {
-  const format = createZoneFormat(timeZone);
-  const isUtc = ['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT'].includes(format.resolvedOptions().timeZone);
+  const clock = createClock(timeZone);
 
   return (value) => {
     if (value instanceof Date) {
@@ -99,12 +74,9 @@ export function createTimestampParser(timeZone = 'UTC'): TimestampParser {
       const offset = (Number(offH) * 60 + Number(offM)) * 60_000 * (sign === '-' ? -1 : 1);
       return new Date(wall - offset);
     }
-    if (isUtc) return check;
-    // Two passes: the offset at the guessed instant can differ from the offset at the
-    // wall time read as UTC when a DST change lies between them. Wall times inside a DST
-    // gap or overlap get one of the two offsets; the platform sends nothing to decide.
-    const firstGuess = wall - zoneOffsetMs(format, wall);
-    return new Date(wall - zoneOffsetMs(format, firstGuess));
+    // Wall times inside a DST gap or overlap follow the clock's "compatible" rule; the
+    // platform sends nothing to decide.
+    return new Date(clock.toInstant(year, month, day, hour, minute, second) + ms);
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import type { PlannedField } from './plan-types.ts';
 import { findOption } from './option-index.ts';
-import type { ZoneClock } from './zone-clock.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 const SEP = '\u001f';
 const DATE_PREFIX = /^\d{4}-\d{2}-\d{2}/;

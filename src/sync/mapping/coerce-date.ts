@@ -19,7 +19,7 @@ import customParseFormat from 'dayjs/plugin/customParseFormat.js';
 import utc from 'dayjs/plugin/utc.js';
 import { CoerceFailure, type Coercer, kindOf } from './coerce-result.ts';
 import { compileFormat, isValidWall, type WallParts } from './compile-format.ts';
-import type { ZoneClock } from './zone-clock.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 // Plugins register on the dayjs singleton once at load; this is dayjs's own setup,
 // idempotent, not state of ours.

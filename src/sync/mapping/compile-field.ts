@@ -9,7 +9,7 @@ import { CoerceFailure } from './coerce-result.ts';
 import { createFieldCoercion } from './create-coercer.ts';
 import { isEmptyValue } from './is-empty-value.ts';
 import type { PlannedField } from './plan-types.ts';
-import type { ZoneClock } from './zone-clock.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 /** Types where spaces are content: a blank string is a value, not an empty cell. */
 export const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set([

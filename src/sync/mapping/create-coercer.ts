@@ -17,7 +17,7 @@ import {
 import { createSelectCoercer } from './coerce-select.ts';
 import { createOptionIndex, type OptionIndex } from './option-index.ts';
 import type { ReferenceSpec } from './plan-types.ts';
-import type { ZoneClock } from './zone-clock.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 /** Types rowbridge can write, in the order error messages list them. */
 export const WRITABLE_FIELD_TYPES: readonly FieldTypeName[] = [

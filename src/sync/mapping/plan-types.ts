@@ -7,7 +7,7 @@ import type { FieldTypeName } from '../../api/field-types.ts';
 import type { FieldMapping } from '../types.ts';
 import type { Coercer } from './coerce-result.ts';
 import type { OptionIndex } from './option-index.ts';
-import type { ZoneClock } from './zone-clock.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 /** How a job writes: `append` only creates, `update` only updates matched rows, `upsert` does both, `mirror` also deletes. */
 export type SyncMode = 'append' | 'upsert' | 'update' | 'mirror';

@@ -13,7 +13,7 @@ import { fieldOptionProblems } from './field-option-problems.ts';
 import { MappingError, type MappingProblem } from './mapping-error.ts';
 import type { MappingPlan, PlannedField, ValidateMappingOptions } from './plan-types.ts';
 import { suggestField } from './suggest-field.ts';
-import { createZoneClock, type ZoneClock } from './zone-clock.ts';
+import { createZoneClock, type ZoneClock } from '../../api/zone-clock.ts';
 
 const KEY_TYPES: ReadonlySet<FieldTypeName> = new Set([
   ...TEXT_LIKE,
