@@ -1,11 +1,10 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as enqueueMain } from '../../src/cli/enqueue.ts';
 import { captureIo } from '../helpers/capture-io.ts';
+import { PG_URL, pgQuery } from '../helpers/pg.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const SCHEMA = `rb_backfill_${process.pid}`;
 
 describe('backfill: enqueue with a range splits into chunk jobs', () => {
@@ -21,13 +20,12 @@ describe('backfill: enqueue with a range splits into chunk jobs', () => {
         { name: 'Seq', alias: 'seq', type: '6' },
       ],
     });
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${SCHEMA}`);
-    await client.query(`CREATE TABLE ${SCHEMA}.history (hid text primary key, seq int not null)`);
-    // Several rows share each sequence value, so chunk boundaries fall inside ties.
-    await client.query(`INSERT INTO ${SCHEMA}.history SELECT 'H-' || g, (g + 1) / 2 FROM generate_series(1, 1000) g`);
-    await client.end();
+    await pgQuery(
+      `CREATE SCHEMA ${SCHEMA}`,
+      `CREATE TABLE ${SCHEMA}.history (hid text primary key, seq int not null)`,
+      // Several rows share each sequence value, so chunk boundaries fall inside ties.
+      `INSERT INTO ${SCHEMA}.history SELECT 'H-' || g, (g + 1) / 2 FROM generate_series(1, 1000) g`,
+    );
     await h.writeJob(
       'history',
       `name: history
@@ -39,10 +37,7 @@ incremental: { cursor: seq }
     );
   });
   afterAll(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-    await client.end();
+    await pgQuery(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await h.close();
   });
 

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as planMain } from '../../src/cli/plan.ts';
 import { replayDeadLetters } from '../../src/cli/dlq-replay.ts';
 import { captureIo } from '../helpers/capture-io.ts';
+import { PG_URL, pgQuery } from '../helpers/pg.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const SCHEMA = `rb_pull_${process.pid}`;
 
 describe('dead-letter replay and the pull direction', () => {
@@ -25,16 +24,10 @@ describe('dead-letter replay and the pull direction', () => {
         { name: 'Status', alias: 'status', type: '11', options: [{ value: 'Open', index: 1 }, { value: 'Closed', index: 2 }] },
       ],
     });
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${SCHEMA}`);
-    await client.end();
+    await pgQuery(`CREATE SCHEMA ${SCHEMA}`);
   });
   afterAll(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-    await client.end();
+    await pgQuery(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await h.close();
   });
 
@@ -83,10 +76,7 @@ fields: { ticket: ticket, status: status }
     expect(first.report.created).toBe(4);
     const again = await h.runJob('tickets-export');
     expect(again.record.status).toBe('completed');
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    const { rows } = await client.query<{ ticket: string }>(`SELECT ticket FROM ${SCHEMA}.tickets ORDER BY ticket`);
-    await client.end();
+    const rows = await pgQuery<{ ticket: string }>(`SELECT ticket FROM ${SCHEMA}.tickets ORDER BY ticket`);
     expect(rows.map((r) => r.ticket)).toEqual(['T-1', 'T-2', 'T-3', 'T-4']);
 
     await h.writeJob(

@@ -2,13 +2,12 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
+import { PG_URL, pgQuery } from '../helpers/pg.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const TAG = `rb_src_${process.pid}`;
 
@@ -57,12 +56,11 @@ describe('every source type through the engine', () => {
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/people`;
 
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${TAG}`);
-    await client.query(`CREATE TABLE ${TAG}.people (code text primary key, name text, score int, updated int)`);
-    for (const r of RECORDS) await client.query(`INSERT INTO ${TAG}.people VALUES ($1, $2, $3, $4)`, [r.code, r.name, r.score, r.updated]);
-    await client.end();
+    await pgQuery(
+      `CREATE SCHEMA ${TAG}`,
+      `CREATE TABLE ${TAG}.people (code text primary key, name text, score int, updated int)`,
+      ...RECORDS.map((r): [string, unknown[]] => [`INSERT INTO ${TAG}.people VALUES ($1, $2, $3, $4)`, [r.code, r.name, r.score, r.updated]]),
+    );
     const my = await mysql.createConnection(MYSQL_URL);
     await my.query(`CREATE TABLE ${TAG} (code varchar(10) primary key, name text, score int, updated int)`);
     for (const r of RECORDS) await my.query(`INSERT INTO ${TAG} VALUES (?, ?, ?, ?)`, [r.code, r.name, r.score, r.updated]);
@@ -71,10 +69,7 @@ describe('every source type through the engine', () => {
 
   afterAll(async () => {
     await new Promise((r) => http.close(r));
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${TAG} CASCADE`);
-    await client.end();
+    await pgQuery(`DROP SCHEMA IF EXISTS ${TAG} CASCADE`);
     const my = await mysql.createConnection(MYSQL_URL);
     await my.query(`DROP TABLE IF EXISTS ${TAG}`);
     await my.end();
@@ -126,11 +121,8 @@ describe('every source type through the engine', () => {
     expect(landed()).toEqual(expected);
     expect(String(JSON.parse((await h.rt.runs.getCursor('people-pg')) ?? 'null'))).toBe('3');
     // A second run reads only rows past the saved cursor.
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
     // P5 arrives late with the very cursor value the first run saved.
-    await client.query(`INSERT INTO ${TAG}.people VALUES ('P4', 'Barbara', 99, 4), ('P5', 'Alan', 77, 3)`);
-    await client.end();
+    await pgQuery(`INSERT INTO ${TAG}.people VALUES ('P4', 'Barbara', 99, 4), ('P5', 'Alan', 77, 3)`);
     const again = await h.runJob('people-pg');
     // Rows at the saved cursor are read again: P3 is unchanged (no request), P5 lands.
     expect(again.report).toMatchObject({ read: 3, created: 2, unchanged: 1 });
