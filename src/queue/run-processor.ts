@@ -82,6 +82,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
           mode: ctx.mode,
           worksheet: prepared.structure.name,
         });
+        log.info({ mode: ctx.mode, worksheet: prepared.structure.name, trigger: job.data.trigger }, 'run started');
         if (ctx.index !== undefined) {
           const built = await rt.withTraffic(traffic, () =>
             ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)),
@@ -211,7 +212,11 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     async function finish(_status: string): Promise<RunRecord | undefined> {
       await rt.runs.releaseJob(job.data.job, runId);
       await rt.runs.dropRowState(runId);
-      return rt.runs.get(runId);
+      const final = await rt.runs.get(runId);
+      const report = await rt.runs.report(runId);
+      const level = final?.status === 'completed' ? 'info' : 'error';
+      log[level]({ status: final?.status, message: final?.message, report }, 'run finished');
+      return final;
     }
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import type { DestinationStream } from 'pino';
 import { loadSettings } from '../../config/settings.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
@@ -55,7 +56,13 @@ export interface Harness {
  * An emulator with one application, a temporary jobs folder, and a rowbridge runtime
  * with its own queue prefix on the real Redis.
  */
-export async function createHarness(name: string, emulatorOptions: EmulatorOptions = {}, extraEnv: NodeJS.ProcessEnv = {}): Promise<Harness> {
+export async function createHarness(
+  name: string,
+  emulatorOptions: EmulatorOptions = {},
+  extraEnv: NodeJS.ProcessEnv = {},
+  /** Where the runtime logs (at debug level); silent by default. */
+  logDestination?: DestinationStream,
+): Promise<Harness> {
   const emulator = await startEmulator(emulatorOptions);
   const app = emulator.createApp({ name: `app-${name}` });
   const dir = await mkdtemp(path.join(tmpdir(), `rowbridge-${name}-`));
@@ -72,7 +79,10 @@ export async function createHarness(name: string, emulatorOptions: EmulatorOptio
     ROWBRIDGE_JOBS_DIR: dir,
     ...extraEnv,
   };
-  const logger = createLogger({ level: process.env.ROWBRIDGE_TEST_LOG ?? 'silent' });
+  const logger =
+    logDestination === undefined
+      ? createLogger({ level: process.env.ROWBRIDGE_TEST_LOG ?? 'silent' })
+      : createLogger({ level: 'debug', destination: logDestination });
   const rt = createRuntime({ settings: loadSettings(env), env, logger, jobsDir: dir });
   const harness: Harness = {
     emulator,
