@@ -12,11 +12,20 @@ import type { CliIo } from './io.ts';
  */
 export function openRuntime(
   io: CliIo,
-  options: { quiet?: boolean; jobsDir?: string; onClientEvent?: (event: ClientEvent) => void } = {},
+  options: {
+    quiet?: boolean;
+    /** Draws a progress bar on a terminal: log lines would tear it, so only warnings show there. */
+    interactive?: boolean;
+    jobsDir?: string;
+    onClientEvent?: (event: ClientEvent) => void;
+  } = {},
 ): Runtime {
   const settings = loadSettings(io.env);
   const logger = createLogger({
-    level: options.quiet === true ? 'warn' : settings.logLevel,
+    level:
+      options.quiet === true || (options.interactive === true && io.isTty && io.env.ROWBRIDGE_LOG_LEVEL === undefined)
+        ? 'warn'
+        : settings.logLevel,
     redactHeaders: [`${settings.headerPrefix}Sign`, `${settings.headerPrefix}Appkey`],
     destination: process.stderr,
   });

@@ -38,7 +38,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
+  const rt = openRuntime(io, { quiet: parsed.values.json === true, interactive: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
   try {
     const { spec, file } = await rt.loadJob(job.name);
     if (spec.sink !== undefined) {

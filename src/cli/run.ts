@@ -23,7 +23,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, { quiet: parsed.values.json === true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
+  const rt = openRuntime(io, { quiet: parsed.values.json === true, interactive: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
     const runId = await enqueueRun(rt, job.name, { trigger: 'cli', ...(parsed.values.force ? { force: true } : {}) });
