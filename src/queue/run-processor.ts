@@ -126,7 +126,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       }
       throw err;
     } finally {
-      if (traffic.requests > 0) await rt.runs.addTraffic(runId, traffic);
+      await flushTraffic();
     }
 
     async function finalize(ctx: SyncContext, spec: JobSpec): Promise<RunRecord | undefined> {
@@ -209,7 +209,16 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       }
     }
 
+    /** Adds this process's requests for the run to its report, once. */
+    async function flushTraffic(): Promise<void> {
+      if (traffic.requests + traffic.retries === 0) return;
+      const counted = { ...traffic };
+      Object.assign(traffic, { requests: 0, throttled: 0, retries: 0 });
+      await rt.runs.addTraffic(runId, counted);
+    }
+
     async function finish(_status: string): Promise<RunRecord | undefined> {
+      await flushTraffic();
       await rt.runs.releaseJob(job.data.job, runId);
       await rt.runs.dropRowState(runId);
       const final = await rt.runs.get(runId);
