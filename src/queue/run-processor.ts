@@ -43,6 +43,16 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     return handBackOnAbort(job, token, signal, () => processRunJob(job, token, signal));
   };
 
+  /** Whether a run holding the job lock has no live queue job any more. */
+  async function isAbandoned(holder: string): Promise<boolean> {
+    const held = await rt.runs.get(holder);
+    if (held?.queueJobId === undefined) return false;
+    const queued = await runQueue.getJob(held.queueJobId);
+    if (queued === undefined) return true;
+    const state = await queued.getState();
+    return state === 'failed' || state === 'completed' || state === 'unknown';
+  }
+
   async function processRunJob(
     job: Job<RunJobData>,
     token?: string,
@@ -56,8 +66,19 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     const log = rt.logger.child({ job: job.data.job, runId });
 
     if (record.status === 'failed') return finish(record.status);
+    if (record.queueJobId !== job.id && job.id !== undefined) await rt.runs.update(runId, { queueJobId: job.id });
 
-    const holder = await rt.runs.acquireJob(job.data.job, runId);
+    let holder = await rt.runs.acquireJob(job.data.job, runId);
+    if (holder !== undefined && (await isAbandoned(holder))) {
+      // BullMQ gave up on that run's job (stalled too often, or removed) without our
+      // code running: the run can never finish, so it must not block the job forever.
+      await rt.runs.update(holder, {
+        status: 'failed',
+        message: 'its queue job ended without finishing the run (the worker was lost too often)',
+        finishedAt: new Date().toISOString(),
+      });
+      holder = await rt.runs.acquireJob(job.data.job, runId);
+    }
     if (holder !== undefined) {
       await rt.runs.update(runId, {
         status: 'skipped',

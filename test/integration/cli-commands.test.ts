@@ -101,6 +101,23 @@ schedule: "*/15 * * * *"
     expect(await statusMain(['no-such-run'], captureIo(h.env))).toBe(1);
   });
 
+  it('skips a run while another run of the job is live, and takes over from one whose queue job is gone', async () => {
+    // A live holder: its queue job is waiting in the runs queue.
+    const queues = createQueues(h.rt);
+    await queues.runs.add('run', { runId: 'items-live', job: 'items', trigger: 'enqueue' }, { jobId: 'items-live', delay: 60_000 });
+    await h.rt.runs.create({ runId: 'items-live', job: 'items', trigger: 'enqueue', status: 'running', queueJobId: 'items-live' });
+    expect(await h.rt.runs.acquireJob('items', 'items-live')).toBeUndefined();
+    const skipped = await h.runJob('items');
+    expect(skipped.record).toMatchObject({ status: 'skipped', message: 'run items-live of job items is still active' });
+
+    // The same holder once BullMQ has lost its job: the next run fails it and proceeds.
+    await (await queues.runs.getJob('items-live'))?.remove();
+    await queues.close();
+    const next = await h.runJob('items');
+    expect(next.record.status).toBe('completed');
+    expect(await h.rt.runs.get('items-live')).toMatchObject({ status: 'failed' });
+  });
+
   it('registers one scheduler per scheduled job and removes stale ones', async () => {
     const first = await registerSchedules(h.rt);
     expect(first.registered).toEqual(['items']);
