@@ -104,10 +104,13 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
           worksheet: prepared.structure.name,
         });
         log.info({ mode: ctx.mode, worksheet: prepared.structure.name, trigger: job.data.trigger }, 'run started');
-        if (ctx.index !== undefined) {
+        // Built once per run: a reader restarted after a crash must not rebuild it while
+        // batches of its first attempt are still writing (it would drop their entries).
+        if (ctx.index !== undefined && record.indexedAt === undefined) {
           const built = await rt.withTraffic(traffic, () =>
             ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)),
           );
+          await rt.runs.update(runId, { indexedAt: new Date().toISOString() });
           if (built.duplicates > 0)
             log.warn(
               { duplicates: built.duplicates },

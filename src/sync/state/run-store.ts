@@ -51,6 +51,8 @@ export interface RunRecord {
   read?: number;
   /** Mirror deletes done by the finalizer. */
   deleted?: number;
+  /** When the run built its key index (once per run). */
+  indexedAt?: string;
   /** Id of the run's job in the runs queue (a scheduled run's differs from its run id). */
   queueJobId?: string;
   /** What started the run: `cli`, `schedule`, `enqueue`, `replay`. */
