@@ -18,11 +18,12 @@ const SUMMARY: Record<string, string> = {
   validate: 'validate JOB                        check a job spec',
   plan: 'plan JOB [--json]                   dry run: what a run would create, update, delete',
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
-  enqueue: 'enqueue JOB                         queue a run for the workers',
-  worker: 'worker [--concurrency N] [--ops-port N] [--dashboard]   work queued runs; registers the schedules of jobs/',
+  enqueue: 'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',
+  worker: 'worker [--concurrency N]            work queued runs; registers the schedules of jobs/;\n' +
+    '                                      --ops-port N serves /metrics, /healthz, /readyz (--dashboard too)',
   status: 'status [RUN] [--json]               runs and their reports',
   dlq: 'dlq list|show|replay|purge          the dead-letter store',
-  dashboard: 'dashboard [--port N] [--host H]      runs, dead letters, queues, /metrics, /healthz, /readyz',
+  dashboard: 'dashboard [--port N] [--host H]     runs, dead letters, queues, /metrics, /healthz, /readyz',
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
 };
