@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, ConfigError, PLATFORM_ERROR_CODES, categoryOfCode } from './errors.ts';
+import type { OAuthTokenStore, SharedTokens } from './oauth-token-store.ts';
 import type { Transport } from './transport.ts';
 
 /** The three authentication methods of spec §5. */
@@ -24,6 +25,11 @@ export interface AuthOptions {
   headerPrefix?: string;
   /** Refresh this long before the access token expires. @defaultValue 60_000 */
   refreshSkewMs?: number;
+  /**
+   * OAuth only: tokens shared with the other processes of the same credential, so that
+   * one refresh serves all and a rotated refresh token reaches every process.
+   */
+  tokenStore?: OAuthTokenStore;
   now?: () => number;
 }
 
@@ -106,6 +112,28 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
   let refreshCount = 0;
   let inFlight: Promise<void> | undefined;
 
+  /** Adopts tokens another process refreshed; false when they are no newer than ours. */
+  function adopt(shared: SharedTokens | undefined): boolean {
+    if (shared === undefined) return false;
+    // Always take the newest refresh token: the one we hold may have been revoked.
+    refreshToken = shared.refreshToken;
+    if (shared.accessToken === accessToken || now() >= shared.expiresAt - skew) return false;
+    accessToken = shared.accessToken;
+    expiresAt = shared.expiresAt;
+    generation += 1;
+    return true;
+  }
+
+  async function refreshOnce(): Promise<void> {
+    const store = options.tokenStore;
+    if (store === undefined) return grant();
+    await store.exclusive(async () => {
+      if (adopt(await store.load())) return;
+      await grant();
+      await store.save({ accessToken: accessToken ?? '', expiresAt, refreshToken });
+    });
+  }
+
   async function grant(): Promise<void> {
     const form = new URLSearchParams({
       grant_type: 'refresh_token',
@@ -136,7 +164,7 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
   }
 
   function ensureFresh(): Promise<void> {
-    inFlight ??= grant().finally(() => {
+    inFlight ??= refreshOnce().finally(() => {
       inFlight = undefined;
     });
     return inFlight;

@@ -2,6 +2,7 @@ import pRetry from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { createAuth } from './auth.ts';
 import type { Auth, Credentials } from './auth.ts';
+import type { OAuthTokenStore } from './oauth-token-store.ts';
 import { readEnvelope } from './envelope.ts';
 import { ApiError, CATEGORY_POLICY } from './errors.ts';
 import type { ErrorCategory } from './errors.ts';
@@ -60,6 +61,8 @@ export interface ApiClientOptions extends Omit<TransportOptions, 'dispatcher'> {
   /** @defaultValue 'APP-' */
   headerPrefix?: string;
   dispatcher?: Dispatcher;
+  /** OAuth: tokens shared with the other processes of the credential (see oauth-token-store.ts). */
+  tokenStore?: OAuthTokenStore;
   /** A shared rate limiter; by default an in-process one keyed by the credential. */
   limiter?: RateLimiter;
   retry?: RetryOptions;
@@ -106,6 +109,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const transport = createTransport(options);
   const auth = createAuth(options.credentials, transport, {
     ...(options.headerPrefix === undefined ? {} : { headerPrefix: options.headerPrefix }),
+    ...(options.tokenStore === undefined ? {} : { tokenStore: options.tokenStore }),
   });
   const ownsLimiter = options.limiter === undefined;
   const limiter = options.limiter ?? createRateLimiter({ budgetKey: budgetKeyFor(auth) });

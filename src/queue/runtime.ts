@@ -10,6 +10,7 @@ import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createAuth } from '../api/auth.ts';
 import { ConfigError } from '../api/errors.ts';
 import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
+import { createRedisTokenStore } from '../api/oauth-token-store.ts';
 import { resolveBaseUrl, createTransport } from '../api/transport.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SyncDeps } from '../sync/create-sync-context.ts';
@@ -124,6 +125,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const client = createPlatformClient({
       baseUrl,
       credentials,
+      ...(credentials.kind === 'oauth'
+        ? {
+            tokenStore: createRedisTokenStore({
+              redis,
+              key: `${statePrefix}:oauth:${identity}`,
+              clientSecret: credentials.clientSecret,
+            }),
+          }
+        : {}),
       headerPrefix: settings.headerPrefix,
       limiter,
       retry: { retries: settings.retries },

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/create-api-client.ts';
 import { ApiError, ConfigError } from '../../src/api/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
+import { createRedisTokenStore } from '../../src/api/oauth-token-store.ts';
+import { Redis } from 'ioredis';
 
 /**
  * A token endpoint and one API endpoint on a real HTTP server: the API answers 600100
@@ -17,6 +19,9 @@ interface OAuthServer {
   apiCalls: number;
   rejectClient: boolean;
   rejectIp: boolean;
+  /** A refresh token works once: rotation revokes it (OAuth 2.1 practice). */
+  revokeUsed: boolean;
+  usedRefreshTokens: Set<string>;
   rotate: boolean;
   seenRefreshTokens: string[];
   lastAppId: string | undefined;
@@ -38,6 +43,8 @@ async function startOAuthServer(): Promise<OAuthServer> {
     apiCalls: 0,
     rejectClient: false,
     rejectIp: false,
+    revokeUsed: false,
+    usedRefreshTokens: new Set<string>(),
     rotate: false,
     seenRefreshTokens: [],
     lastAppId: undefined,
@@ -53,6 +60,12 @@ async function startOAuthServer(): Promise<OAuthServer> {
           res.end(JSON.stringify({ success: false, error_code: 600113, error_msg: 'client IP not on the allow-list' }));
           return;
         }
+        const presented = form.get('refresh_token') ?? '';
+        if (state.revokeUsed && state.usedRefreshTokens.has(presented)) {
+          res.end(JSON.stringify({ success: false, error_code: 600102, error_msg: 'refresh token revoked' }));
+          return;
+        }
+        state.usedRefreshTokens.add(presented);
         if (state.rejectClient || form.get('client_secret') !== 'client-secret-value') {
           res.end(JSON.stringify({ success: false, error_code: 600112, error_msg: 'client_id or client_secret wrong' }));
           return;
@@ -99,6 +112,8 @@ describe('OAuth refresh', () => {
     srv.apiCalls = 0;
     srv.rejectClient = false;
     srv.rejectIp = false;
+    srv.revokeUsed = false;
+    srv.usedRefreshTokens = new Set();
     srv.rotate = false;
     srv.seenRefreshTokens = [];
   });
@@ -184,5 +199,43 @@ describe('OAuth refresh', () => {
     expect((err as Error).message).not.toContain('personal-token-secret');
     expect(srv.apiCalls).toBe(1);
     await api.close();
+  });
+
+  it('two processes sharing one credential refresh once and pass on rotated refresh tokens (through Redis, encrypted)', async () => {
+    srv.rotate = true;
+    srv.revokeUsed = true;
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const key = `rbtest-oauth-${process.pid}`;
+    const store = () => createRedisTokenStore({ redis, key, clientSecret: 'client-secret-value' });
+    const make = () =>
+      createApiClient({
+        baseUrl: srv.url,
+        credentials: { kind: 'oauth', tokenUrl: `${srv.url}/oauth2/token`, clientId: 'client-id', clientSecret: 'client-secret-value', refreshToken: 'refresh-0', appId: 'app-1' },
+        retry: { retries: 2, baseDelayMs: 1 },
+        limiter: createRateLimiter({ budgetKey: `test:auth:${Math.random()}`, initialRatePerSec: 1000, maxRatePerSec: 1000 }),
+        tokenStore: store(),
+      });
+    const a = make();
+    const b = make();
+    try {
+      await a.call({ method: 'GET', path: '/v3/app', write: false });
+      await b.call({ method: 'GET', path: '/v3/app', write: false });
+      expect(srv.grants).toBe(1);
+      // The server expires the token: both processes meet 600100 at once.
+      srv.current = 'expired';
+      const get = { method: 'GET', path: '/v3/app', write: false } as const;
+      await Promise.all([...Array.from({ length: 10 }, () => a.call(get)), ...Array.from({ length: 10 }, () => b.call(get))]);
+      expect(srv.grants).toBe(2);
+      // Without the shared store the second process would present the revoked refresh-0.
+      expect(srv.seenRefreshTokens).toEqual(['refresh-0', 'refresh-1']);
+      const sealed = (await redis.get(key)) ?? '';
+      expect(sealed).not.toBe('');
+      for (const secret of [srv.current, 'refresh-2', 'client-secret-value']) expect(sealed).not.toContain(secret);
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.del(key, `${key}:lock`);
+      redis.disconnect();
+    }
   });
 });
