@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as dlqMain } from '../../src/cli/dlq.ts';
@@ -13,6 +15,15 @@ import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+/** A port nothing listens on right now (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 describe('CLI commands: plan, run, enqueue, status, schedules', () => {
   let h: Harness;
@@ -138,7 +149,7 @@ fields: { sku: sku, qty: qty }
   });
 
   it('worker --ops-port serves health and metrics, and exits 0 on SIGTERM', async () => {
-    const port = 20000 + (process.pid % 20000);
+    const port = await freePort();
     const child = spawn(process.execPath, [CLI, 'worker', '--ops-port', String(port), '--no-schedules'], {
       env: { ...process.env, ...h.env, ROWBRIDGE_LOG_LEVEL: 'warn' },
       stdio: 'ignore',
