@@ -8,6 +8,7 @@ import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { pullRun } from '../sync/pull-run.ts';
 import { splitRange } from '../sync/split-range.ts';
+import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
@@ -177,6 +178,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         await rt.runs.setCursor(spec.name, current.cursor);
       }
       if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
+      const superseded = await supersedeDeadLetters(rt.deadLetters, ctx.plan, spec.name, runId);
+      if (superseded > 0) log.info({ superseded }, 'older dead letters of rows that failed again were replaced');
       await rt.runs.update(runId, {
         status: 'completed',
         deleted: result.deleted,

@@ -183,6 +183,12 @@ describe('sync modes against the emulator', () => {
     expect(byLine.get(4)!.message).toMatch(/status.*"New", "Paid", "Shipped"/);
     expect(byLine.get(5)).toMatchObject({ field: 'placed' });
     expect(byLine.get(8)!.message).toMatch(/duplicate key order_no = "D-1": line 2 has it too/);
+    // The same bad rows in the next run replace their dead letters instead of piling up.
+    const again = await h.runJob('orders');
+    expect(again.report.deadLetteredTotal).toBe(5);
+    const after = await h.rt.deadLetters.list({ job: 'orders', limit: 100 });
+    expect(after.entries).toHaveLength(5);
+    expect(new Set(after.entries.map((e) => e.runId))).toEqual(new Set([again.record.runId]));
     expect(byLine.get(7)!.message).toMatch(/orders\.csv line 7: 5 fields, but the header has 4/);
   });
 });
