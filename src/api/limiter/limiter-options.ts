@@ -1,4 +1,5 @@
 import type { BudgetConfig } from './budget-transitions.ts';
+import type { RateLimiterOptions } from './create-rate-limiter.ts';
 
 /** Everything the limiter needs once defaults are applied and values validated. */
 export interface ResolvedLimiterSettings {
@@ -10,21 +11,8 @@ export interface ResolvedLimiterSettings {
   idleTtlMs: number;
 }
 
-/** The numeric settings as a caller may pass them (all optional). */
-export interface LimiterSettingsInput {
-  budgetKey: string;
-  initialRatePerSec?: number;
-  maxRatePerSec?: number;
-  minRatePerSec?: number;
-  maxConcurrent?: number;
-  decreaseFactor?: number;
-  increasePerSec?: number;
-  increaseIntervalMs?: number;
-  burstMs?: number;
-  backoff51Ms?: number;
-  backoff90000Ms?: number;
-  idleTtlMs?: number;
-}
+/** The numeric settings as a caller may pass them (documented on RateLimiterOptions). */
+export type LimiterSettingsInput = Omit<RateLimiterOptions, 'redis' | 'onError' | 'now'>;
 
 /** Defaults in one place; the platform publishes no rate numbers [C], so these are guesses on the safe side. */
 export const LIMITER_DEFAULTS = {
