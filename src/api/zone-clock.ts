@@ -40,36 +40,10 @@ export function createZoneClock(zone: string): ZoneClock {
   function computeOffset(epochMs: number): number {
     if (dtf === undefined) return 0;
     const whole = Math.floor(epochMs / 1000) * 1000;
-    let y = 0,
-      mo = 0,
-      d = 0,
-      h = 0,
-      mi = 0,
-      s = 0;
-    for (const part of dtf.formatToParts(whole)) {
-      switch (part.type) {
-        case 'year':
-          y = Number(part.value);
-          break;
-        case 'month':
-          mo = Number(part.value);
-          break;
-        case 'day':
-          d = Number(part.value);
-          break;
-        case 'hour':
-          h = Number(part.value);
-          break;
-        case 'minute':
-          mi = Number(part.value);
-          break;
-        case 'second':
-          s = Number(part.value);
-          break;
-        default:
-          break;
-      }
-    }
+    // Memoised per 15-minute slot (offsetAt), so this runs rarely: clarity over speed.
+    const n: Partial<Record<Intl.DateTimeFormatPartTypes, number>> = {};
+    for (const part of dtf.formatToParts(whole)) if (part.type !== 'literal') n[part.type] = Number(part.value);
+    const [y, mo, d, h, mi, s] = [n.year ?? 0, n.month ?? 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0];
     return utcMs(y, mo, d, h, mi, s) - whole;
   }
 
