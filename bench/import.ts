@@ -19,10 +19,10 @@
  * Usage: node bench/import.ts [--rows 100000] [--batch-size 1000] [--concurrency 4] [--timeout-s 3600]
  * Full size: --rows 1000000. Prints one JSON object on stdout; logs go to stderr.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { benchEnv } from './lib/bench-env.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 import { runQueuedJob } from './lib/run-queued-job.ts';
@@ -54,20 +54,8 @@ try {
     fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
   );
 
-  const env: NodeJS.ProcessEnv = {
-    ROWBRIDGE_API_URL: emulator.url,
-    ROWBRIDGE_APPKEY: emulator.appKey,
-    ROWBRIDGE_SIGN: emulator.sign,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    ROWBRIDGE_QUEUE_PREFIX: `rbbench-import-${process.pid}-${randomBytes(3).toString('hex')}`,
-    // Unthrottled: the emulator has no limit and the budget must not pace either.
-    ROWBRIDGE_RATE: '1000',
-    ROWBRIDGE_MAX_RATE: '1000',
-    ROWBRIDGE_MAX_CONCURRENT: '8',
-    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined
-      ? {}
-      : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
-  };
+  // Unthrottled: the emulator has no limit and the budget must not pace either.
+  const env = benchEnv(emulator, 'import', { initial: 1000, max: 1000 });
   const sampler = startRssSampler(100);
   const cpu0 = process.cpuUsage();
   const run = await runQueuedJob({

@@ -19,10 +19,10 @@
  *        [--initial-rate 20] [--max-rate 50] [--concurrency 4] [--timeout-s 1800]
  * Prints one JSON object on stdout; logs go to stderr.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { benchEnv } from './lib/bench-env.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 import { runQueuedJob } from './lib/run-queued-job.ts';
@@ -60,19 +60,7 @@ try {
     path.join(dir, `${JOB}.yaml`),
     fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
   );
-  const env: NodeJS.ProcessEnv = {
-    ROWBRIDGE_API_URL: emulator.url,
-    ROWBRIDGE_APPKEY: emulator.appKey,
-    ROWBRIDGE_SIGN: emulator.sign,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    ROWBRIDGE_QUEUE_PREFIX: `rbbench-throttled-${process.pid}-${randomBytes(3).toString('hex')}`,
-    ROWBRIDGE_RATE: String(flags['initial-rate']),
-    ROWBRIDGE_MAX_RATE: String(flags['max-rate']),
-    ROWBRIDGE_MAX_CONCURRENT: '8',
-    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined
-      ? {}
-      : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
-  };
+  const env = benchEnv(emulator, 'throttled', { initial: flags['initial-rate'], max: flags['max-rate'] });
   const run = await runQueuedJob({
     env,
     jobsDir: dir,

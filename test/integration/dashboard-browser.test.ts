@@ -11,6 +11,7 @@ import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
 import type { DeadLetterEntry } from '../../src/sync/state/dead-letter-store.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
+import { ORDERS_WITH_STATUS } from '../helpers/orders-status-sheet.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -37,22 +38,7 @@ describe('dashboard in a headless browser', () => {
 
   beforeAll(async () => {
     h = await createHarness('ops-browser');
-    h.createWorksheet({
-      name: 'Orders',
-      alias: 'orders',
-      fields: [
-        { name: 'Order number', alias: 'order_no', type: '2', required: true, isTitle: true },
-        {
-          name: 'Status',
-          alias: 'status',
-          type: '11',
-          options: [
-            { value: 'New', index: 1 },
-            { value: 'Paid', index: 2 },
-          ],
-        },
-      ],
-    });
+    h.createWorksheet(ORDERS_WITH_STATUS);
     await h.writeFile(
       'orders.csv',
       'Order Number,Status\nA-1,New\nA-2,<script>window.__xss=1</script>\nA-3,Paid\n',

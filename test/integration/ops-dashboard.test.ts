@@ -5,6 +5,7 @@ import type { Metrics } from '../../src/ops/metrics.ts';
 import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
+import { ORDERS_WITH_STATUS } from '../helpers/orders-status-sheet.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -26,22 +27,7 @@ describe('dashboard pages', () => {
 
   beforeAll(async () => {
     h = await createHarness('ops-dashboard');
-    h.createWorksheet({
-      name: 'Orders',
-      alias: 'orders',
-      fields: [
-        { name: 'Order number', alias: 'order_no', type: '2', required: true, isTitle: true },
-        {
-          name: 'Status',
-          alias: 'status',
-          type: '11',
-          options: [
-            { value: 'New', index: 1 },
-            { value: 'Paid', index: 2 },
-          ],
-        },
-      ],
-    });
+    h.createWorksheet(ORDERS_WITH_STATUS);
     await h.writeFile('orders.csv', `Order Number,Status\nA-1,New\nA-2,${XSS}\nA-3,Paid\n`);
     await h.writeJob('orders', JOB);
     run = await h.runJob('orders');
