@@ -37,6 +37,15 @@ const logLevel: Parse<string> = (raw, name) => {
   return raw;
 };
 
+const ianaZone: Parse<string> = (raw, name) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone name such as Asia/Shanghai or Europe/Berlin, got "${raw}"`);
+  }
+  return raw;
+};
+
 /** The schema: setting key → its variable, default and secrecy. */
 export const SETTINGS = {
   apiUrl: { env: 'ROWBRIDGE_API_URL', description: 'platform base URL ({host}/api for a private deployment)', parse: text },
@@ -49,6 +58,8 @@ export const SETTINGS = {
   oauthClientSecret: { env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET', description: 'OAuth client secret', secret: true, parse: text },
   oauthRefreshToken: { env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN', description: 'OAuth refresh token', secret: true, parse: text },
   headerPrefix: { env: 'ROWBRIDGE_HEADER_PREFIX', description: 'authentication header prefix', default: 'APP-', parse: text },
+  platformTimezone: { env: 'ROWBRIDGE_PLATFORM_TIMEZONE', description: 'the organisation\'s time zone: zone-less platform timestamps are read in it and Date/DateTime/Time values are written as its wall clock (the public platform: Asia/Shanghai)', default: 'Asia/Shanghai', parse: ianaZone },
+  orgId: { env: 'ROWBRIDGE_ORG_ID', description: 'organisation id sent as orgId with member and department lookups (needed with a personal or OAuth token)', parse: text },
   redisUrl: { env: 'REDIS_URL', description: 'Redis for queues, budgets and state; redis+cluster://h1:p1,h2:p2 for a Redis Cluster', default: 'redis://127.0.0.1:6379', secret: true, parse: text },
   queuePrefix: { env: 'ROWBRIDGE_QUEUE_PREFIX', description: 'BullMQ key prefix (use {hash-tags} on Redis Cluster)', default: 'rowbridge', parse: text },
   initialRate: { env: 'ROWBRIDGE_RATE', description: 'starting requests/s per credential, all workers together', default: 10, parse: positiveNumber },

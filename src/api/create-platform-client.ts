@@ -25,6 +25,22 @@ import type { WorkflowsResource } from './resources/workflows.ts';
 import { createWorksheetsResource } from './resources/worksheets.ts';
 import type { WorksheetsResource } from './resources/worksheets.ts';
 
+/** What the client knows of the organisation behind the platform. */
+export interface Organisation {
+  /**
+   * IANA zone the platform keeps its clock in: timestamps without a zone
+   * (`_updatedAt: "2025-03-18 16:02:11"`, platform-shapes §3 [C] format, [U] zone) are
+   * read in it, and Date/DateTime/Time values are written as its wall clock.
+   * @defaultValue 'Asia/Shanghai' (the public platform)
+   */
+  timeZone: string;
+  /** Sent as `orgId` with organisation lookups; personal and OAuth tokens need it [L]. */
+  orgId?: string | undefined;
+}
+
+/** The public platform's organisation zone. */
+export const DEFAULT_PLATFORM_TIMEZONE = 'Asia/Shanghai';
+
 /**
  * The platform client: the core (rate limiter, auth, retries, stats) plus one typed
  * method per endpoint of API v3 (spec §4), grouped by resource.
@@ -42,11 +58,15 @@ export interface PlatformClient extends Pick<ApiClient, 'call' | 'auth' | 'limit
   knowledge: KnowledgeResource;
   lookups: LookupsResource;
   optionsets: OptionsetsResource;
+  organisation: Organisation;
 }
 
 /** Builds the core client from `options` and binds every resource to its `call`. */
-export function createPlatformClient(options: ApiClientOptions): PlatformClient {
-  const core = createApiClient(options);
+export function createPlatformClient(
+  options: ApiClientOptions & { organisation?: Partial<Organisation> | undefined },
+): PlatformClient {
+  const { organisation, ...clientOptions } = options;
+  const core = createApiClient(clientOptions);
   const { call } = core;
   return {
     call,
@@ -67,5 +87,9 @@ export function createPlatformClient(options: ApiClientOptions): PlatformClient 
     knowledge: createKnowledgeResource(call),
     lookups: createLookupsResource(call),
     optionsets: createOptionsetsResource(call),
+    organisation: {
+      timeZone: organisation?.timeZone ?? DEFAULT_PLATFORM_TIMEZONE,
+      ...(organisation?.orgId === undefined ? {} : { orgId: organisation.orgId }),
+    },
   };
 }

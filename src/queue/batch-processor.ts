@@ -54,10 +54,10 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
     const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
     let ctx: SyncContext | undefined;
     try {
-      const { spec, structure, plan } = await rt.withTraffic(traffic, () => prepare(runId, job.data.job));
+      const { spec, structure, plan, lookups } = await rt.withTraffic(traffic, () => prepare(runId, job.data.job));
       ctx = createSyncContext(
         spec,
-        { structure, plan },
+        { structure, plan, lookups },
         { runId, attempt: job.attemptsMade + 1 },
         rt.syncDeps(rt.clientFor(spec.target?.app?.credentialsEnvPrefix), log),
       );

@@ -135,6 +135,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           }
         : {}),
       headerPrefix: settings.headerPrefix,
+      // A second application (another prefix) may live in another organisation.
+      organisation: {
+        timeZone: env[`${prefix}PLATFORM_TIMEZONE`]?.trim() || settings.platformTimezone,
+        orgId: env[`${prefix}ORG_ID`]?.trim() || (prefix === 'ROWBRIDGE_' ? settings.orgId : undefined),
+      },
       limiter,
       retry: { retries: settings.retries },
       logger,

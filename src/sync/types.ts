@@ -56,8 +56,14 @@ export interface FieldMapping {
   createOptions?: boolean;
   /** Relation fields: the related worksheet's field used to find the related row. */
   relationKey?: string;
-  /** Member fields: how to find the account (`accountId` as is, or lookup by name/email). */
+  /**
+   * Member fields: how to find the account: `accountId` as is, or `name` (the exact
+   * full name, through `/v3/users/lookup`). `email` is refused: the platform masks
+   * emails in its lookups (platform-shapes §9 [C]); use `lookupTable` instead.
+   */
   lookupBy?: 'accountId' | 'name' | 'email';
+  /** Member and department fields: source value → accountId (department id), for values no lookup can find. */
+  lookupTable?: Record<string, string>;
   /** Value used when the source value is empty. */
   default?: unknown;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-describe('references: members by lookup and relations by the related worksheet\'s key', () => {
+describe('references: members by exact name and relations by the related worksheet\'s key', () => {
   let h: Harness;
   let customers: string;
   let deals: string;
@@ -15,6 +15,7 @@ describe('references: members by lookup and relations by the related worksheet\'
       alias: 'customers',
       fields: [
         { name: 'Code', alias: 'code', type: '2', required: true, isTitle: true },
+        { name: 'Legacy no', alias: 'legacy_no', type: '2' },
         { name: 'Name', alias: 'name', type: '2' },
       ],
     });
@@ -25,18 +26,31 @@ describe('references: members by lookup and relations by the related worksheet\'
         { name: 'Deal', alias: 'deal', type: '2', required: true, isTitle: true },
         { name: 'Customer', alias: 'customer', type: '29', dataSource: customers },
         { name: 'Owner', alias: 'owner', type: '26' },
+        { name: 'Previous customer', alias: 'previous', type: '29', dataSource: customers },
       ],
     });
     const client = h.rt.clientFor();
     const { rowIds } = await client.rows.batchCreate(customers, {
-      rows: ['C-1', 'C-2'].map((code) => ({ fields: [{ id: 'code', value: code }, { id: 'name', value: `Customer ${code}` }] })),
+      rows: ['C-1', 'C-2'].map((code) => ({
+        fields: [
+          { id: 'code', value: code },
+          { id: 'name', value: `Customer ${code}` },
+          { id: 'legacy_no', value: `L${code}` },
+        ],
+      })),
     });
     customerIds.set('C-1', rowIds[0]!);
     customerIds.set('C-2', rowIds[1]!);
     await h.writeFile(
       'deals.csv',
-      ['deal,customer,owner', 'D-1,C-1,ben@example.com', 'D-2,C-2,CY@example.com', 'D-3,C-9,ben@example.com', 'D-4,C-1,nobody@example.com'].join('\n') +
-        '\n',
+      [
+        'deal,customer,owner,previous',
+        'D-1,C-1,Ben Sales,LC-2',
+        'D-2,C-2,Cy Engineer,LC-1',
+        'D-3,C-9,Ben Sales,LC-1',
+        'D-4,C-1,Nobody Here,LC-1',
+        'D-5,C-2,Ben Sales,LC-2',
+      ].join('\n') + '\n',
     );
     await h.writeJob(
       'deals',
@@ -46,30 +60,49 @@ target: { worksheet: deals, mode: upsert, key: deal }
 fields:
   deal: deal
   customer: { from: customer, relationKey: code }
-  owner: { from: owner, lookupBy: email }
-`,
+  owner: { from: owner, lookupBy: name }
+  previous: { from: previous, relationKey: FIELD_ID }
+`.replace('FIELD_ID', legacyFieldId()),
     );
   });
+  // The related key named by its field id (the key above is named by alias).
+  const legacyFieldId = () => h.emulator.state.worksheet(customers)!.fields.find((f) => f.alias === 'legacy_no')!.id;
   afterAll(async () => {
     await h.close();
   });
 
   it('links rows to related rows and members, and dead-letters the ones nobody can find', async () => {
+    const before = h.emulator.requests.length;
     const { report } = await h.runJob('deals');
-    expect(report).toMatchObject({ created: 2, deadLetteredTotal: 2, deadLettered: { 'invalid-row': 2 } });
-    const rows = new Map(h.emulator.state.rows(deals).map((r) => [String(r.values.deal), r.values]));
-    expect(rows.get('D-1')).toMatchObject({ customer: [customerIds.get('C-1')], owner: ['a0000000-0000-4000-8000-000000000002'] });
-    expect(rows.get('D-2')).toMatchObject({ customer: [customerIds.get('C-2')], owner: ['a0000000-0000-4000-8000-000000000003'] });
+    expect(report).toMatchObject({ created: 3, deadLetteredTotal: 2, deadLettered: { 'invalid-row': 2 } });
+    const deal = (no: string) => {
+      const row = h.emulator.state.rows(deals).find((r) => r.values.deal === no);
+      return { customer: row?.values.customer, owner: row?.values.owner, previous: row?.values.previous };
+    };
+    expect(deal('D-1')).toEqual({
+      customer: [customerIds.get('C-1')],
+      owner: ['a0000000-0000-4000-8000-000000000002'],
+      previous: [customerIds.get('C-2')],
+    });
+    expect(deal('D-2')).toEqual({
+      customer: [customerIds.get('C-2')],
+      owner: ['a0000000-0000-4000-8000-000000000003'],
+      previous: [customerIds.get('C-1')],
+    });
+    expect(deal('D-5').owner).toEqual(['a0000000-0000-4000-8000-000000000002']);
+    // One lookup per distinct name per run (Ben Sales is on three rows), never a list of everyone.
+    const lookups = h.emulator.requests.slice(before).filter((r) => r.path === '/v3/users/lookup');
+    expect(lookups).toHaveLength(3);
     const { entries } = await h.rt.deadLetters.list({ job: 'deals' });
     const reasons = entries.map((e) => e.message).sort();
     expect(reasons[0]).toMatch(/customer: no row in related worksheet .* with code = "C-9"/);
-    expect(reasons[1]).toMatch(/owner: no organisation member with email "nobody@example.com"/);
+    expect(reasons[1]).toMatch(/owner: no organisation member with name "Nobody Here"/);
   });
 
   it('re-runs without a single write: references are compared as ids', async () => {
     const before = h.emulator.requests.length;
     const { report } = await h.runJob('deals');
-    expect(report).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    expect(report).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
     const writes = h.emulator.requests.slice(before).filter((r) => r.method !== 'GET' && !r.path.endsWith('/list'));
     expect(writes).toEqual([]);
   });

@@ -36,9 +36,18 @@ function reasonOf(result: MapResult): string {
 }
 
 describe('Date fields', () => {
-  it('accepts ISO dates and keeps the date an ISO datetime spells', () => {
+  it('accepts ISO dates and keeps the date a zone-less value spells', () => {
     expect(valueOf(mapOne(date, '2024-02-29'))).toBe('2024-02-29');
-    expect(valueOf(mapOne(date, '2024-03-01T23:30:00-05:00'))).toBe('2024-03-01');
+    expect(valueOf(mapOne(date, '2024-03-01 23:30:00', { timezone: 'America/New_York' }, 'Asia/Shanghai'))).toBe(
+      '2024-03-01',
+    );
+  });
+
+  it("writes a value carrying an offset as the organisation's date of that instant", () => {
+    // 23:30 in New York is 12:30 the next day in Shanghai.
+    expect(valueOf(mapOne(date, '2024-03-01T23:30:00-05:00', {}, 'Asia/Shanghai'))).toBe('2024-03-02');
+    expect(valueOf(mapOne(date, '2024-03-01T15:59:59Z', {}, 'Asia/Shanghai'))).toBe('2024-03-01');
+    expect(valueOf(mapOne(date, '2024-03-01T16:00:00Z', {}, 'Asia/Shanghai'))).toBe('2024-03-02');
   });
 
   it('parses strictly with a format', () => {
@@ -61,10 +70,12 @@ describe('Date fields', () => {
     expect(reasonOf(mapOne(date, '12/31/2024'))).toMatch(/ISO 8601.*set `format`/);
   });
 
-  it('reads a JS Date (a DB date column) in the mapping timezone', () => {
-    const midnightTokyo = new Date('2024-05-31T15:00:00Z'); // 2024-06-01 00:00 in Tokyo
-    expect(valueOf(mapOne(date, midnightTokyo, { timezone: 'Asia/Tokyo' }))).toBe('2024-06-01');
-    expect(valueOf(mapOne(date, midnightTokyo))).toBe('2024-05-31');
+  it("writes a JS Date (an instant, e.g. a timestamptz column) as the organisation's date", () => {
+    const instant = new Date('2024-05-31T15:00:00Z'); // 23:00 in Shanghai, 00:00 next day in Tokyo
+    expect(valueOf(mapOne(date, instant, {}, 'Asia/Tokyo'))).toBe('2024-06-01');
+    expect(valueOf(mapOne(date, instant, {}, 'Asia/Shanghai'))).toBe('2024-05-31');
+    // The mapping's timezone is for zone-less values only: an instant needs none.
+    expect(valueOf(mapOne(date, instant, { timezone: 'Asia/Tokyo' }, 'Asia/Shanghai'))).toBe('2024-05-31');
   });
 
   it('refuses a bare number unless the format says epoch', () => {
@@ -133,6 +144,14 @@ describe('Time fields', () => {
     expect(reasonOf(mapOne(time, '24:00'))).toMatch(/not a time of day/);
     expect(reasonOf(mapOne(time, '12:60'))).toMatch(/not a time of day/);
     expect(reasonOf(mapOne(time, 900))).toMatch(/expected a time of day/);
+  });
+
+  it("writes a full date-time as the organisation's time of day; a bare time as spelt", () => {
+    expect(valueOf(mapOne(time, '2024-07-01T09:30:00Z', {}, 'Asia/Shanghai'))).toBe('17:30:00');
+    expect(valueOf(mapOne(time, '2024-07-01 09:30', { timezone: 'Europe/Berlin' }, 'Asia/Shanghai'))).toBe(
+      '15:30:00',
+    );
+    expect(valueOf(mapOne(time, '09:30', { timezone: 'Europe/Berlin' }, 'Asia/Shanghai'))).toBe('09:30:00');
   });
 });
 

@@ -20,7 +20,7 @@ const structure: WorksheetStructure = {
 const plan = validateMapping(
   [
     { target: 'order_no', from: 'no' },
-    { target: 'owner', from: 'owner', lookupBy: 'email' },
+    { target: 'owner', from: 'owner', lookupBy: 'name' },
     { target: 'customer', from: 'customer', relationKey: 'code' },
   ],
   structure,
@@ -28,8 +28,8 @@ const plan = validateMapping(
 );
 
 const directory = new Map([
-  ['ana@example.com', 'acc-ana'],
-  ['bo@example.com', 'acc-bo'],
+  ['Ana Lima', 'acc-ana'],
+  ['Bo Chen', 'acc-bo'],
 ]);
 const customers = new Map([
   ['C-1', 'row-c1'],
@@ -42,10 +42,7 @@ function fakeLookups() {
     calls,
     lookupMembers(by: 'name' | 'email', values: string[]) {
       calls.push({ kind: 'members', args: [by, values] });
-      // A directory answering in its own casing must still match.
-      return Promise.resolve(
-        new Map(values.filter((v) => directory.has(v)).map((v) => [v.toUpperCase(), directory.get(v)!])),
-      );
+      return Promise.resolve(new Map(values.filter((v) => directory.has(v)).map((v) => [v, directory.get(v)!])));
     },
     lookupRelations(worksheetId: string, keyField: string, values: string[]) {
       calls.push({ kind: 'relations', args: [worksheetId, keyField, values] });
@@ -60,18 +57,41 @@ function mapAll(records: Array<Record<string, unknown>>): MapResult[] {
   return records.map((data) => mapRecord(plan, data));
 }
 
+describe('member mapping', () => {
+  it('refuses lookupBy email with the reason and what to use instead', () => {
+    expect(() =>
+      validateMapping([{ target: 'owner', from: 'owner', lookupBy: 'email' }], structure, { mode: 'append' }),
+    ).toThrow(/owner: members cannot be found by email: the platform masks emails.*lookupTable/);
+  });
+
+  it('maps through a lookupTable, case-insensitively, and rejects a value missing from it by name', () => {
+    const tablePlan = validateMapping(
+      [{ target: 'owner', from: 'owner', lookupTable: { 'ana@example.com': 'acc-ana', 'bo@example.com': 'acc-bo' } }],
+      structure,
+      { mode: 'append' },
+    );
+    const ok = mapRecord(tablePlan, { owner: 'Ana@Example.com; bo@example.com' });
+    expect(ok.ok && ok.fields[0]?.value).toEqual(['acc-ana', 'acc-bo']);
+    expect(ok.ok && ok.pending).toBeUndefined();
+    const missing = mapRecord(tablePlan, { owner: 'cy@example.com' });
+    expect(!missing.ok && missing.errors[0]?.reason).toBe(
+      'no member for "cy@example.com" in the mapping\'s lookupTable (add an entry: value → accountId)',
+    );
+  });
+});
+
 describe('resolveReferences', () => {
   it('looks up each distinct value once per batch and writes ids', async () => {
     const lookups = fakeLookups();
     const batch = mapAll([
-      { no: '1', owner: 'Ana@Example.com', customer: 'C-1' },
-      { no: '2', owner: 'ana@example.com; bo@example.com', customer: 'C-2' },
-      { no: '3', owner: 'bo@example.com', customer: 'C-1' },
+      { no: '1', owner: 'Ana Lima', customer: 'C-1' },
+      { no: '2', owner: 'Ana Lima; Bo Chen', customer: 'C-2' },
+      { no: '3', owner: 'Bo Chen', customer: 'C-1' },
     ]);
     expect(batch[0]!.ok && batch[0]!.pending).toHaveLength(2);
     const resolved = await resolveReferences(plan, batch, lookups);
     expect(lookups.calls).toEqual([
-      { kind: 'members', args: ['email', ['ana@example.com', 'bo@example.com']] },
+      { kind: 'members', args: ['name', ['Ana Lima', 'Bo Chen']] },
       { kind: 'relations', args: ['ws_customers', 'code', ['C-1', 'C-2']] },
     ]);
     expect(resolved.map((r) => (r.ok ? r.fields.map((f) => f.value) : r.errors))).toEqual([
@@ -86,9 +106,9 @@ describe('resolveReferences', () => {
     const resolved = await resolveReferences(
       plan,
       mapAll([
-        { no: '1', owner: 'ana@example.com', customer: 'C-404' },
-        { no: '2', owner: 'ghost@example.com', customer: 'C-1' },
-        { no: '3', owner: 'bo@example.com', customer: 'C-2' },
+        { no: '1', owner: 'Ana Lima', customer: 'C-404' },
+        { no: '2', owner: 'Ghost Writer', customer: 'C-1' },
+        { no: '3', owner: 'Bo Chen', customer: 'C-2' },
       ]),
       fakeLookups(),
     );
@@ -110,8 +130,8 @@ describe('resolveReferences', () => {
         {
           field: 'owner',
           column: 'owner',
-          value: 'ghost@example.com',
-          reason: 'no organisation member with email "ghost@example.com"',
+          value: 'Ghost Writer',
+          reason: 'no organisation member with name "Ghost Writer"',
         },
       ],
     });
@@ -121,7 +141,7 @@ describe('resolveReferences', () => {
   it('keeps hits in the caller cache so the next batch asks only for new values', async () => {
     const cache = createReferenceCache();
     const first = fakeLookups();
-    await resolveReferences(plan, mapAll([{ no: '1', owner: 'ana@example.com', customer: 'C-1' }]), {
+    await resolveReferences(plan, mapAll([{ no: '1', owner: 'Ana Lima', customer: 'C-1' }]), {
       ...first,
       cache,
     });
@@ -129,12 +149,12 @@ describe('resolveReferences', () => {
     const resolved = await resolveReferences(
       plan,
       mapAll([
-        { no: '2', owner: 'ana@example.com', customer: 'C-1' },
-        { no: '3', owner: 'bo@example.com', customer: 'C-1' },
+        { no: '2', owner: 'Ana Lima', customer: 'C-1' },
+        { no: '3', owner: 'Bo Chen', customer: 'C-1' },
       ]),
       { ...second, cache },
     );
-    expect(second.calls).toEqual([{ kind: 'members', args: ['email', ['bo@example.com']] }]);
+    expect(second.calls).toEqual([{ kind: 'members', args: ['name', ['Bo Chen']] }]);
     expect(resolved.map((r) => r.ok && r.fields[2]?.value)).toEqual([['row-c1'], ['row-c1']]);
   });
 
@@ -156,7 +176,7 @@ describe('resolveReferences', () => {
   });
 
   it('keeps the hash of a row the same before and after resolution', async () => {
-    const batch = mapAll([{ no: '1', owner: 'ana@example.com', customer: 'C-1' }]);
+    const batch = mapAll([{ no: '1', owner: 'Ana Lima', customer: 'C-1' }]);
     const [resolved] = await resolveReferences(plan, batch, fakeLookups());
     expect(resolved!.ok && resolved!.hash).toBe(batch[0]!.ok && batch[0]!.hash);
   });

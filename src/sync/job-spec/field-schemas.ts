@@ -24,7 +24,13 @@ const mappingObject = z
     lookupBy: z
       .enum(['accountId', 'name', 'email'])
       .optional()
-      .describe('Member fields: how to find the account.'),
+      .describe(
+        'Member fields: accountId (as is) or name (exact full name). Emails are masked by the platform: use lookupTable for them.',
+      ),
+    lookupTable: z
+      .record(nonEmptyString, nonEmptyString)
+      .optional()
+      .describe('Member and department fields: source value -> accountId (or department id).'),
     default: z.unknown().optional().describe('Used when the source value is empty.'),
   })
   .superRefine((mapping, ctx) => {
@@ -96,6 +102,7 @@ function expandObject(target: string, spec: Exclude<FieldValueSpec, string>): Fi
   if (spec.createOptions !== undefined) mapping.createOptions = spec.createOptions;
   if (spec.relationKey !== undefined) mapping.relationKey = spec.relationKey;
   if (spec.lookupBy !== undefined) mapping.lookupBy = spec.lookupBy;
+  if (spec.lookupTable !== undefined) mapping.lookupTable = spec.lookupTable;
   if ('default' in spec) mapping.default = spec.default;
   return mapping;
 }

@@ -2,17 +2,19 @@
  * Date, DateTime and Time coercion (platform notes §4: `YYYY-MM-DD`,
  * `YYYY-MM-DD HH:mm:ss`, `HH:mm:ss`).
  *
- * Time zones, decided here because the notes leave the platform's reading open:
+ * Time zones. The platform writes and reads zone-less wall clocks of the organisation's
+ * zone (platform-shapes §3 [C] format, [U] zone; `ROWBRIDGE_PLATFORM_TIMEZONE`, the
+ * plan's `targetTimezone`), so every value that carries a zone is converted to it:
  * - DateTime: a source value without an offset is a wall-clock time in the mapping's
  *   `timezone` (default UTC); a value with `Z`/`±hh:mm`, a JS Date or an epoch number is
- *   an instant. The instant is written as the wall clock of the plan's
- *   `targetTimezone` (default UTC; set it to the organisation's zone when the platform
- *   shows times organisation-local, notes §5).
- * - Date: a calendar date has no zone and is never shifted: a string keeps the date it
- *   spells (a time part or offset is ignored); a JS Date or epoch (a DB `date` column
- *   arrives as midnight of some zone) is read in the mapping's `timezone`.
- * - Time: a time of day without a date cannot be converted across zones (DST needs a
- *   date), so it is written as spelt.
+ *   an instant. The instant is written as the organisation's wall clock.
+ * - Date: a zone-less string is a calendar date and keeps the date it spells (a time
+ *   part is ignored). A value with `Z`/`±hh:mm`, a JS Date or an epoch is an instant,
+ *   written as the organisation's date of that instant. (Database `date` and
+ *   `timestamp` columns arrive as zone-less text, see the SQL sources.)
+ * - Time: a bare time of day is written as spelt (without a date, DST makes a zone
+ *   conversion undefined). A full date-time (with an offset, or zone-less in the
+ *   mapping's `timezone`) is converted and written as the organisation's time of day.
  */
 import dayjs from 'dayjs';
 import customParseFormat from 'dayjs/plugin/customParseFormat.js';
@@ -101,7 +103,7 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
     };
     if (!isValidWall(wall)) return new CoerceFailure(`no such date or time: ${ISO_HINT}`);
     const zone = m[7];
-    if (zone === undefined || type === 'Date') return wall;
+    if (zone === undefined) return wall;
     return Date.UTC(wall.y, wall.mo - 1, wall.d, wall.h, wall.mi, wall.s) - offsetMs(zone);
   }
 
@@ -116,6 +118,13 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
         return `${pad2(wall.h)}:${pad2(wall.mi)}:${pad2(wall.s)}`;
       }
       const m = CLOCK.exec(text);
+      if (m === null && ISO.test(text)) {
+        const p = parse(text);
+        if (p instanceof CoerceFailure) return p;
+        const instant = typeof p === 'number' ? p : source.toInstant(p.y, p.mo, p.d, p.h, p.mi, p.s);
+        if (!Number.isFinite(instant)) return new CoerceFailure('date out of range');
+        return target.formatDateTime(instant).slice(11);
+      }
       const h = Number(m?.[1]);
       const mi = Number(m?.[2]);
       const s = m?.[3] === undefined ? 0 : Number(m[3]);
@@ -132,7 +141,7 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
     return (raw) => {
       const p = parse(raw);
       if (p instanceof CoerceFailure) return p;
-      if (typeof p === 'number') return source.formatDate(p);
+      if (typeof p === 'number') return target.formatDate(p);
       return `${pad4(p.y)}-${pad2(p.mo)}-${pad2(p.d)}`;
     };
   }

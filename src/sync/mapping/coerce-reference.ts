@@ -46,6 +46,34 @@ export function createReferenceCoercer(lookup: 'none' | 'email' | 'name'): Coerc
   };
 }
 
+/**
+ * Members or departments through the job's own table (source value → id): for values no
+ * platform lookup can find, such as emails, which the user lookup masks
+ * (platform-shapes §9 [C]). A value missing from the table rejects its row by name.
+ */
+export function createTableCoercer(table: Readonly<Record<string, string>>, what: 'member' | 'department'): Coercer {
+  const ids = new Map(Object.entries(table));
+  const lower = new Map([...ids].map(([k, v]) => [k.toLowerCase(), v]));
+  return (raw) => {
+    const items = referenceItems(raw, asIs);
+    if (items instanceof CoerceFailure) return items;
+    const out: string[] = [];
+    const missing: string[] = [];
+    for (const item of items) {
+      // Exact first; then case-insensitively, since tables are often keyed by email.
+      const id = ids.get(item) ?? lower.get(item.toLowerCase());
+      if (id === undefined) missing.push(item);
+      else if (!out.includes(id)) out.push(id);
+    }
+    if (missing.length > 0) {
+      return new CoerceFailure(
+        `no ${what} for ${missing.map((m) => `"${m}"`).join(', ')} in the mapping's lookupTable (add an entry: value → ${what === 'member' ? 'accountId' : 'department id'})`,
+      );
+    }
+    return out;
+  };
+}
+
 interface Attachment {
   name: string;
   url: string;

@@ -7,7 +7,7 @@ import type { WorksheetField } from '../../api/types.ts';
 import type { FieldMapping } from '../types.ts';
 import { type Coercer } from './coerce-result.ts';
 import { createDateCoercer } from './coerce-date.ts';
-import { createAttachmentCoercer, createReferenceCoercer } from './coerce-reference.ts';
+import { createAttachmentCoercer, createReferenceCoercer, createTableCoercer } from './coerce-reference.ts';
 import {
   createCheckboxCoercer,
   createNumberCoercer,
@@ -108,6 +108,7 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
     case 'Attachment':
       return { coerce: createAttachmentCoercer(), options: undefined, reference: undefined, writeType: '0' };
     case 'Collaborator': {
+      if (mapping.lookupTable !== undefined) return plain(createTableCoercer(mapping.lookupTable, 'member'));
       const by = mapping.lookupBy ?? 'accountId';
       if (by === 'accountId') return plain(createReferenceCoercer('none'));
       return {
@@ -118,6 +119,7 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
       };
     }
     case 'Department':
+      if (mapping.lookupTable !== undefined) return plain(createTableCoercer(mapping.lookupTable, 'department'));
       if (mapping.lookupBy !== 'name') return plain(createReferenceCoercer('none'));
       return {
         coerce: createReferenceCoercer('name'),

@@ -29,10 +29,22 @@ export function fieldOptionProblems(m: FieldMapping, field: WorksheetField, type
     out.push(`\`createOptions\` applies to SingleSelect, Dropdown and MultipleSelect fields, not ${type}`);
   }
   if (m.lookupBy !== undefined) {
-    if (type === 'Department' && m.lookupBy === 'email')
-      out.push('departments are looked up by `name` (or written as ids without lookupBy)');
-    else if (type !== 'Collaborator' && type !== 'Department')
+    if (type !== 'Collaborator' && type !== 'Department')
       out.push(`\`lookupBy\` applies to Collaborator and Department fields, not ${type}`);
+    else if (type === 'Department' && m.lookupBy === 'email')
+      out.push('departments are looked up by `name` (or written as ids without lookupBy)');
+    else if (m.lookupBy === 'email') {
+      // platform-shapes §9 [C]: /v3/users/lookup takes an exact name and masks emails.
+      out.push(
+        'members cannot be found by email: the platform masks emails in its user lookup. Use `lookupBy: name` (exact full name), `lookupBy: accountId`, or a `lookupTable` of email → accountId',
+      );
+    }
+  }
+  if (m.lookupTable !== undefined) {
+    if (type !== 'Collaborator' && type !== 'Department')
+      out.push(`\`lookupTable\` applies to Collaborator and Department fields, not ${type}`);
+    else if (m.lookupBy !== undefined && m.lookupBy !== 'accountId')
+      out.push('give either `lookupTable` or `lookupBy: name`, not both: the table is the whole lookup');
   }
   if (type === 'Relation') {
     if (m.relationKey === undefined || m.relationKey === '') {

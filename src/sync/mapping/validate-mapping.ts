@@ -211,7 +211,7 @@ function fingerprintOf(fields: readonly PlannedField[], order: readonly number[]
   const parts = order.map((i) => {
     const f = fields[i];
     if (f === undefined) return null;
-    const { from, value, format, timezone, createOptions, relationKey, lookupBy } = f.mapping;
+    const { from, value, format, timezone, createOptions, relationKey, lookupBy, lookupTable } = f.mapping;
     return [
       f.id,
       f.type,
@@ -222,6 +222,7 @@ function fingerprintOf(fields: readonly PlannedField[], order: readonly number[]
       createOptions ?? false,
       relationKey ?? null,
       lookupBy ?? null,
+      lookupTable ?? null,
     ];
   });
   return createHash('sha1')

@@ -1,0 +1,161 @@
+/**
+ * The platform lookups a run's mapping needs: members and departments by exact name,
+ * related rows by the related worksheet's key. Each distinct name is asked once per run,
+ * misses included (the platform has no list-all lookup: `/v3/users/lookup` needs an
+ * exact `name`, platform-shapes §9 [C]), so a name on 10,000 rows costs one request.
+ */
+import type { PlatformClient } from '../api/create-platform-client.ts';
+import { ConfigError } from '../api/errors.ts';
+import { iterateRows } from '../api/rows/iterate-rows.ts';
+import { createRowNormaliser } from '../api/rows/normalise-row.ts';
+import type { Filter, WireRow, WorksheetStructure } from '../api/types.ts';
+import { createReferenceCache } from './mapping/reference-cache.ts';
+import type { ReferenceLookups } from './mapping/resolve-references.ts';
+import type { NormalisedRow } from './types.ts';
+
+const LOOKUP_CHUNK = 100;
+
+/** A filter matching rows whose `field` equals any of `values`: a group at the top, as the platform wants (platform-shapes §8 [L]). */
+export function anyOf(field: string, values: readonly string[]): Filter {
+  return {
+    type: 'group',
+    logic: 'OR',
+    children: values.map((value) => ({ type: 'condition', field, operator: 'eq', value })),
+  };
+}
+
+export function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+/** A scalar as text; objects and arrays as JSON (never "[object Object]"). */
+export function text(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value);
+}
+
+/** The entries of a lookup answer: `{users: [...]}`, `{departments: [...]}` or a bare list. */
+function entriesOf(data: unknown, key: string): Array<Record<string, unknown>> {
+  if (Array.isArray(data)) return data as Array<Record<string, unknown>>;
+  if (typeof data === 'object' && data !== null) {
+    const value = (data as Record<string, unknown>)[key];
+    if (Array.isArray(value)) return value as Array<Record<string, unknown>>;
+  }
+  return [];
+}
+
+/** The one id whose name is exactly `name`; two different people of that name match nobody. */
+function onlyMatch(entries: Array<Record<string, unknown>>, name: string, idKeys: string[], nameKeys: string[]) {
+  const ids = new Set<string>();
+  for (const entry of entries) {
+    // The export's example writes id/name, its schema accountId/fullname [C]: accept both.
+    const entryName = nameKeys.map((k) => entry[k]).find((v) => typeof v === 'string');
+    const id = idKeys.map((k) => entry[k]).find((v) => typeof v === 'string' && v !== '');
+    if (entryName === name && typeof id === 'string') ids.add(id);
+  }
+  return ids.size === 1 ? [...ids][0] : undefined;
+}
+
+/** Reads rows of any worksheet of the app, keyed by field id and alias (structures read once). */
+export function createRowReader(client: PlatformClient) {
+  const structures = new Map<string, Promise<WorksheetStructure>>();
+  const normalisers = new Map<string, (row: WireRow) => NormalisedRow>();
+  const structureOf = (worksheet: string): Promise<WorksheetStructure> => {
+    let found = structures.get(worksheet);
+    if (found === undefined) {
+      found = client.worksheets.get(worksheet);
+      structures.set(worksheet, found);
+      found.catch(() => structures.delete(worksheet));
+    }
+    return found;
+  };
+  return {
+    structureOf,
+    /** Seeds the reader with a structure already read (the target's). */
+    know(structure: WorksheetStructure, alsoAs?: string): void {
+      structures.set(structure.id, Promise.resolve(structure));
+      if (alsoAs !== undefined) structures.set(alsoAs, Promise.resolve(structure));
+    },
+    async list(worksheet: string, filter: Filter, fields?: string[]): Promise<NormalisedRow[]> {
+      const structure = await structureOf(worksheet);
+      let normalise = normalisers.get(structure.id);
+      if (normalise === undefined) {
+        normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
+        normalisers.set(structure.id, normalise);
+      }
+      const out: NormalisedRow[] = [];
+      for await (const row of iterateRows((body) => client.rows.list(structure.id, body), {
+        filter,
+        ...(fields === undefined ? {} : { fields }),
+      })) {
+        out.push(normalise(row));
+      }
+      return out;
+    },
+  };
+}
+
+export type RowReader = ReturnType<typeof createRowReader>;
+
+/** Lookups for one run; keep the result for the whole run so each name is asked once. */
+export function createReferenceLookups(client: PlatformClient, reader: RowReader): ReferenceLookups {
+  const orgId = client.organisation.orgId;
+  const byName = new Map<string, Promise<string | undefined>>();
+
+  function ask(kind: 'users' | 'departments', name: string): Promise<string | undefined> {
+    const memo = `${kind}\u0000${name}`;
+    let found = byName.get(memo);
+    if (found === undefined) {
+      const query = { name, ...(orgId === undefined ? {} : { orgId }) };
+      found =
+        kind === 'users'
+          ? client.lookups
+              .users(query)
+              .then((data) => onlyMatch(entriesOf(data, 'users'), name, ['accountId', 'id'], ['fullname', 'name']))
+          : client.lookups
+              .departments(query)
+              .then((data) => onlyMatch(entriesOf(data, 'departments'), name, ['id', 'departmentId'], ['name', 'departmentName']));
+      byName.set(memo, found);
+      // A failed request is not an answer: the next batch asks again.
+      found.catch(() => byName.delete(memo));
+    }
+    return found;
+  }
+
+  async function byNames(kind: 'users' | 'departments', values: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const answers = await Promise.all(values.map(async (value) => [value, await ask(kind, value)] as const));
+    for (const [value, id] of answers) if (id !== undefined) found.set(value, id);
+    return found;
+  }
+
+  return {
+    cache: createReferenceCache(),
+    async lookupMembers(by, values) {
+      // validateMapping refuses `email` (masked by the platform); the table covers it.
+      if (by !== 'name') return new Map();
+      return byNames('users', values);
+    },
+    lookupDepartments: async (values) => byNames('departments', values),
+    async lookupRelations(relatedWorksheet, relatedKey, values) {
+      const structure = await reader.structureOf(relatedWorksheet);
+      const keyField = structure.fields.find((f) => f.id === relatedKey || (f.alias !== undefined && f.alias === relatedKey));
+      if (keyField === undefined) {
+        const names = structure.fields.map((f) => (f.alias !== undefined && f.alias !== '' ? f.alias : f.id));
+        throw new ConfigError(
+          `relationKey "${relatedKey}" is not a field of the related worksheet ${structure.name} (${structure.id}); its fields: ${names.join(', ')}`,
+        );
+      }
+      const found = new Map<string, string>();
+      for (const part of chunks(values, LOOKUP_CHUNK)) {
+        for (const row of await reader.list(structure.id, anyOf(keyField.id, part), [keyField.id])) {
+          const value = row.values[keyField.id];
+          if (value !== undefined && value !== null) found.set(text(value), row.id);
+        }
+      }
+      return found;
+    },
+  };
+}
