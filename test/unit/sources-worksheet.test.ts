@@ -5,7 +5,15 @@ import type { NormalisedRow } from '../../src/sync/types.ts';
 import { collect, rejection } from '../fixtures/sources/source-test-kit.ts';
 
 const rows: NormalisedRow[] = [
-  { id: 'r1', values: { name: 'A', seq: '3' }, updatedAt: new Date('2024-01-01T00:00:00.000Z'), system: {} },
+  {
+    id: 'r1',
+    values: { name: 'A', seq: '3' },
+    createdAt: new Date('2023-12-31T23:00:00.000Z'),
+    updatedAt: new Date('2024-01-01T00:00:00.000Z'),
+    createdBy: { accountId: 'acc-1', fullname: 'Ada Admin' },
+    owner: { accountId: 'acc-2', fullname: 'Ben Sales' },
+    system: { _autoId: 7 },
+  },
   { id: 'r2', values: { name: 'B', seq: '12' }, updatedAt: new Date('2024-02-01T00:00:00.000Z'), system: {} },
   { id: 'r3', values: { name: 'C' }, system: {} },
 ];
@@ -29,11 +37,38 @@ describe('worksheet source', () => {
       ),
     );
     expect(seen).toEqual([{ worksheet: 'orders', view: 'v1', filter, fields: ['name'], credentialsEnvPrefix: 'OTHER_' }]);
+    const none = { _createdAt: null, _createdBy: null, _updatedBy: null, _owner: null };
     expect(items).toEqual([
-      { data: { name: 'A', seq: '3' }, position: { index: 0, id: 'r1' }, cursor: '2024-01-01T00:00:00.000Z' },
-      { data: { name: 'B', seq: '12' }, position: { index: 1, id: 'r2' }, cursor: '2024-02-01T00:00:00.000Z' },
-      { data: { name: 'C' }, position: { index: 2, id: 'r3' } },
+      {
+        data: {
+          name: 'A',
+          seq: '3',
+          rowid: 'r1',
+          _id: 'r1',
+          _autoId: 7,
+          _createdAt: '2023-12-31T23:00:00.000Z',
+          _updatedAt: '2024-01-01T00:00:00.000Z',
+          _createdBy: 'Ada Admin',
+          _updatedBy: null,
+          _owner: 'Ben Sales',
+        },
+        position: { index: 0, id: 'r1' },
+        cursor: '2024-01-01T00:00:00.000Z',
+      },
+      {
+        data: { name: 'B', seq: '12', rowid: 'r2', _id: 'r2', ...none, _updatedAt: '2024-02-01T00:00:00.000Z' },
+        position: { index: 1, id: 'r2' },
+        cursor: '2024-02-01T00:00:00.000Z',
+      },
+      { data: { name: 'C', rowid: 'r3', _id: 'r3', ...none, _updatedAt: null }, position: { index: 2, id: 'r3' } },
     ]);
+  });
+
+  it('hands over the system fields as user objects with values: raw', async () => {
+    const items = await collect(
+      createSource({ type: 'worksheet', worksheet: 'w', values: 'raw' }, { env: {}, baseDir: '/', readWorksheetRows: reader([]) }),
+    );
+    expect(items[0]?.data).toMatchObject({ _owner: { accountId: 'acc-2', fullname: 'Ben Sales' } });
   });
 
   it('with since reads only rows past it, by updatedAt or by the cursor field', async () => {

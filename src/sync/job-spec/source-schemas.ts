@@ -106,12 +106,25 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
     });
 }
 
-const conditionSchema = z.strictObject({
-  type: z.literal('condition'),
-  field: nonEmptyString,
-  operator: z.enum(FILTER_OPERATORS),
-  value: z.unknown().optional(),
-});
+const conditionSchema = z
+  .strictObject({
+    type: z.literal('condition'),
+    field: nonEmptyString,
+    operator: z.enum(FILTER_OPERATORS),
+    value: z.unknown().optional(),
+  })
+  .superRefine((condition, ctx) => {
+    // The fact sheet (platform-shapes §8, platform-notes §3) has the platform drop
+    // conditions it does not apply on row lists and answer with every row: a pull would
+    // read the whole table where the job meant a part of it.
+    if (condition.operator === 'isempty' || condition.operator === 'isnotempty') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operator'],
+        message: `${condition.operator} is ignored by the platform on row lists (every row would come back); filter on a value instead, e.g. operator: eq`,
+      });
+    }
+  });
 
 // A getter makes the group recursive; zod emits it as a $ref in the JSON Schema.
 const groupSchema = z.strictObject({
@@ -133,6 +146,10 @@ const worksheetSource = z.strictObject({
   credentialsEnvPrefix: envPrefix
     .optional()
     .describe("Read another app's worksheet with credentials from env vars with this prefix."),
+  values: z
+    .enum(['person', 'raw'])
+    .optional()
+    .describe('person (default): option texts, member names, relation titles, numbers; raw: the platform read shapes.'),
 });
 
 /** Where a job reads its records. */

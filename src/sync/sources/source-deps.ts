@@ -10,6 +10,8 @@ export interface WorksheetReadQuery {
   fields?: string[];
   /** Passed through so the engine can pick the other application's credentials. */
   credentialsEnvPrefix?: string;
+  /** @defaultValue 'person' */
+  values?: 'person' | 'raw';
   signal?: AbortSignal;
 }
 

@@ -121,6 +121,11 @@ export interface WorksheetSourceSpec {
   fields?: string[];
   /** Prefix of the environment variables holding the other application's credentials. */
   credentialsEnvPrefix?: string;
+  /**
+   * `person`: option texts, member names, relation titles, numbers as numbers (see
+   * person-values.ts); `raw`: the platform's read shapes as received. @defaultValue 'person'
+   */
+  values?: 'person' | 'raw';
 }
 
 export type SourceSpec =

@@ -1,7 +1,11 @@
 /**
  * Worksheet source: rows of another application's worksheet, read through the injected
  * `readWorksheetRows` (the engine wires it to that application's API client; credentials
- * are its concern). `data` is the row's field values; `position.id` is the row id.
+ * are its concern). `data` is the row's field values, keyed by field id and alias, plus
+ * the system fields a job may map: `rowid` (also `_id`), `_createdAt` and `_updatedAt`
+ * (ISO 8601 instants), `_createdBy`, `_updatedBy` and `_owner` (the person's name, or
+ * the user object with `values: raw`), and the others as received (`_autoId`).
+ * `position.id` is the row id.
  *
  * The cursor is the job's cursor field when the row has it, else the row's `updatedAt`
  * (ISO string). Rows are filtered client-side against `since` (and `until` for a backfill
@@ -12,6 +16,7 @@ import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
 import { isEmptyCursor, isInCursorRange } from './cursor-filter.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
+import type { NormalisedRow } from '../types.ts';
 
 // Names a job may use for the row's modification time rather than a field of its own.
 const UPDATED_AT_NAMES = new Set(['_updatedAt', 'utime', 'updatedAt']);
@@ -28,6 +33,7 @@ export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: Sour
     ...(spec.filter === undefined ? {} : { filter: spec.filter }),
     ...(spec.fields === undefined ? {} : { fields: spec.fields }),
     ...(spec.credentialsEnvPrefix === undefined ? {} : { credentialsEnvPrefix: spec.credentialsEnvPrefix }),
+    ...(spec.values === undefined ? {} : { values: spec.values }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
   const field = deps.cursorField;
@@ -38,9 +44,26 @@ export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: Sour
     const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
     if (!isInCursorRange(cursor, deps)) continue;
     yield {
-      data: { ...row.values },
+      data: { ...row.values, ...systemData(row, spec.values === 'raw') },
       position: { index: index++, id: row.id },
       ...(isEmptyCursor(cursor) ? {} : { cursor }),
     };
   }
+}
+
+type UserRef = NonNullable<NormalisedRow['owner']>;
+
+/** The row's system fields under the names a job maps them by. */
+function systemData(row: NormalisedRow, raw: boolean): Record<string, unknown> {
+  const user = (ref: UserRef | undefined) => (ref === undefined ? null : raw ? ref : (ref.fullname ?? ref.accountId));
+  return {
+    ...row.system,
+    rowid: row.id,
+    _id: row.id,
+    _createdAt: row.createdAt?.toISOString() ?? null,
+    _updatedAt: row.updatedAt?.toISOString() ?? null,
+    _createdBy: user(row.createdBy),
+    _updatedBy: user(row.updatedBy),
+    _owner: user(row.owner),
+  };
 }
