@@ -253,3 +253,37 @@ describe('groupChangeSets', () => {
     expect(groups.map((g) => g.rowIds)).toEqual([['r1'], ['r2']]);
   });
 });
+
+describe('attachments compare by file name, in the read shape the platform answers with', () => {
+  const withFiles: WorksheetStructure = {
+    id: 'ws',
+    name: 'Docs',
+    fields: [
+      { id: 'f_no', name: 'No', alias: 'no', type: 'Text' },
+      { id: 'f_files', name: 'Files', alias: 'files', type: 'Attachment' },
+    ],
+  };
+  const filePlan = validateMapping(
+    [
+      { target: 'no', from: 'no' },
+      { target: 'files', from: 'files' },
+    ],
+    withFiles,
+    { mode: 'upsert', key: 'no' },
+  );
+  const written = mapRecord(filePlan, { no: '1', files: 'https://src.example/docs/site-plan.pdf' });
+  if (!written.ok) throw new Error('mapping failed');
+
+  it('an unchanged attachment (read back as file_name + downloadUrl) is not uploaded again', () => {
+    const read = row({
+      f_no: '1',
+      files: [{ file_id: 'x', file_name: 'site-plan.pdf', file_size: 1024, downloadUrl: 'https://platform.example/dl/x' }],
+    });
+    expect(rowMatches(filePlan, written.fields, read).same).toBe(true);
+  });
+
+  it('a different file name is a change', () => {
+    const read = row({ f_no: '1', files: [{ file_id: 'y', file_name: 'old.pdf', downloadUrl: 'https://platform.example/dl/y' }] });
+    expect(rowMatches(filePlan, written.fields, read).changed.map((f) => f.id)).toEqual(['f_files']);
+  });
+});

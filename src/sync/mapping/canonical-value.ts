@@ -125,7 +125,9 @@ function idItem(item: unknown): string {
 function attachmentItem(item: unknown): string {
   if (typeof item === 'object' && item !== null) {
     const o = item as Record<string, unknown>;
-    const name = o.name ?? o.originalFileName ?? o.originalFilename ?? o.fileName ?? o.filename;
+    // The written form is {name, url}; reads are {file_id, file_name, file_size,
+    // downloadUrl} (platform-shapes §6 [L]), or fileName in other guides [U].
+    const name = o.name ?? o.file_name ?? o.originalFileName ?? o.originalFilename ?? o.fileName ?? o.filename;
     if (typeof name === 'string') return name;
   }
   return `?${scalarText(item)}`;
