@@ -6,6 +6,7 @@ import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
+import { MYSQL_WALL_CLOCK_TYPES } from './sql-wall-clock-types.ts';
 
 const mysqlDialect: SqlDialect = {
   name: 'mysql',
@@ -26,7 +27,7 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
   try {
     // Exact strings for BIGINT/DECIMAL (as pg gives them), and UTC both in the driver and in
     // the session, so TIMESTAMP cursor text means the same instant on every run.
-    connection = await mysql.createConnection({ uri: url, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true });
+    connection = await mysql.createConnection({ uri: url, timezone: 'Z', dateStrings: MYSQL_WALL_CLOCK_TYPES, supportBigNumbers: true, bigNumberStrings: true });
     await connection.query("SET time_zone = '+00:00'");
   } catch (err) {
     await connection?.end().catch(() => undefined);

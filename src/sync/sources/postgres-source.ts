@@ -6,6 +6,7 @@ import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
+import { pgWallClockTypes } from './sql-wall-clock-types.ts';
 
 const postgresDialect: SqlDialect = {
   name: 'postgres',
@@ -19,7 +20,7 @@ export async function* readPostgresSource(spec: PostgresSourceSpec, deps: Source
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'postgres source');
   const secrets = urlSecrets(url);
   const who = `postgres source (${spec.urlEnv})`;
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, types: pgWallClockTypes });
   // A dropped connection emits 'error' on the client; without a listener it would crash
   // the worker. The pending query rejects as well, and that is where it is reported.
   client.on('error', () => undefined);
