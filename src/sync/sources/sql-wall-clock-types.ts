@@ -14,12 +14,12 @@ const PG_TIMESTAMP = 1114;
 const asText = (value: string): string => value;
 
 /** The `types` option of a pg Client: zone-less dates and timestamps as their text. */
-export const pgWallClockTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+export const pgWallClockTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === PG_DATE || oid === PG_TIMESTAMP) return asText;
-    return pg.types.getTypeParser(oid, format);
-  },
-} as unknown as pg.CustomTypesConfig;
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 /** The `dateStrings` option of a mysql2 connection: zone-less types as their text. */
 export const MYSQL_WALL_CLOCK_TYPES: Array<'DATE' | 'DATETIME'> = ['DATE', 'DATETIME'];
