@@ -63,7 +63,9 @@ export function resolveBaseUrl(options: { baseUrl?: string; privateHost?: string
   if (url.username || url.password) {
     throw new ConfigError('API base URL must not carry credentials: use ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token');
   }
-  return url.toString().replace(/\/+$/, '');
+  // Paths carry their own /v3 (platform-notes §1): a base URL copied with it would ask
+  // for /v3/v3/... and get 404s, so a trailing /v3 is dropped here.
+  return url.toString().replace(/\/+$/, '').replace(/\/v3$/i, '');
 }
 
 function buildUrl(baseUrl: string, path: string, query: TransportRequest['query']): string {

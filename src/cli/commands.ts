@@ -3,6 +3,7 @@ import type { CliCommand } from './io.ts';
 /** Command name → lazy loader, so `rowbridge validate` does not load BullMQ. */
 export const commands: Record<string, () => Promise<CliCommand>> = {
   validate: () => import('./validate.ts'),
+  check: () => import('./check.ts'),
   plan: () => import('./plan.ts'),
   run: () => import('./run.ts'),
   enqueue: () => import('./enqueue.ts'),
@@ -16,6 +17,8 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
 
 const SUMMARY: Record<string, string> = {
   validate: 'validate JOB                        check a job spec',
+  check: 'check [JOB] [--json]                reach the platform, authenticate, list worksheets; with JOB its\n' +
+    '                                      worksheet, mapping, one page of rows and the time zone',
   plan: 'plan JOB [--json]                   dry run: what a run would create, update, delete',
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
   enqueue: 'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',

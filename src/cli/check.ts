@@ -1,0 +1,111 @@
+/**
+ * `rowbridge check [JOB] [--json]`: reaches the platform, authenticates, reads the app
+ * and its worksheets; for a job also its worksheet, its mapping against the structure,
+ * one page of rows and the time zone in use. Needs no Redis. Exit 0 when every step
+ * passed, 1 when one failed, 64 on misuse.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { credentialsFromEnv, loadSettings } from '../../config/settings.ts';
+import type { Credentials } from '../api/auth.ts';
+import { createPlatformClient } from '../api/create-platform-client.ts';
+import type { PlatformClient } from '../api/create-platform-client.ts';
+import { resolveBaseUrl } from '../api/transport.ts';
+import { checkJob, checkPlatform, settingsFailure } from '../sync/check-setup.ts';
+import type { CheckStep, ConnectionFacts } from '../sync/check-setup.ts';
+import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { parseCliArgs, UsageError } from './args.ts';
+import { EXIT } from './io.ts';
+import type { CliIo } from './io.ts';
+import { resolveJobArg } from './open-runtime.ts';
+
+const USAGE = `usage: rowbridge check [JOB] [--json]
+
+  Reaches ROWBRIDGE_API_URL, authenticates, reads the app and lists its worksheets.
+  With JOB also reads the job's worksheet, checks the mapping against its structure,
+  reads one page of rows and shows the time zone in use. Exit 0 all good, 1 a problem.
+  --json  print {"ok": boolean, "steps": [{name, ok, detail}]}
+`;
+
+function methodOf(credentials: Credentials, prefix: string): { method: string; headers: string } {
+  switch (credentials.kind) {
+    case 'appkey':
+      return { method: 'app key + sign', headers: `${prefix}Appkey, ${prefix}Sign` };
+    case 'token':
+      return { method: 'personal token', headers: `Authorization: Bearer, ${prefix}Appid` };
+    case 'oauth':
+      return { method: 'OAuth', headers: `Authorization: Bearer, ${prefix}Appid` };
+  }
+}
+
+function table(steps: readonly CheckStep[]): string {
+  const width = Math.max(...steps.map((s) => s.name.length), 5);
+  const lines = [`${'check'.padEnd(width)}  result  detail`];
+  for (const s of steps) lines.push(`${s.name.padEnd(width)}  ${s.ok ? 'ok    ' : 'FAILED'}  ${s.detail}`);
+  return lines.join('\n');
+}
+
+async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckStep[]> {
+  let spec: JobSpec | undefined;
+  let file: string | undefined;
+  let client: PlatformClient;
+  let facts: ConnectionFacts;
+  try {
+    const settings = loadSettings(io.env);
+    if (jobArg !== undefined) {
+      const job = resolveJobArg(jobArg, io);
+      const dir = job.jobsDir ?? settings.jobsDir ?? 'jobs';
+      const base = path.resolve(io.cwd, dir, job.name);
+      file = existsSync(`${base}.yml`) && !existsSync(`${base}.yaml`) ? `${base}.yml` : `${base}.yaml`;
+      spec = await loadJobSpec(file);
+    }
+    const prefix =
+      spec?.target?.app?.credentialsEnvPrefix ??
+      (spec?.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined) ??
+      'ROWBRIDGE_';
+    const { credentials, apiUrl } = credentialsFromEnv(io.env, prefix);
+    const baseUrl = resolveBaseUrl({ baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '' });
+    const timeZone = io.env[`${prefix}PLATFORM_TIMEZONE`]?.trim() || settings.platformTimezone;
+    facts = { apiUrl: baseUrl, ...methodOf(credentials, settings.headerPrefix), headerPrefix: settings.headerPrefix, timeZone };
+    client = createPlatformClient({
+      baseUrl,
+      credentials,
+      headerPrefix: settings.headerPrefix,
+      // A doctor answers in seconds: one retry, short timeouts.
+      connectTimeoutMs: 5_000,
+      headersTimeoutMs: 15_000,
+      retry: { retries: 1, maxRetryTimeMs: 10_000 },
+      organisation: { timeZone, orgId: settings.orgId },
+    });
+  } catch (err) {
+    return [settingsFailure(err)];
+  }
+  try {
+    const platform = await checkPlatform(client, facts);
+    if (platform.steps.some((s) => !s.ok) || spec === undefined) return platform.steps;
+    return [...platform.steps, ...(await checkJob(spec, client, facts, platform.worksheets, file))];
+  } finally {
+    await client.close().catch(() => undefined);
+    await client.limiter.stop().catch(() => undefined);
+  }
+}
+
+export async function main(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCliArgs(args, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+    if (parsed.positionals.length > 1) throw new UsageError('check takes at most one job');
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help === true) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const steps = await runChecks(io, parsed.positionals[0]);
+  const ok = steps.every((s) => s.ok);
+  io.out(parsed.values.json === true ? JSON.stringify({ ok, steps }, null, 2) : table(steps));
+  return ok ? EXIT.ok : EXIT.failure;
+}

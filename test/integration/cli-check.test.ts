@@ -1,0 +1,122 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as check } from '../../src/cli/check.ts';
+import { startEmulator } from '../../src/emulator/start-emulator.ts';
+import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
+import { captureIo } from '../helpers/capture-io.ts';
+
+/** A port nothing listens on: taken from the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('rowbridge check: a connection doctor', () => {
+  let emulator: EmulatorHandle;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    emulator = await startEmulator();
+    const app = emulator.createApp({ name: 'Field Projects' });
+    emulator.createWorksheet(app.appId, {
+      name: 'Projects',
+      alias: 'projects',
+      fields: [
+        { name: 'Code', alias: 'code', type: 'Text', required: true, isTitle: true },
+        { name: 'Budget', alias: 'budget', type: 'Number' },
+      ],
+    });
+    dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-check-'));
+    const job = (name: string, worksheet: string, fields: string) =>
+      writeFile(
+        path.join(dir, `${name}.yaml`),
+        `name: ${name}\nsource: { type: csv, path: ./p.csv }\ntarget: { worksheet: ${worksheet}, mode: upsert, key: code }\nfields: ${fields}\n`,
+      );
+    await job('good', 'projects', '{ code: Code, budget: Budget }');
+    await job('lost', 'nope', '{ code: Code }');
+    await job('typo', 'projects', '{ code: Code, budgte: Budget }');
+    env = {
+      ROWBRIDGE_API_URL: emulator.url,
+      ROWBRIDGE_APPKEY: app.appKey,
+      ROWBRIDGE_SIGN: app.sign,
+      ROWBRIDGE_HEADER_PREFIX: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
+      ROWBRIDGE_JOBS_DIR: dir,
+    };
+  });
+  afterAll(async () => {
+    await emulator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
+    const io = captureIo({ ...env, ...extra });
+    const code = await check(args, io);
+    return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };
+  }
+
+  it('a good setup: reached, authenticated, worksheets listed, mapping ok, one page read; exit 0', async () => {
+    const { code, out } = await run(['good']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^check\s+result\s+detail/);
+    expect(out).toMatch(/platform\s+ok\s+reached 127\.0\.0\.1:\d+ and authenticated/);
+    expect(out).toMatch(/app\s+ok\s+Field Projects: 1 worksheet \(Projects \(projects\)\)/);
+    expect(out).toMatch(/target worksheet\s+ok\s+Projects \(\w+\): 2 fields/);
+    expect(out).toMatch(/mapping\s+ok\s+2 fields mapped, upsert by code/);
+    expect(out).toMatch(/rows\s+ok\s+read one page: 0 rows/);
+    expect(out).toMatch(/time zone\s+ok\s+Asia\/Shanghai \(ROWBRIDGE_PLATFORM_TIMEZONE\)/);
+  });
+
+  it('--json gives the same steps as data', async () => {
+    const { code, out } = await run(['--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as { ok: boolean; steps: Array<{ name: string; ok: boolean }> };
+    expect(report.ok).toBe(true);
+    expect(report.steps.map((s) => s.name)).toEqual(['settings', 'platform', 'app']);
+  });
+
+  it('a wrong header prefix: says which prefix and method it sent, and that the platform uses HAP-; exit 1', async () => {
+    const { code, out } = await run([], { ROWBRIDGE_HEADER_PREFIX: 'XYZ-' });
+    expect(code).toBe(1);
+    expect(out).toMatch(/platform\s+FAILED\s+authentication refused \(code 10101\)/);
+    expect(out).toContain('Sent app key + sign as XYZ-Appkey, XYZ-Sign (ROWBRIDGE_HEADER_PREFIX=XYZ-)');
+    expect(out).toContain('the public platform uses the prefix HAP-');
+    expect(out).not.toContain(env.ROWBRIDGE_SIGN);
+  });
+
+  it('a missing worksheet: names it and lists the ones the app has; exit 1', async () => {
+    const { code, out } = await run(['lost']);
+    expect(code).toBe(1);
+    expect(out).toMatch(/target worksheet\s+FAILED\s+no worksheet "nope" in this app; the app has Projects \(projects\)/);
+  });
+
+  it('a mapping error: names the field and suggests the close one; exit 1', async () => {
+    const { code, out } = await run(['typo']);
+    expect(code).toBe(1);
+    expect(out).toMatch(/mapping\s+FAILED\s+budgte: no field with this id or alias in worksheet Projects.*budget/);
+  });
+
+  it('a wrong port: names the host, the port and ROWBRIDGE_API_URL; exit 1', async () => {
+    const port = await closedPort();
+    const { code, out } = await run([], { ROWBRIDGE_API_URL: `http://127.0.0.1:${port}` });
+    expect(code).toBe(1);
+    expect(out).toContain(`cannot reach 127.0.0.1:${port} (ROWBRIDGE_API_URL=http://127.0.0.1:${port})`);
+  });
+
+  it('a base URL copied with /v3 still works (paths carry their own /v3)', async () => {
+    const { code } = await run([], { ROWBRIDGE_API_URL: `${emulator.url}/v3` });
+    expect(code).toBe(0);
+  });
+
+  it('missing credentials: a settings failure naming the variables, nothing sent; exit 1', async () => {
+    const { code, out } = await run([], { ROWBRIDGE_APPKEY: '', ROWBRIDGE_SIGN: '' });
+    expect(code).toBe(1);
+    expect(out).toMatch(/settings\s+FAILED\s+no platform credentials: set ROWBRIDGE_APPKEY and ROWBRIDGE_SIGN/);
+  });
+});
