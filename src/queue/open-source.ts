@@ -7,6 +7,12 @@ import { deadLetterSource } from './dead-letter-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
+/** The zone of the platform a worksheet source reads from (undefined for other sources). */
+function platformZone(rt: Runtime, spec: JobSpec): string | undefined {
+  if (spec.source.type !== 'worksheet') return undefined;
+  return rt.clientFor(spec.source.credentialsEnvPrefix).organisation.timeZone;
+}
+
 /**
  * The records of a run: the dead letters it replays, or the job's source read past
  * the saved incremental cursor (worksheet sources read through the platform client of
@@ -26,6 +32,7 @@ export async function openSource(
       env: rt.env,
       baseDir: path.dirname(file),
       readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+      platformTimeZone: platformZone(rt, spec),
       cursorField: spec.incremental?.cursor,
       ...range,
     });
@@ -40,6 +47,7 @@ export async function openSource(
     env: rt.env,
     baseDir: path.dirname(file),
     readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+    platformTimeZone: platformZone(rt, spec),
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
   });

@@ -82,6 +82,30 @@ describe('worksheet source', () => {
     expect(byField.map((i) => [i.position.id, i.cursor])).toEqual([['r2', '12'], ['r3', undefined]]);
   });
 
+  it("reads a zone-less --from/--to on _updatedAt as the organisation's wall clock, to the second", async () => {
+    // r1 changed at 2024-01-01 08:00:00 Shanghai time (00:00:00Z), r2 at 2024-02-01 08:00:00.
+    const read = (since: string, until?: string) =>
+      collect(
+        createSource(
+          { type: 'worksheet', worksheet: 'w' },
+          {
+            env: {},
+            baseDir: '/',
+            since,
+            sinceInclusive: true,
+            ...(until === undefined ? {} : { until }),
+            cursorField: '_updatedAt',
+            platformTimeZone: 'Asia/Shanghai',
+            readWorksheetRows: reader([]),
+          },
+        ),
+      );
+    expect((await read('2024-01-01 08:00:00')).map((i) => i.position.id)).toEqual(['r1', 'r2', 'r3']);
+    expect((await read('2024-01-01 08:00:01')).map((i) => i.position.id)).toEqual(['r2', 'r3']);
+    expect((await read('2024-01-01 08:00:00', '2024-02-01 07:59:59')).map((i) => i.position.id)).toEqual(['r1']);
+    expect((await read('2024-01-01', '2024-02-01 08:00:00')).map((i) => i.position.id)).toEqual(['r1', 'r2']);
+  });
+
   it('fails clearly when the engine wired no reader', async () => {
     const err = await rejection(collect(createSource({ type: 'worksheet', worksheet: 'w' }, { env: {}, baseDir: '/' })));
     expect(err.code).toBe('SOURCE_CONFIG');

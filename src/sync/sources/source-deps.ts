@@ -53,6 +53,11 @@ export interface SourceDeps {
   cursorField?: string | undefined;
   /** Required by the worksheet source. */
   readWorksheetRows?: ReadWorksheetRows | undefined;
+  /**
+   * The organisation's zone: a zone-less `since`/`until` on a worksheet's `_updatedAt`
+   * (`--from "2025-03-18 16:00:00"`) is a wall clock of the platform, not of this process.
+   */
+  platformTimeZone?: string | undefined;
   /** Stops the read between records (and aborts http requests in flight). */
   signal?: AbortSignal | undefined;
   httpRetry?: HttpRetryOptions | undefined;

@@ -17,6 +17,24 @@ import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
 import { isEmptyCursor, isInCursorRange } from './cursor-filter.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import type { NormalisedRow } from '../types.ts';
+import { createZoneClock } from '../../api/zone-clock.ts';
+import type { CursorBounds } from './cursor-filter.ts';
+
+const ZONE_LESS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/** Bounds on `_updatedAt` with zone-less values read as the organisation's wall clock (ISO instants otherwise). */
+function platformBounds(deps: SourceDeps): CursorBounds {
+  const zone = deps.platformTimeZone;
+  if (zone === undefined) return deps;
+  const clock = createZoneClock(zone);
+  const instant = (value: unknown): unknown => {
+    const m = typeof value === 'string' ? ZONE_LESS.exec(value.trim()) : null;
+    if (m === null) return value;
+    const [y, mo, d, h, mi, s] = m.slice(1).map((part) => Number(part ?? 0));
+    return new Date(clock.toInstant(y!, mo!, d!, h!, mi!, s!)).toISOString();
+  };
+  return { since: instant(deps.since), sinceInclusive: deps.sinceInclusive, until: instant(deps.until) };
+}
 
 // Names a job may use for the row's modification time rather than a field of its own.
 const UPDATED_AT_NAMES = new Set(['_updatedAt', 'utime', 'updatedAt']);
@@ -38,11 +56,12 @@ export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: Sour
   };
   const field = deps.cursorField;
   const fromUpdatedAt = field === undefined || UPDATED_AT_NAMES.has(field);
+  const bounds = fromUpdatedAt ? platformBounds(deps) : deps;
   let index = 0;
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();
     const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
-    if (!isInCursorRange(cursor, deps)) continue;
+    if (!isInCursorRange(cursor, bounds)) continue;
     yield {
       data: { ...row.values, ...systemData(row, spec.values === 'raw') },
       position: { index: index++, id: row.id },
