@@ -1,5 +1,6 @@
 /**
- * `rowbridge validate JOB...`: checks job spec files without connecting to anything.
+ * `rowbridge validate JOB...`: checks job spec files, the environment variables they name
+ * and a file source's columns, without connecting to anything.
  * JOB is a path, or a bare name looked up as jobs/NAME.yaml under the working directory.
  * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
  */
@@ -9,6 +10,7 @@ import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { parseJobSpec } from '../sync/job-spec/load-job-spec.ts';
+import { environmentProblems, fileColumnProblems } from '../sync/job-environment.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
@@ -32,7 +34,7 @@ function displayPath(file: string, cwd: string): string {
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel;
 }
 
-async function check(arg: string, cwd: string): Promise<Outcome> {
+async function check(arg: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   const path = jobPath(arg, cwd);
   const file = displayPath(path, cwd);
   let text: string;
@@ -43,12 +45,16 @@ async function check(arg: string, cwd: string): Promise<Outcome> {
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     return { file, issues: [{ file, path: '', message: `cannot be read: ${reason}` }] };
   }
+  let spec: JobSpec;
   try {
-    return { file, spec: parseJobSpec(text, file) };
+    spec = parseJobSpec(text, file);
   } catch (error) {
     if (error instanceof JobSpecError) return { file, issues: error.issues };
     throw error;
   }
+  // Beyond the text: the variables the job names, and a file source's columns.
+  const found = [...environmentProblems(spec, env), ...(await fileColumnProblems(spec, path, env))];
+  return found.length === 0 ? { file, spec } : { file, issues: found.map((p) => ({ file, ...p })) };
 }
 
 function summary(spec: JobSpec): string {
@@ -81,7 +87,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   }
 
   const outcomes: Outcome[] = [];
-  for (const job of jobs) outcomes.push(await check(job, io.cwd));
+  for (const job of jobs) outcomes.push(await check(job, io.cwd, io.env));
   const issues = outcomes.flatMap((outcome) => ('issues' in outcome ? outcome.issues : []));
 
   if (json) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createWorksheetReader } from '../sync/read-worksheet-rows.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { checkSourceColumns } from '../sync/source-columns.ts';
 import { createSource } from '../sync/sources/create-source.ts';
 import type { SourceRecord } from '../sync/types.ts';
 import { deadLetterSource } from './dead-letter-source.ts';
@@ -28,14 +29,14 @@ export async function openSource(
 ): Promise<AsyncIterable<SourceRecord>> {
   if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
   if (range !== undefined) {
-    return createSource(spec.source, {
+    return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, {
       env: rt.env,
       baseDir: path.dirname(file),
       readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
       platformTimeZone: platformZone(rt, spec),
       cursorField: spec.incremental?.cursor,
       ...range,
-    });
+    }));
   }
   const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
   // Rows can arrive after a run with the very cursor value it saved (same timestamp).
@@ -43,13 +44,13 @@ export async function openSource(
   // unchanged and cost no request, the late ones land. Append would write them twice.
   const mode = spec.target?.mode;
   const sinceInclusive = saved !== undefined && (mode === 'upsert' || mode === 'update');
-  return createSource(spec.source, {
+  return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, {
     env: rt.env,
     baseDir: path.dirname(file),
     readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
     platformTimeZone: platformZone(rt, spec),
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
-  });
+  }));
 }
 

@@ -1,0 +1,131 @@
+/**
+ * A mapped source column the source does not have is a typo, and written as is it
+ * blanks a worksheet field on every row (`tier: { from: teir }` cleared Tier on 4,998
+ * rows). So the first records are read before anything is written, and a column that
+ * none of them has stops the run as a configuration error naming the column, the field
+ * and the columns the source does have.
+ */
+import { ConfigError } from '../api/errors.ts';
+import type { SourceSpec } from './sources/source-spec.ts';
+import type { SourceItem } from './sources/source-error.ts';
+import type { FieldMapping } from './types.ts';
+
+/** Records read before the columns are judged (sparse JSON may omit a key in some). */
+export const COLUMN_SAMPLE = 100;
+
+/** Sources whose every record has the same columns: the first record tells them all. */
+const FIXED_COLUMNS: ReadonlySet<SourceSpec['type']> = new Set(['csv', 'postgres', 'mysql', 'worksheet']);
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
+
+function closest(name: string, columns: readonly string[]): string | undefined {
+  let best: { column: string; d: number } | undefined;
+  for (const column of columns) {
+    const d = distance(name.toLowerCase(), column.toLowerCase());
+    if (d <= Math.max(2, Math.floor(name.length / 3)) && (best === undefined || d < best.d)) best = { column, d };
+  }
+  return best?.column;
+}
+
+function describe(spec: SourceSpec): string {
+  switch (spec.type) {
+    case 'csv':
+    case 'ndjson':
+    case 'json':
+      return `${spec.type} source ${spec.path}`;
+    case 'http':
+      return 'http source';
+    case 'postgres':
+    case 'mysql':
+      return `${spec.type} source (${spec.urlEnv})`;
+    case 'worksheet':
+      return `worksheet source ${spec.worksheet}`;
+  }
+}
+
+/**
+ * The mappings whose `from` column none of `samples` has; for sources without a fixed
+ * set of columns a mapping with a `default` may name a column that is absent.
+ */
+export function missingColumns(
+  spec: SourceSpec,
+  mappings: readonly FieldMapping[],
+  samples: ReadonlyArray<Readonly<Record<string, unknown>>>,
+): { missing: FieldMapping[]; columns: string[] } {
+  const columns = new Set<string>();
+  for (const data of FIXED_COLUMNS.has(spec.type) ? samples.slice(0, 1) : samples) {
+    for (const key of Object.keys(data)) columns.add(key);
+  }
+  const missing = mappings.filter(
+    (m) => m.from !== undefined && !columns.has(m.from) && (FIXED_COLUMNS.has(spec.type) || !('default' in m)),
+  );
+  return { missing, columns: [...columns] };
+}
+
+/** The configuration error for missing columns, or undefined when every column is there. */
+export function missingColumnsError(
+  job: string,
+  spec: SourceSpec,
+  mappings: readonly FieldMapping[],
+  samples: ReadonlyArray<Readonly<Record<string, unknown>>>,
+): ConfigError | undefined {
+  if (samples.length === 0) return undefined;
+  const { missing, columns } = missingColumns(spec, mappings, samples);
+  if (missing.length === 0) return undefined;
+  const shown = columns.filter((c) => !c.startsWith('_')).slice(0, 30);
+  const lines = missing.map((m) => {
+    const hint = closest(m.from ?? '', columns);
+    return `  - ${m.target}: { from: ${m.from} }: no such column${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
+  });
+  return new ConfigError(
+    `job ${job}: the ${describe(spec)} has no column${missing.length === 1 ? '' : 's'} the mapping reads; nothing was written:\n` +
+      `${lines.join('\n')}\n  its columns: ${shown.join(', ')}${columns.length > shown.length ? ', ...' : ''}`,
+  );
+}
+
+/**
+ * Passes the records of `source` through once the first {@link COLUMN_SAMPLE} of them
+ * (or all, when fewer) have every mapped column; throws before yielding anything
+ * otherwise, so no batch of a mistyped mapping is ever written.
+ */
+export async function* checkSourceColumns(
+  job: string,
+  spec: SourceSpec,
+  mappings: readonly FieldMapping[],
+  source: AsyncIterable<SourceItem>,
+): AsyncGenerator<SourceItem> {
+  const iterator = source[Symbol.asyncIterator]();
+  const buffered: SourceItem[] = [];
+  const samples: Array<Record<string, unknown>> = [];
+  try {
+    while (samples.length < COLUMN_SAMPLE) {
+      const next = await iterator.next();
+      if (next.done === true) break;
+      buffered.push(next.value);
+      if (next.value.error === undefined) samples.push(next.value.data);
+    }
+    const problem = missingColumnsError(job, spec, mappings, samples);
+    if (problem !== undefined) throw problem;
+    yield* buffered;
+    buffered.length = 0;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
