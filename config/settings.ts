@@ -57,7 +57,7 @@ export const SETTINGS = {
   oauthClientId: { env: 'ROWBRIDGE_OAUTH_CLIENT_ID', description: 'OAuth client id', parse: text },
   oauthClientSecret: { env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET', description: 'OAuth client secret', secret: true, parse: text },
   oauthRefreshToken: { env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN', description: 'OAuth refresh token', secret: true, parse: text },
-  headerPrefix: { env: 'ROWBRIDGE_HEADER_PREFIX', description: 'authentication header prefix', default: 'APP-', parse: text },
+  headerPrefix: { env: 'ROWBRIDGE_HEADER_PREFIX', description: 'authentication header prefix (the public platform: HAP-)', default: 'HAP-', parse: text },
   platformTimezone: { env: 'ROWBRIDGE_PLATFORM_TIMEZONE', description: 'the organisation\'s time zone: zone-less platform timestamps are read in it and Date/DateTime/Time values are written as its wall clock (the public platform: Asia/Shanghai)', default: 'Asia/Shanghai', parse: ianaZone },
   orgId: { env: 'ROWBRIDGE_ORG_ID', description: 'organisation id sent as orgId with member and department lookups (needed with a personal or OAuth token)', parse: text },
   redisUrl: { env: 'REDIS_URL', description: 'Redis for queues, budgets and state; redis+cluster://h1:p1,h2:p2 for a Redis Cluster', default: 'redis://127.0.0.1:6379', secret: true, parse: text },

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
  * caller's log level when it set one.
  */
 export function benchEnv(
-  emulator: { url: string; appKey: string; sign: string },
+  emulator: { url: string; appKey: string; sign: string; headerPrefix: string },
   name: string,
   rates: { initial: number; max: number },
 ): NodeJS.ProcessEnv {
@@ -14,6 +14,7 @@ export function benchEnv(
     ROWBRIDGE_API_URL: emulator.url,
     ROWBRIDGE_APPKEY: emulator.appKey,
     ROWBRIDGE_SIGN: emulator.sign,
+    ROWBRIDGE_HEADER_PREFIX: emulator.headerPrefix,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     ROWBRIDGE_QUEUE_PREFIX: `rbbench-${name}-${process.pid}-${randomBytes(3).toString('hex')}`,
     ROWBRIDGE_RATE: String(rates.initial),

@@ -30,6 +30,8 @@ export interface EmulatorProcessReady {
   appKey: string;
   sign: string;
   worksheetId: string;
+  /** The emulator's authentication header prefix, for ROWBRIDGE_HEADER_PREFIX. */
+  headerPrefix: string;
 }
 
 /** Its answer to `{cmd: "stats"}`. */
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     appKey: app.appKey,
     sign: app.sign,
     worksheetId,
+    headerPrefix: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
   };
   await serveJsonCommands(
     ready,

@@ -20,8 +20,15 @@ export type Credentials =
       expiresAt?: number;
     };
 
+/** The public platform's header prefix (platform-shapes §1 [C]). */
+export const DEFAULT_HEADER_PREFIX = 'HAP-';
+
 export interface AuthOptions {
-  /** Header prefix: the spec writes `APP-`; the public platform uses another. @defaultValue 'APP-' */
+  /**
+   * Header prefix. The public platform's export declares `HAP-Appkey`, `HAP-Sign`, `HAP-Appid`
+   * (platform-shapes §1 [C]); the seed spec wrote `APP-`.
+   * @defaultValue 'HAP-'
+   */
   headerPrefix?: string;
   /** Refresh this long before the access token expires. @defaultValue 60_000 */
   refreshSkewMs?: number;
@@ -74,12 +81,12 @@ function fingerprint(...parts: string[]): string {
 }
 
 /** Header values carrying credentials, for the logger's redaction list. */
-export function credentialHeaderNames(prefix = 'APP-'): string[] {
+export function credentialHeaderNames(prefix = DEFAULT_HEADER_PREFIX): string[] {
   return ['authorization', `${prefix}Sign`.toLowerCase(), `${prefix}Appkey`.toLowerCase()];
 }
 
 export function createAuth(credentials: Credentials, transport: Transport, options: AuthOptions = {}): Auth {
-  const prefix = options.headerPrefix ?? 'APP-';
+  const prefix = options.headerPrefix ?? DEFAULT_HEADER_PREFIX;
   const skew = options.refreshSkewMs ?? 60_000;
   const now = options.now ?? Date.now;
 

@@ -58,7 +58,7 @@ export interface ClientEvent {
 
 export interface ApiClientOptions extends Omit<TransportOptions, 'dispatcher'> {
   credentials: Credentials;
-  /** @defaultValue 'APP-' */
+  /** Authentication header prefix (platform-shapes §1 [C]). @defaultValue 'HAP-' */
   headerPrefix?: string;
   dispatcher?: Dispatcher;
   /** OAuth: tokens shared with the other processes of the credential (see oauth-token-store.ts). */

@@ -71,6 +71,7 @@ export async function createHarness(
     ROWBRIDGE_API_URL: emulator.url,
     ROWBRIDGE_APPKEY: app.appKey,
     ROWBRIDGE_SIGN: app.sign,
+    ROWBRIDGE_HEADER_PREFIX: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
     REDIS_URL,
     ROWBRIDGE_QUEUE_PREFIX: prefix,
     ROWBRIDGE_RATE: '400',

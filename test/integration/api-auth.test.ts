@@ -85,7 +85,7 @@ async function startOAuthServer(): Promise<OAuthServer> {
         return;
       }
       state.apiCalls += 1;
-      state.lastAppId = req.headers['app-appid'] as string | undefined;
+      state.lastAppId = req.headers['hap-appid'] as string | undefined;
       if (req.headers.authorization !== `Bearer ${state.current}`) {
         res.end(JSON.stringify({ success: false, error_code: 600100, error_msg: 'access token expired' }));
         return;

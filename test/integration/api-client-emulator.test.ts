@@ -12,6 +12,11 @@ import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 
 const fast = () => createRateLimiter({ budgetKey: `test:emu:${Math.random()}`, initialRatePerSec: 2000, maxRatePerSec: 2000, maxConcurrent: 16 });
 
+/** The emulator's header prefix (its handle gains `headerPrefix`; older ones speak APP-). */
+function prefixOf(emulator: EmulatorHandle): string {
+  return (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-';
+}
+
 describe('the client against the emulator', () => {
   let emulator: EmulatorHandle;
   let app: { appId: string; appKey: string; sign: string };
@@ -23,6 +28,7 @@ describe('the client against the emulator', () => {
     app = emulator.createApp({ name: 'client-tests' });
     client = createPlatformClient({
       baseUrl: emulator.url,
+      headerPrefix: prefixOf(emulator),
       credentials: { kind: 'appkey', appKey: app.appKey, sign: app.sign },
       limiter: fast(),
     });
@@ -100,6 +106,7 @@ describe('the client against the emulator', () => {
     emulator.setOptions({ rateLimit: { requestsPerSecond: 20, burst: 5 } });
     const paced = createPlatformClient({
       baseUrl: emulator.url,
+      headerPrefix: prefixOf(emulator),
       credentials: { kind: 'appkey', appKey: app.appKey, sign: app.sign },
       limiter: createRateLimiter({ budgetKey: `test:paced:${Math.random()}`, initialRatePerSec: 60, maxRatePerSec: 60, backoff51Ms: 200 }),
     });
@@ -118,6 +125,7 @@ describe('the client against the emulator', () => {
     const oauth = emulator.createOAuthClient([app.appId]);
     const api = createPlatformClient({
       baseUrl: emulator.url,
+      headerPrefix: prefixOf(emulator),
       credentials: { kind: 'oauth', tokenUrl: emulator.tokenUrl, ...oauth, appId: app.appId },
       limiter: fast(),
     });
@@ -137,8 +145,8 @@ describe('the client against the emulator', () => {
   it('a personal token works only with its own application', async () => {
     const token = emulator.createPersonalToken([app.appId]);
     const other = emulator.createApp({ name: 'other' });
-    const mine = createPlatformClient({ baseUrl: emulator.url, credentials: { kind: 'token', token, appId: app.appId }, limiter: fast() });
-    const theirs = createPlatformClient({ baseUrl: emulator.url, credentials: { kind: 'token', token, appId: other.appId }, limiter: fast() });
+    const mine = createPlatformClient({ baseUrl: emulator.url, headerPrefix: prefixOf(emulator), credentials: { kind: 'token', token, appId: app.appId }, limiter: fast() });
+    const theirs = createPlatformClient({ baseUrl: emulator.url, headerPrefix: prefixOf(emulator), credentials: { kind: 'token', token, appId: other.appId }, limiter: fast() });
     try {
       expect((await mine.worksheets.get(sheet.id)).id).toBe(sheet.id);
       const err = await theirs.worksheets.get(sheet.id).catch((e: unknown) => e);

@@ -571,28 +571,28 @@ const AUTH_CASES: AuthCase[] = [
   {
     name: 'app key + sign',
     credentials: { kind: 'appkey', appKey: 'key-1', sign: 'sign-secret' },
-    expected: { 'app-appkey': 'key-1', 'app-sign': 'sign-secret' },
-    absent: ['authorization', 'app-appid'],
+    expected: { 'hap-appkey': 'key-1', 'hap-sign': 'sign-secret' },
+    absent: ['authorization', 'hap-appid'],
   },
   {
     name: 'personal token with app id',
     credentials: { kind: 'token', token: 'tok-123', appId: 'app-9' },
-    expected: { authorization: 'Bearer tok-123', 'app-appid': 'app-9' },
-    absent: ['app-appkey', 'app-sign'],
+    expected: { authorization: 'Bearer tok-123', 'hap-appid': 'app-9' },
+    absent: ['hap-appkey', 'hap-sign'],
   },
   {
     name: 'app key under the X-HAP- prefix',
     credentials: { kind: 'appkey', appKey: 'key-2', sign: 'sign-2' },
     headerPrefix: 'X-HAP-',
     expected: { 'x-hap-appkey': 'key-2', 'x-hap-sign': 'sign-2' },
-    absent: ['app-appkey', 'app-sign', 'authorization'],
+    absent: ['hap-appkey', 'hap-sign', 'authorization'],
   },
   {
     name: 'token under the X-HAP- prefix',
     credentials: { kind: 'token', token: 'tok-456', appId: 'app-7' },
     headerPrefix: 'X-HAP-',
     expected: { authorization: 'Bearer tok-456', 'x-hap-appid': 'app-7' },
-    absent: ['app-appid', 'x-hap-appkey'],
+    absent: ['hap-appid', 'x-hap-appkey'],
   },
 ];
 

@@ -50,6 +50,7 @@ function instrumentClients(
     const { credentials, apiUrl } = credentialsFromEnv(h.env, prefix);
     const client = createPlatformClient({
       baseUrl: resolveBaseUrl({ baseUrl: apiUrl ?? '' }),
+      headerPrefix: h.rt.settings.headerPrefix,
       credentials,
       limiter: createRateLimiter({
         budgetKey: `${h.rt.statePrefix}:budget:metrics-test`,

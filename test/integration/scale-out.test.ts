@@ -107,6 +107,7 @@ describe('scale-out: two worker processes on one Redis', () => {
       ROWBRIDGE_QUEUE_PREFIX: PREFIX,
       ROWBRIDGE_APPKEY: app.appKey,
       ROWBRIDGE_SIGN: app.sign,
+      ROWBRIDGE_HEADER_PREFIX: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
       ROWBRIDGE_JOBS_DIR: dir,
       ROWBRIDGE_RATE: String(BUDGET),
       ROWBRIDGE_MAX_RATE: String(BUDGET),

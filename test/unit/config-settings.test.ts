@@ -10,7 +10,7 @@ describe('settings', () => {
     expect(s.apiUrl).toBe('http://x');
     expect(s.initialRate).toBe(4);
     expect(s.maxRate).toBe(50);
-    expect(s.headerPrefix).toBe('APP-');
+    expect(s.headerPrefix).toBe('HAP-');
     expect(s.redisUrl).toBe('redis://127.0.0.1:6379');
   });
 
