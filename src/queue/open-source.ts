@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { createWorksheetReader } from '../sync/read-worksheet-rows.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { prepassFileSource } from '../sync/file-prepass.ts';
 import { checkSourceColumns } from '../sync/source-columns.ts';
+import type { SourceDeps } from '../sync/sources/source-deps.ts';
 import { createSource } from '../sync/sources/create-source.ts';
 import type { SourceRecord } from '../sync/types.ts';
 import { deadLetterSource } from './dead-letter-source.ts';
@@ -44,13 +46,18 @@ export async function openSource(
   // unchanged and cost no request, the late ones land. Append would write them twice.
   const mode = spec.target?.mode;
   const sinceInclusive = saved !== undefined && (mode === 'upsert' || mode === 'update');
-  return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, {
+  const deps: SourceDeps = {
     env: rt.env,
     baseDir: path.dirname(file),
     readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
     platformTimeZone: platformZone(rt, spec),
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
-  }));
+  };
+  // A file is read through once before the first write: a broken line fails the run
+  // with nothing written, instead of after the rows above it landed.
+  const prepass = await prepassFileSource(spec.source, deps);
+  if (prepass?.records === 0) rt.logger.warn({ job: spec.name }, `the ${spec.source.type} source holds no records: nothing to write`);
+  return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, deps));
 }
 
