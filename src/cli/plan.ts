@@ -24,6 +24,7 @@ function formatPlan(job: string, plan: RunPlan): string {
     `  API calls  ${a.total} (reads ${a.reads}, batch creates ${a.batchCreates}, batch updates ${a.batchUpdates}, single updates ${a.singleUpdates}, batch deletes ${a.batchDeletes})`,
   ];
   for (const r of plan.rejects) lines.push(`  rejected ${r.position}: ${r.message}`);
+  for (const w of plan.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
 }
 

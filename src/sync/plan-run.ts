@@ -26,7 +26,16 @@ export interface RunPlan {
   deleteRefused: boolean;
   /** The first rejected records, with their reasons. */
   rejects: Array<{ position: string; message: string }>;
+  /**
+   * What a person should look at before running: a mapped column empty in every row read
+   * while the run would clear the field it fills in rows that hold a value (a misspelt or
+   * renamed column blanks a whole column of the worksheet).
+   */
+  warnings: string[];
 }
+
+const isBlank = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
 
 /**
  * A dry run: reads the worksheet's keys and the source, maps every record, compares
@@ -51,7 +60,11 @@ export async function planRun(
     apiCalls: { total: 0, reads: 1, batchCreates: 0, batchUpdates: 0, singleUpdates: 0, batchDeletes: 0 },
     deleteRefused: false,
     rejects: [],
+    warnings: [],
   };
+  // Per mapped column: rows read that hold a value in it; per field: rows it would clear.
+  const filled = new Map<string, number>();
+  const clears = new Map<string, number>();
   const existing = new Map<string, string>();
   if (ctx.mode !== 'append') {
     for await (const { key, rowId } of readWorksheetKeys(deps.client, prepared.structure, prepared.plan)) {
@@ -77,6 +90,11 @@ export async function planRun(
     deps.onProgress?.(result, progress.read);
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
+    for (const row of rows) {
+      for (const f of prepared.plan.fields) {
+        if (f.column !== undefined && !isBlank(row.source.data[f.column])) filled.set(f.column, (filled.get(f.column) ?? 0) + 1);
+      }
+    }
     reject(rows.filter((r) => failures.has(r.index)).map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })));
     const hashes: Map<string, IndexEntry> = ctx.index === undefined ? new Map<string, IndexEntry>() : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
     const candidates: Array<{ rowId: string; fields: FieldValue[] }> = [];
@@ -105,6 +123,13 @@ export async function planRun(
         const diff = row === undefined ? { same: false, changed: c.fields } : ctx.compare(c.fields, row);
         if (diff.same) result.unchanged += 1;
         else changes.push({ rowId: c.rowId, changed: diff.changed });
+        if (row !== undefined) {
+          for (const fv of diff.changed) {
+            const field = prepared.plan.byTarget.get(fv.id);
+            if (field !== undefined && isBlank(fv.value) && !isBlank(row.values[field.id] ?? row.values[field.alias ?? '']))
+              clears.set(field.id, (clears.get(field.id) ?? 0) + 1);
+          }
+        }
       }
       result.update += changes.length;
       for (const group of ctx.groupChangeSets(changes)) {
@@ -114,6 +139,13 @@ export async function planRun(
     }
   }
   result.read = progress.read;
+  for (const f of prepared.plan.fields) {
+    const cleared = clears.get(f.id) ?? 0;
+    if (f.column === undefined || result.read === 0 || (filled.get(f.column) ?? 0) > 0 || cleared === 0) continue;
+    result.warnings.push(
+      `column "${f.column}" is empty in all ${result.read} rows read, and the run would clear ${f.name} (${f.target}) on ${cleared} worksheet rows that hold a value: check the mapping`,
+    );
+  }
   if (ctx.mode === 'mirror') {
     for (const key of existing.keys()) if (!seen.has(key)) result.delete += 1;
     result.apiCalls.batchDeletes = Math.ceil(result.delete / ctx.batchSize);

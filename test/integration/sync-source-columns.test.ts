@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as planMain } from '../../src/cli/plan.ts';
 import { main as validate } from '../../src/cli/validate.ts';
 import { captureIo } from '../helpers/capture-io.ts';
 import { PG_URL, pgQuery } from '../helpers/pg.ts';
@@ -57,6 +58,29 @@ fields: { no: no, tier: { from: ${tierFrom} } }
     expect(writesAfter).toBe(writesBefore);
     expect(h.emulator.state.rows(customers).map((r) => r.values)).toEqual(before);
     expect(before.every((v) => v.tier === 'Gold')).toBe(true);
+  });
+
+  it('plan warns when a mapped column is empty in every row while the run would clear the field it fills', async () => {
+    await pgQuery(`CREATE TABLE ${SCHEMA}.renamed (no text PRIMARY KEY, tier text, level text)`);
+    await pgQuery(`INSERT INTO ${SCHEMA}.renamed SELECT 'C-' || i, NULL, 'Gold' FROM generate_series(1, 250) AS i`);
+    await h.writeJob(
+      'crm-renamed',
+      `name: crm-renamed
+source: { type: postgres, urlEnv: CRM_DB, table: ${SCHEMA}.renamed, cursorColumn: no }
+target: { worksheet: customers, mode: upsert, key: no }
+fields: { no: no, tier: { from: tier } }
+`,
+    );
+    const io = captureIo(h.env);
+    expect(await planMain(['crm-renamed'], io)).toBe(0);
+    const text = io.stdout.join('\n');
+    expect(text).toMatch(/update\s+250/);
+    expect(text).toContain(
+      'warning: column "tier" is empty in all 250 rows read, and the run would clear Tier (tier) on 250 worksheet rows that hold a value: check the mapping',
+    );
+    const json = captureIo(h.env);
+    expect(await planMain(['crm', '--json'], json)).toBe(0);
+    expect(JSON.parse(json.stdout.join('')).warnings).toEqual([]);
   });
 
   it('validate names a CSV column the file lacks, and every environment variable the job names that is not set', async () => {
