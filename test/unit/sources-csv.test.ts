@@ -34,6 +34,15 @@ describe('csv source', () => {
     }
   });
 
+  it('reads the last line of a file without a final newline', async () => {
+    await tmp.write('no-eol.csv', 'id,name\n1,Ann\n2,Bo');
+    const items = await read({ path: 'no-eol.csv' });
+    expect(items.map((i) => [i.data, i.position.line])).toEqual([
+      [{ id: '1', name: 'Ann' }, 2],
+      [{ id: '2', name: 'Bo' }, 3],
+    ]);
+  });
+
   it('skips blank lines by default and still reports the right lines', async () => {
     await tmp.write('blank.csv', 'a,b\n\n1,2\n\n\n3,4\n');
     const items = await read({ path: 'blank.csv' });

@@ -1,0 +1,196 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPlatformClient } from '../../src/api/create-platform-client.ts';
+import type { PlatformClient } from '../../src/api/create-platform-client.ts';
+import type { WorksheetStructure } from '../../src/api/types.ts';
+import { createLogger } from '../../src/ops/logger.ts';
+import { createSyncContext } from '../../src/sync/create-sync-context.ts';
+import { parseJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
+import { mapRecord } from '../../src/sync/mapping/map-record.ts';
+import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
+import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts';
+import { createRunStore } from '../../src/sync/state/run-store.ts';
+import type { SyncContext } from '../../src/sync/sync-context.ts';
+import { writeBatch } from '../../src/sync/write-batch.ts';
+import type { BatchRow } from '../../src/sync/write-batch.ts';
+import { startScriptedPlatform } from '../helpers/scripted-platform.ts';
+import type { ScriptedPlatform } from '../helpers/scripted-platform.ts';
+import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
+
+const PREFIX = `rbtest-writebatch-${process.pid}`;
+const WS = '66b2a41c9e07d35f18c4b301';
+const structure: WorksheetStructure = {
+  id: WS,
+  name: 'Items',
+  fields: [
+    { id: '66b2a41c9e07d35f18c4d501', name: 'No', alias: 'no', type: 'Text', required: true },
+    { id: '66b2a41c9e07d35f18c4d502', name: 'Name', alias: 'name', type: 'Text' },
+  ],
+};
+
+/**
+ * writeBatch, the exactly-once core, against a scripted platform and real Redis: each
+ * test walks one path where a row could be lost, written twice or blamed wrongly.
+ */
+describe('writeBatch', () => {
+  let redis: Redis;
+  let platform: ScriptedPlatform;
+  let client: PlatformClient;
+  let run = 0;
+  // Each test its own state (key index, outcomes, dead letters): a fresh prefix.
+  let prefix = PREFIX;
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteKeys(`${PREFIX}:*`);
+    await redis.quit();
+  });
+  beforeEach(async () => {
+    prefix = `${PREFIX}:${run}`;
+    platform = await startScriptedPlatform(WS);
+    client = createPlatformClient({
+      baseUrl: platform.url,
+      credentials: { kind: 'appkey', appKey: 'k', sign: 's' },
+      retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+  });
+  afterEach(async () => {
+    await client.close();
+    await client.limiter.stop();
+    await platform.close();
+  });
+
+  function context(mode: 'append' | 'upsert' | 'update', runId = `run-${++run}`): SyncContext {
+    const spec = parseJobSpec(
+      `name: items\nsource: { type: csv, path: ./x.csv }\ntarget: { worksheet: ${WS}, mode: ${mode}${mode === 'append' ? '' : ', key: no'}, batchSize: 100 }\nfields: { no: no, name: name }\n`,
+      'items.yaml',
+    );
+    const plan = validateMapping(spec.mappings, structure, { mode, key: mode === 'append' ? undefined : 'no' });
+    const deps = {
+      client,
+      redis,
+      prefix,
+      runs: createRunStore({ redis, prefix }),
+      deadLetters: createDeadLetterStore({ redis, prefix }),
+      log: createLogger({ level: 'silent' }),
+    };
+    return createSyncContext(spec, { structure, plan }, { runId, attempt: 1 }, deps);
+  }
+
+  function batch(ctx: SyncContext, names: string[], from = 0): BatchRow[] {
+    return names.map((name, i) => {
+      const index = from + i;
+      const data = { no: `N-${index}`, name };
+      const mapped = mapRecord(ctx.plan, data, { position: { index } });
+      if (!mapped.ok) throw new Error(JSON.stringify(mapped.errors));
+      return { index, source: { data, position: { index } }, mapped };
+    });
+  }
+
+  // Rows are written with field ids (the plan's FieldValue ids).
+  const NAME = structure.fields[1]!.id;
+  const NO = structure.fields[0]!.id;
+  const names = () => [...platform.rows.values()].map((r) => r[NAME]).sort();
+
+  it('isolates a row the server rejects by bisecting to that one row: the seven good rows land', async () => {
+    platform.script.badValue = 'BAD';
+    const ctx = context('append');
+    const rows = batch(ctx, ['a', 'b', 'c', 'd', 'BAD', 'f', 'g', 'h']);
+    const outcomes = await writeBatch(ctx, rows);
+    expect(names()).toEqual(['a', 'b', 'c', 'd', 'f', 'g', 'h']);
+    expect([...outcomes.values()].filter((o) => o === 'created')).toHaveLength(7);
+    expect(outcomes.get(4)).toBe('dead:invalid-row');
+    const { entries } = await ctx.deadLetters.list({ runId: ctx.runId });
+    expect(entries.map((e) => [e.source.data.name, e.errorCode])).toEqual([['BAD', 10002]]);
+  });
+
+  it('a batch create answering the wrong number of ids: the rows are reconciled by key (at once or on the retry), none written twice', async () => {
+    platform.script.shortAnswers = 1;
+    const ctx = context('upsert');
+    const rows = batch(ctx, ['a', 'b', 'c']);
+    // The writer may stop the batch (rows left pending) or treat the answer as ambiguous
+    // and reconcile at once; either way the batch's retry must not create them again.
+    const outcomes = await writeBatch(ctx, rows).catch(async (err: unknown) => {
+      expect(String(err)).toMatch(/2 row ids for 3 rows|answered 2/);
+      expect([...(await ctx.runs.getOutcomes(ctx.runId, [0, 1, 2])).values()]).toEqual(['pending', 'pending', 'pending']);
+      return writeBatch(ctx, rows);
+    });
+    expect([...outcomes.values()]).toEqual(['created', 'created', 'created']);
+    expect(platform.requests.filter((r) => r === `POST /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(1);
+    expect(names()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reconciles pending creates by key: rows that landed are found, the one that did not is created once', async () => {
+    const ctx = context('upsert');
+    const rows = batch(ctx, ['a', 'b', 'c']);
+    // A worker died mid-create: rows 0 and 1 landed, row 2 did not; all three are pending.
+    platform.rows.set('row-a', { [NO]: 'N-0', [NAME]: 'a' });
+    platform.rows.set('row-b', { [NO]: 'N-1', [NAME]: 'b' });
+    await ctx.runs.setOutcomes(ctx.runId, new Map([[0, 'pending'], [1, 'pending'], [2, 'pending']]));
+    const outcomes = await writeBatch(ctx, rows);
+    expect([...outcomes.values()]).toEqual(['created', 'created', 'created']);
+    expect(names()).toEqual(['a', 'b', 'c']);
+    const index = await ctx.index!.getMany(['N-0', 'N-1', 'N-2']);
+    expect(index.get('N-0')?.rowId).toBe('row-a');
+    expect(index.get('N-1')?.rowId).toBe('row-b');
+  });
+
+  it('ambiguous rounds: a create applied but never answered is reconciled by key, not sent twice', async () => {
+    platform.script.dropAfterApply = 1;
+    const ctx = context('upsert');
+    const outcomes = await writeBatch(ctx, batch(ctx, ['a', 'b', 'c', 'd']));
+    expect([...outcomes.values()]).toEqual(['created', 'created', 'created', 'created']);
+    expect(names()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a keyless append whose create went unanswered is dead-lettered as ambiguous, never guessed', async () => {
+    platform.script.dropAfterApply = 3;
+    const ctx = context('append');
+    const outcomes = await writeBatch(ctx, batch(ctx, ['a', 'b']));
+    expect([...outcomes.values()]).toEqual(['dead:ambiguous', 'dead:ambiguous']);
+    // Applied once by the server (the ambiguous write itself), never re-sent.
+    expect(platform.requests.filter((r) => r === `POST /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(1);
+  });
+
+  it('10007 mid-run: a matched row deleted meanwhile is created again by upsert, dead-lettered by update', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a', 'b']));
+    const [idA] = [...platform.rows.keys()];
+    platform.rows.delete(idA!);
+    const upsert = context('upsert');
+    const outcomes = await writeBatch(upsert, batch(upsert, ['a2', 'b2']));
+    expect([...outcomes.values()].sort()).toEqual(['created', 'updated']);
+    expect(names()).toEqual(['a2', 'b2']);
+
+    const [idB] = [...platform.rows.keys()];
+    platform.rows.delete(idB!);
+    const update = context('update');
+    const result = await writeBatch(update, batch(update, ['a3', 'b3']));
+    expect([...result.values()].sort()).toEqual(['dead:not-found', 'updated']);
+    const { entries } = await update.deadLetters.list({ runId: update.runId });
+    expect(entries[0]?.errorCode).toBe(10007);
+  });
+
+  it('a retried batch writes nothing again and counts each row once', async () => {
+    const ctx = context('upsert');
+    const rows = batch(ctx, ['a', 'b', 'c']);
+    await writeBatch(ctx, rows);
+    const requests = platform.requests.length;
+    const again = await writeBatch(ctx, rows);
+    expect([...again.values()]).toEqual(['created', 'created', 'created']);
+    expect(platform.requests.length).toBe(requests);
+    expect(await ctx.runs.report(ctx.runId)).toMatchObject({ created: 3, updated: 0, unchanged: 0 });
+  });
+
+  it('an unchanged re-run (a new run, same rows) is settled by the content hash with no request at all', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a', 'b', 'c']));
+    const requests = platform.requests.length;
+    const second = context('upsert');
+    const outcomes = await writeBatch(second, batch(second, ['a', 'b', 'c']));
+    expect([...outcomes.values()]).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(platform.requests.length).toBe(requests);
+  });
+});
