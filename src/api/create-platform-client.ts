@@ -85,7 +85,7 @@ export function createPlatformClient(
     chatbots: createChatbotsResource(call),
     roles: createRolesResource(call),
     knowledge: createKnowledgeResource(call),
-    lookups: createLookupsResource(call),
+    lookups: createLookupsResource(call, organisation?.orgId),
     optionsets: createOptionsetsResource(call),
     organisation: {
       timeZone: organisation?.timeZone ?? DEFAULT_PLATFORM_TIMEZONE,

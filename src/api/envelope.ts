@@ -39,16 +39,50 @@ function httpCategory(status: number, isWrite: boolean): ErrorCategory {
   return 'unknown';
 }
 
+/** The keys that make a JSON object an answer envelope in any of its spellings. */
+const ENVELOPE_KEYS = ['success', 'error_code', 'code', 'errorCode', 'state', 'data'] as const;
+
 function isEnvelope(body: unknown): body is Envelope {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  return 'success' in body || 'error_code' in body || 'code' in body;
+  return ENVELOPE_KEYS.some((key) => key in body);
+}
+
+/** The envelope's code and text, whichever spelling the answer used. */
+export interface EnvelopeStatus {
+  ok: boolean;
+  code: number | undefined;
+  message: string;
+}
+
+function numberOf(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value);
+  return undefined;
 }
 
 /**
- * Reads the platform envelope (spec §2, platform notes §1) and returns `data`, or
- * throws an ApiError with the code's category. Success is `error_code === 1`, or
- * `success === true` with code 0 (published examples do that). Business failures come
- * as HTTP 200; non-2xx answers and non-JSON bodies become ApiErrors too.
+ * Reads success, code and text from an envelope (platform-shapes §2, client rule [L]):
+ * ok when `success === true` (a missing `error_code` is normal on V3 successes); code =
+ * `error_code ?? code ?? errorCode` (the export uses all three); text = `error_msg ?? msg
+ * ?? errorMsg`. Without `success`: the worksheet-list schema omits it (ok when `data` is
+ * there and no failure code is), V1 answers `{code: 1, data}`, and the region helper
+ * `{data, state: 1}` [C].
+ */
+export function readEnvelopeStatus(env: Envelope): EnvelopeStatus {
+  const code = numberOf(env.error_code ?? env.code ?? env.errorCode);
+  const text = env.error_msg ?? env.msg ?? env.errorMsg;
+  const message = typeof text === 'string' ? text : '';
+  if (env.success === true) return { ok: true, code, message };
+  if (env.success === false) return { ok: false, code, message };
+  if (code !== undefined) return { ok: code === 1, code, message };
+  if (env.state !== undefined) return { ok: numberOf(env.state) === 1, code, message };
+  return { ok: 'data' in env, code, message };
+}
+
+/**
+ * Reads the platform envelope (platform-shapes §2) and returns `data`, or throws an
+ * ApiError with the code's category. Business failures come as HTTP 200; non-2xx
+ * answers and non-JSON bodies become ApiErrors too.
  */
 export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: boolean }): T {
   const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
@@ -56,12 +90,10 @@ export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: b
   const withRetry = retryAfterMs === undefined ? base : { ...base, retryAfterMs };
 
   if (res.json && isEnvelope(res.body)) {
-    const env = res.body;
-    const code = env.error_code ?? env.code;
-    const message = env.error_msg ?? env.msg ?? '';
-    const ok = code === 1 || (env.success === true && (code === 0 || code === undefined));
-    if (ok && res.status >= 200 && res.status < 300) return env.data as T;
-    if (typeof code === 'number' && code !== 1 && code !== 0) {
+    const { ok, code, message } = readEnvelopeStatus(res.body);
+    if (ok && res.status >= 200 && res.status < 300) return res.body.data as T;
+    // A success code beside `success: false` says nothing about what went wrong.
+    if (code !== undefined && code !== 1 && code !== 0) {
       const meaning = PLATFORM_ERROR_CODES[code]?.meaning ?? 'unknown error code';
       return throwError(`platform error ${code} (${meaning})${message ? `: ${clip(message)}` : ''}`, {
         ...withRetry,
@@ -75,11 +107,11 @@ export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: b
         category: httpCategory(res.status, ref.isWrite),
       });
     }
-    const codeText = typeof code === 'number' ? ` (error_code ${code})` : '';
+    const codeText = code === undefined ? '' : ` (error_code ${code})`;
     return throwError(`platform reported failure${codeText}${message ? `: ${clip(message)}` : ''}`, {
       ...withRetry,
       category: 'unknown',
-      ...(typeof code === 'number' ? { errorCode: code } : {}),
+      ...(code === undefined ? {} : { errorCode: code }),
     });
   }
 

@@ -1,8 +1,8 @@
 /**
- * Field types of API v3 worksheets (platform notes §4) and the filter operators each
- * family supports (platform notes §3). The spec shows numeric codes as strings ("2",
- * "11"); the public structure uses names. Both are accepted everywhere through
- * {@link fieldTypeName}.
+ * Field types of API v3 worksheets (platform-shapes §4) and the filter operators each
+ * family supports (platform-shapes §8). The structure schema types `type` as a name
+ * ("Text"); the export's own example still sends V2 integer codes (2), and the seed spec
+ * wrote code strings ("2"). All three are accepted everywhere through {@link fieldTypeName}.
  */
 
 export const FIELD_TYPE_NAMES = [
@@ -42,11 +42,22 @@ export const FIELD_TYPE_NAMES = [
   'Time',
   'OrgRole',
   'FunctionFormula',
+  'Divider',
+  'CodeScan',
+  'OCR',
+  'Role',
+  'Embed',
+  'Barcode',
+  'Button',
+  'APIQuery',
+  'QueryRecord',
+  'Section',
+  'CustomField',
 ] as const;
 
 export type FieldTypeName = (typeof FIELD_TYPE_NAMES)[number];
 
-/** Numeric wire codes → names (platform notes §4 [C]). */
+/** Numeric wire codes → names (platform-shapes §4 [C], FE `convertControl`). Any other code is `CustomField`. */
 export const FIELD_TYPE_CODES: Readonly<Record<number, FieldTypeName>> = {
   2: 'Text',
   3: 'PhoneNumber',
@@ -65,6 +76,7 @@ export const FIELD_TYPE_CODES: Readonly<Record<number, FieldTypeName>> = {
   18: 'DateRange',
   19: 'Region',
   21: 'DynamicLink',
+  22: 'Divider',
   23: 'Region',
   24: 'Region',
   25: 'AmountInWords',
@@ -81,12 +93,22 @@ export const FIELD_TYPE_CODES: Readonly<Record<number, FieldTypeName>> = {
   36: 'Checkbox',
   37: 'Rollup',
   38: 'DateFormula',
+  39: 'CodeScan',
   40: 'Location',
   41: 'RichText',
   42: 'Signature',
+  43: 'OCR',
+  44: 'Role',
+  45: 'Embed',
   46: 'Time',
+  47: 'Barcode',
   48: 'OrgRole',
+  49: 'Button',
+  50: 'APIQuery',
+  51: 'QueryRecord',
+  52: 'Section',
   53: 'FunctionFormula',
+  10010: 'RichText',
 };
 
 const NAME_TO_CODE: ReadonlyMap<FieldTypeName, number> = new Map(
@@ -97,15 +119,19 @@ const NAME_TO_CODE: ReadonlyMap<FieldTypeName, number> = new Map(
 
 const NAMES: ReadonlySet<string> = new Set(FIELD_TYPE_NAMES);
 
-/** Resolves a type given as a name ("Text"), a numeric code (2) or a code string ("2"). */
+/**
+ * Resolves a type given as a name ("Text"), a numeric code (2) or a code string ("2").
+ * A code outside the table is `CustomField` (platform-shapes §4 [C]); a name rowbridge
+ * does not know is undefined.
+ */
 export function fieldTypeName(type: string | number): FieldTypeName | undefined {
-  if (typeof type === 'number') return FIELD_TYPE_CODES[type];
+  if (typeof type === 'number') return Number.isInteger(type) ? (FIELD_TYPE_CODES[type] ?? 'CustomField') : undefined;
   if (NAMES.has(type)) return type as FieldTypeName;
-  if (/^\d+$/.test(type)) return FIELD_TYPE_CODES[Number(type)];
+  if (/^\s*\d+\s*$/.test(type)) return FIELD_TYPE_CODES[Number(type)] ?? 'CustomField';
   return undefined;
 }
 
-/** The numeric wire code of a type name. */
+/** The numeric wire code of a type name (CustomField has none). */
 export function fieldTypeCode(name: FieldTypeName): number {
   const code = NAME_TO_CODE.get(name);
   if (code === undefined) throw new Error(`field type ${name} has no code`);
@@ -248,7 +274,20 @@ export function operatorsFor(name: FieldTypeName): readonly FilterOperator[] {
     case 'Signature':
     case 'Lookup':
     case 'DynamicLink':
+    case 'CodeScan':
+    case 'OCR':
+    case 'Barcode':
+    case 'Embed':
+    case 'Role':
+    case 'QueryRecord':
+    case 'APIQuery':
       return EMPTINESS_OPS;
+    // Layout and action controls hold no value to filter on.
+    case 'Divider':
+    case 'Section':
+    case 'Button':
+    case 'CustomField':
+      return [];
   }
 }
 

@@ -6,13 +6,20 @@ import type { FilterOperator } from './field-types.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Every response is wrapped in this envelope (spec §2). Some deployments say code/msg. */
+/**
+ * Every response is wrapped in this envelope (platform-shapes §2 [C]). The export also
+ * spells the code and text `code`/`msg` and `errorCode`/`errorMsg`, and the region
+ * helper answers `{data, state: 1}`.
+ */
 export interface Envelope<T = unknown> {
   success?: boolean;
   error_code?: number;
   error_msg?: string;
   code?: number;
   msg?: string;
+  errorCode?: number;
+  errorMsg?: string;
+  state?: number;
   data?: T;
 }
 
@@ -26,16 +33,26 @@ export interface FieldOption {
   key: string;
   value: string;
   index?: number;
+  /** Deleted options stay in the structure; text-to-key mapping skips them. */
   isDeleted?: boolean;
   color?: string;
 }
 
-/** A field of `GET /v3/app/worksheets/{id}` → `fields[]` (platform notes §4). */
+/** `relation` of a Relation field (platform-shapes §4 [C]). */
+export interface FieldRelation {
+  showFields: string[];
+  bidirectional?: boolean;
+}
+
+/** A field of `GET /v3/app/worksheets/{id}` → `fields[]` (platform-shapes §4). */
 export interface WorksheetField {
   id: string;
   name: string;
   alias?: string;
-  /** A type name ("Text") or a numeric code as a string ("2"). */
+  /**
+   * The type name ("Text", "SingleSelect"). The parser turns integer codes and code
+   * strings into names; a name rowbridge does not know is kept as sent.
+   */
   type: string;
   required?: boolean;
   isUnique?: boolean;
@@ -45,17 +62,37 @@ export interface WorksheetField {
   options?: FieldOption[];
   subType?: number;
   precision?: number;
-  /** For relation fields: the related worksheet id. */
+  /** Rating maximum. */
+  max?: number;
+  /** For relation and subtable fields: the related worksheet id. */
   dataSource?: string;
+  /** For relation fields: the reverse field in the related worksheet (may be ""). */
+  sourceField?: string;
+  relation?: FieldRelation;
+  desc?: string;
+  remark?: string;
 }
 
+/** A view of a worksheet structure. `type` is a string on the wire and often absent. */
+export interface WorksheetView {
+  id: string;
+  name: string;
+  type?: string;
+}
+
+/**
+ * A worksheet structure as the sync uses it. `id` is read from the answer's
+ * `worksheetId` (the public platform's key) or `id` (the seed spec's).
+ */
 export interface WorksheetStructure {
   id: string;
   name: string;
   alias?: string;
   appId?: string;
+  desc?: string;
+  remark?: string;
   fields: WorksheetField[];
-  views?: unknown[];
+  views?: WorksheetView[];
 }
 
 /** Field definition of create-worksheet / update-structure (spec §2). */

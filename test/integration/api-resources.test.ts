@@ -40,6 +40,10 @@ interface EndpointCase {
   /** The JSON body expected; absent means no body at all. */
   body?: unknown;
   write: boolean;
+  /** `data` the server answers; absent: an echo of the request line. */
+  data?: unknown;
+  /** What the method resolves to; absent: `data` as served. */
+  result?: unknown;
 }
 
 const rowsBase = `/v3/app/worksheets/${WS_E}/rows`;
@@ -64,7 +68,20 @@ const CASES: EndpointCase[] = [
     body: { name: 'CRM' },
     write: true,
   },
-  { endpoint: 'apps.get', invoke: (c) => c.apps.get(), method: 'GET', path: '/v3/app', write: false },
+  {
+    endpoint: 'apps.get',
+    invoke: (c) => c.apps.get(),
+    method: 'GET',
+    path: '/v3/app',
+    write: false,
+    data: { appId: 'app-1', name: 'CRM', sections: [{ sectionId: 's1', name: 'S', items: [] }] },
+    result: {
+      appId: 'app-1',
+      organizationId: undefined,
+      name: 'CRM',
+      sections: [{ id: 's1', name: 'S', items: [], childSections: [] }],
+    },
+  },
   {
     endpoint: 'apps.createSections',
     invoke: (c) => c.apps.createSections({ sections: [{ name: 'S' }] }),
@@ -99,6 +116,7 @@ const CASES: EndpointCase[] = [
     path: '/v3/app/worksheets/list',
     body: {},
     write: false,
+    data: [{ id: 'w1', name: 'Orders', remark: '' }],
   },
   {
     endpoint: 'worksheets.list',
@@ -108,6 +126,7 @@ const CASES: EndpointCase[] = [
     path: '/v3/app/worksheets/list',
     body: { responseFormat: 'json' },
     write: false,
+    data: [],
   },
   {
     endpoint: 'worksheets.create',
@@ -121,6 +140,8 @@ const CASES: EndpointCase[] = [
     path: '/v3/app/worksheets',
     body: { name: 'Orders', sectionId: '', fields: [{ name: 'Title', type: '2', isTitle: true }] },
     write: true,
+    data: { worksheetId: 'ws-new' },
+    result: { id: 'ws-new' },
   },
   {
     endpoint: 'worksheets.get',
@@ -128,12 +149,14 @@ const CASES: EndpointCase[] = [
     method: 'GET',
     path: `/v3/app/worksheets/${WS_E}`,
     write: false,
+    data: { worksheetId: WS, name: 'Orders', fields: [] },
+    result: { id: WS, name: 'Orders', fields: [] },
   },
   {
     endpoint: 'worksheets.updateStructure',
     invoke: (c) => c.worksheets.updateStructure(WS, { addFields: [] }),
     method: 'POST',
-    path: `/v3/app/worksheets/${WS_E}/structure`,
+    path: `/v3/app/worksheets/${WS_E}`,
     body: { addFields: [] },
     write: true,
   },
@@ -153,6 +176,8 @@ const CASES: EndpointCase[] = [
     path: `${rowsBase}/list`,
     body: { pageSize: 50, pageIndex: 2, filter, sorts: [{ field: 'ctime', isAsc: true }] },
     write: false,
+    data: { rows: [{ id: 'r1', title: 'x' }], total: '51' },
+    result: { rows: [{ id: 'r1', title: 'x' }], total: 51 },
   },
   {
     endpoint: 'rows.get',
@@ -161,6 +186,7 @@ const CASES: EndpointCase[] = [
     path: rowPath,
     query: { includeSystemFields: 'true', responseFormat: 'md' },
     write: false,
+    data: { id: 'r1', title: 'x' },
   },
   {
     endpoint: 'rows.create',
@@ -169,6 +195,7 @@ const CASES: EndpointCase[] = [
     path: rowsBase,
     body: { fields, triggerWorkflow: true },
     write: true,
+    data: { id: 'r-new' },
   },
   {
     endpoint: 'rows.update',
@@ -177,6 +204,8 @@ const CASES: EndpointCase[] = [
     path: rowPath,
     body: { fields, triggerWorkflow: false },
     write: true,
+    data: undefined,
+    result: { id: ROW },
   },
   {
     endpoint: 'rows.delete',
@@ -185,6 +214,8 @@ const CASES: EndpointCase[] = [
     path: rowPath,
     body: { permanent: true, triggerWorkflow: true },
     write: true,
+    data: {},
+    result: undefined,
   },
   {
     endpoint: 'rows.batchCreate',
@@ -193,6 +224,7 @@ const CASES: EndpointCase[] = [
     path: `${rowsBase}/batch`,
     body: { rows: [{ fields }], triggerWorkflow: false },
     write: true,
+    data: { rowIds: ['r-new'] },
   },
   {
     endpoint: 'rows.batchUpdate',
@@ -201,6 +233,8 @@ const CASES: EndpointCase[] = [
     path: `${rowsBase}/batch`,
     body: { rowIds: ['r1', 'r2'], fields, triggerWorkflow: false },
     write: true,
+    data: { succeededRowIds: ['r1'], failedRowIds: ['r2'] },
+    result: { successfulRowIds: ['r1'], failedRowIds: ['r2'] },
   },
   {
     endpoint: 'rows.batchDelete',
@@ -209,22 +243,33 @@ const CASES: EndpointCase[] = [
     path: `${rowsBase}/batch`,
     body: { rowIds: ['r1'], permanent: true, triggerWorkflow: false },
     write: true,
+    data: {},
+    result: undefined,
   },
   {
     endpoint: 'rows.relations',
-    invoke: (c) => c.rows.relations(WS, ROW, FIELD, { pageSize: 20, pageIndex: 1 }),
+    invoke: (c) => c.rows.relations(WS, ROW, FIELD, { pageSize: 20, pageIndex: 1, isReturnSystemFields: true }),
     method: 'GET',
     path: `${rowPath}/relations/${FIELD_E}`,
-    query: { pageSize: '20', pageIndex: '1' },
+    query: { pageSize: '20', pageIndex: '1', isReturnSystemFields: 'true' },
     write: false,
+    data: { rows: [], total: 0 },
   },
   {
     endpoint: 'rows.pivot',
-    invoke: (c) => c.rows.pivot(WS, { rows: [{ field: 'status' }] }),
+    invoke: (c) => c.rows.pivot(WS, { values: [{ field: 'record_count', aggregation: 'COUNT' }], rows: [{ field: 'status' }] }),
     method: 'POST',
     path: `${rowsBase}/pivot`,
-    body: { rows: [{ field: 'status' }] },
+    body: { values: [{ field: 'record_count', aggregation: 'COUNT' }], rows: [{ field: 'status' }] },
     write: false,
+    data: { meta: {}, pivot: [{ columns: {}, rows: { status: 'Open' }, values: { record_count: 3 } }], totalPages: 1 },
+    result: {
+      meta: {},
+      pivot: [{ columns: {}, rows: { status: 'Open' }, values: { record_count: 3 } }],
+      summary: undefined,
+      totalPages: 1,
+      currentPage: undefined,
+    },
   },
   {
     endpoint: 'rows.shareLink',
@@ -488,26 +533,33 @@ const CASES: EndpointCase[] = [
 
   {
     endpoint: 'lookups.departments',
-    invoke: (c) => c.lookups.departments({ orgId: 'org-1', keywords: 'sales' }),
+    invoke: (c) => c.lookups.departments({ orgId: 'org-1', name: 'Sales' }),
     method: 'GET',
     path: '/v3/departments/lookup',
-    query: { orgId: 'org-1', keywords: 'sales' },
+    query: { orgId: 'org-1', name: 'Sales' },
     write: false,
+    data: { departments: [{ id: 'd1', name: 'Sales' }] },
+    result: [{ id: 'd1', name: 'Sales' }],
   },
   {
     endpoint: 'lookups.regions',
-    invoke: (c) => c.lookups.regions(),
+    invoke: (c) => c.lookups.regions({ id: '310000' }),
     method: 'GET',
-    path: '/v3/regions/lookup',
+    path: '/v3/regions',
+    query: { id: '310000' },
     write: false,
+    data: { regions: [{ id: '310101', name: 'Huangpu', path: 'Shanghai/Huangpu', last: true }], currentRegion: {} },
+    result: [{ id: '310101', name: 'Huangpu', path: 'Shanghai/Huangpu', last: true }],
   },
   {
     endpoint: 'lookups.users',
-    invoke: (c) => c.lookups.users({ orgId: 'org-1' }),
+    invoke: (c) => c.lookups.users({ orgId: 'org-1', name: 'Ada' }),
     method: 'GET',
     path: '/v3/users/lookup',
-    query: { orgId: 'org-1' },
+    query: { orgId: 'org-1', name: 'Ada' },
     write: false,
+    data: { users: [{ id: 'u1', name: 'Ada' }] },
+    result: [{ accountId: 'u1', fullname: 'Ada', departments: [] }],
   },
 
   {
@@ -650,10 +702,12 @@ describe('resource methods', () => {
     });
     beforeEach(() => {
       server.reset();
-      server.respond((req) => ({ body: envelope({ echo: `${req.method} ${req.path}` }) }));
     });
 
     it.each(CASES.map((c) => [caseName(c), c] as const))('%s', async (_name, c) => {
+      const echo = { echo: `${c.method} ${c.path}` };
+      const served = 'data' in c ? c.data : echo;
+      server.respond(() => ({ body: served === undefined ? { success: true, error_code: 1 } : envelope(served) }));
       const data = await c.invoke(client);
 
       expect(server.requests).toHaveLength(1);
@@ -669,7 +723,7 @@ describe('resource methods', () => {
       }
       for (const [name, value] of Object.entries(auth.expected)) expect(req.headers[name]).toBe(value);
       for (const name of auth.absent) expect(req.headers[name]).toBeUndefined();
-      expect(data).toEqual({ echo: `${c.method} ${c.path}` });
+      expect(data).toEqual('result' in c ? c.result : served);
     });
   });
 

@@ -14,7 +14,11 @@ describe('field types', () => {
     expect(fieldTypeName('11')).toBe('Dropdown');
     expect(fieldTypeName('24')).toBe('Region');
     expect(fieldTypeName('Nope')).toBeUndefined();
-    expect(fieldTypeName('999')).toBeUndefined();
+    // platform-shapes §4 [C]: any code outside the table is a custom field.
+    expect(fieldTypeName('999')).toBe('CustomField');
+    expect(fieldTypeName(49)).toBe('Button');
+    expect(fieldTypeName(10010)).toBe('RichText');
+    expect(fieldTypeName(2.5)).toBeUndefined();
   });
 
   it('maps every name back to a code that resolves to it', () => {

@@ -186,13 +186,13 @@ describe('normaliseRow', () => {
     );
 
     expect(() => normaliseRow({ rowid: 'row-9', caid: 42 })).toThrow(
-      'row row-9: caid: a number is not a user reference; expected {accountId, fullname}, a JSON string of one, or a plain account id',
+      'row row-9: caid: a number is not a user reference; expected {accountId, fullname} (or {id, name}), a JSON string of one, or a plain account id',
     );
   });
 
   it('refuses a row without an id, listing the keys it has', () => {
     expect(() => normaliseRow({ name: 'x', price: 1 })).toThrow(
-      'row has no id: expected a non-empty string in "rowid" or "id"; keys present: name, price',
+      'row has no id: expected a non-empty string in "id" or "rowid"; keys present: name, price',
     );
   });
 

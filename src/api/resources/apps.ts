@@ -1,10 +1,12 @@
+import { parseAppInfo } from '../answers/parse-app-info.ts';
+import type { AppInfo } from '../answers/parse-app-info.ts';
 import type { CallFn } from '../create-api-client.ts';
-import { buildOperation } from './build-operation.ts';
+import { answerRef, buildOperation } from './build-operation.ts';
 import type { JsonObject, RequestOptions } from './build-operation.ts';
 
 /**
  * Application management (spec §4). `/v3/app` is the application the credential
- * belongs to (the app key's, or the one named by the `APP-Appid` header), so these
+ * belongs to (the app key's, or the one named by the `HAP-Appid` header), so these
  * paths carry no app id. Payloads are not shown in the spec.
  */
 export interface AppsResource {
@@ -12,8 +14,8 @@ export interface AppsResource {
   list(options?: RequestOptions): Promise<unknown>;
   /** `POST /v3/apps`. */
   create(input: JsonObject, options?: RequestOptions): Promise<unknown>;
-  /** `GET /v3/app`: the application with its sections and items. */
-  get(options?: RequestOptions): Promise<unknown>;
+  /** `GET /v3/app`: the application with its sections, items and child sections (see listAppWorksheets). */
+  get(options?: RequestOptions): Promise<AppInfo>;
   /** `POST /v3/app/sections/batch`. */
   createSections(input: JsonObject, options?: RequestOptions): Promise<unknown>;
   /** `POST /v3/app/items/batch`. */
@@ -29,7 +31,10 @@ export function createAppsResource(call: CallFn): AppsResource {
     list: async (options) => call(buildOperation('GET', '/v3/apps/list', false, {}, options)),
     create: async (input, options) =>
       call(buildOperation('POST', '/v3/apps', true, { body: input }, options)),
-    get: async (options) => call(buildOperation('GET', '/v3/app', false, {}, options)),
+    async get(options) {
+      const op = buildOperation('GET', '/v3/app', false, {}, options);
+      return parseAppInfo(await call(op), answerRef('apps.get', op));
+    },
     createSections: async (input, options) =>
       call(buildOperation('POST', '/v3/app/sections/batch', true, { body: input }, options)),
     createItems: async (input, options) =>

@@ -1,3 +1,4 @@
+import type { AnswerRef } from '../answers/answer-shape-error.ts';
 import type { ApiOperation } from '../create-api-client.ts';
 import type { HttpMethod } from '../types.ts';
 
@@ -48,4 +49,9 @@ function compactQuery(query: QueryParams | undefined): QueryParams | undefined {
   if (query === undefined) return undefined;
   const entries = Object.entries(query).filter(([, value]) => value !== undefined);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** The {@link AnswerRef} of an operation, for the parsers' error messages. */
+export function answerRef(operation: string, op: ApiOperation): AnswerRef {
+  return { operation, method: op.method, path: op.path };
 }

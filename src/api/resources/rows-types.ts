@@ -10,11 +10,17 @@ export type GetRowQuery = {
   responseFormat?: 'json' | 'md';
 };
 
-/** Query of the paged row sub-resources (related rows). */
+/** Query of the paged row sub-resources. */
 export type PageQuery = {
   pageSize?: number;
   /** Starts at 1. */
   pageIndex?: number;
+};
+
+/** Query of related rows: the flag is `isReturnSystemFields` here, not `includeSystemFields` [C]. */
+export type RelationsQuery = PageQuery & {
+  /** Adds `_createAt`, `_updatedAt`, `_owner` to each row. */
+  isReturnSystemFields?: boolean;
 };
 
 /** Body of create row and update row. */
@@ -27,9 +33,12 @@ export interface RowWriteBody {
   triggerWorkflow?: boolean;
 }
 
-/** `data` of create row and update row. */
+/**
+ * What create row answers: `{id}`. The id is absent when the answer names none (the
+ * export's example sends `{id: ""}` [C]).
+ */
 export interface RowIdResult {
-  id: string;
+  id?: string;
 }
 
 /** Body of delete row. */

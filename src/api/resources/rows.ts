@@ -1,7 +1,11 @@
+import { parsePivot } from '../answers/parse-pivot.ts';
+import type { PivotBody, PivotResult } from '../answers/parse-pivot.ts';
+import { parseRow, parseRowList } from '../answers/parse-row-list.ts';
+import { parseBatchCreated, parseBatchUpdated, parseRowId } from '../answers/parse-write-results.ts';
 import type { CallFn } from '../create-api-client.ts';
 import { ConfigError } from '../errors.ts';
 import type { BatchUpdateResult, ListRowsBody, ListRowsData, WireRow } from '../types.ts';
-import { buildOperation } from './build-operation.ts';
+import { answerRef, buildOperation } from './build-operation.ts';
 import type { JsonObject, QueryParams, RequestOptions } from './build-operation.ts';
 import { pathSegment } from './path-segment.ts';
 import type {
@@ -11,7 +15,7 @@ import type {
   BatchUpdateBody,
   DeleteRowBody,
   GetRowQuery,
-  PageQuery,
+  RelationsQuery,
   RowIdResult,
   RowWriteBody,
 } from './rows-types.ts';
@@ -23,53 +27,58 @@ export const MAX_ROWS_PAGE_SIZE = 1000;
  * The thirteen row endpoints (spec §4 "Row"). Writes always send `triggerWorkflow`,
  * because leaving it out means true on the platform (platform notes §2 [C]): single-row
  * writes default to true like the platform, batch writes to false, since a bulk job
- * would otherwise start one workflow run per row.
+ * would otherwise start one workflow run per row. Answers are parsed in every form the
+ * export shows (src/api/answers/, platform-shapes §5-§7, §10).
  */
 export interface RowsResource {
   /** `POST /v3/app/worksheets/{worksheet_id}/rows/list`. Checks pageSize (1..1000) and pageIndex (>= 1) first. */
   list(worksheetId: string, body: ListRowsBody, options?: RequestOptions): Promise<ListRowsData>;
   /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}`. */
   get(worksheetId: string, rowId: string, query?: GetRowQuery, options?: RequestOptions): Promise<WireRow>;
-  /** `POST /v3/app/worksheets/{worksheet_id}/rows`. */
+  /** `POST /v3/app/worksheets/{worksheet_id}/rows`: `id` is undefined when the answer names none. */
   create(worksheetId: string, body: RowWriteBody, options?: RequestOptions): Promise<RowIdResult>;
-  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/{row_id}`: only the fields sent change. */
+  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/{row_id}`: only the fields sent change. Resolves to the row's id. */
   update(
     worksheetId: string,
     rowId: string,
     body: RowWriteBody,
     options?: RequestOptions,
-  ): Promise<RowIdResult>;
+  ): Promise<{ id: string }>;
   /** `DELETE /v3/app/worksheets/{worksheet_id}/rows/{row_id}` (soft unless `permanent`). */
   delete(
     worksheetId: string,
     rowId: string,
     body?: DeleteRowBody,
     options?: RequestOptions,
-  ): Promise<unknown>;
-  /** `POST /v3/app/worksheets/{worksheet_id}/rows/batch`. */
+  ): Promise<void>;
+  /**
+   * `POST /v3/app/worksheets/{worksheet_id}/rows/batch`: the new ids in input order.
+   * Rejects with a BatchCountMismatchError (category `ambiguous`) when the answer holds
+   * another number of ids than rows were sent.
+   */
   batchCreate(
     worksheetId: string,
     body: BatchCreateBody,
     options?: RequestOptions,
   ): Promise<BatchCreateResult>;
-  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/batch`: the same `fields` on every row. */
+  /** `PATCH /v3/app/worksheets/{worksheet_id}/rows/batch`: the same `fields` on every row; which rows failed. */
   batchUpdate(
     worksheetId: string,
     body: BatchUpdateBody,
     options?: RequestOptions,
   ): Promise<BatchUpdateResult>;
   /** `DELETE /v3/app/worksheets/{worksheet_id}/rows/batch`. */
-  batchDelete(worksheetId: string, body: BatchDeleteBody, options?: RequestOptions): Promise<unknown>;
-  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/relations/{field}`. */
+  batchDelete(worksheetId: string, body: BatchDeleteBody, options?: RequestOptions): Promise<void>;
+  /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/relations/{field}`: a page of linked rows. */
   relations(
     worksheetId: string,
     rowId: string,
     field: string,
-    query?: PageQuery,
+    query?: RelationsQuery,
     options?: RequestOptions,
-  ): Promise<unknown>;
+  ): Promise<ListRowsData>;
   /** `POST /v3/app/worksheets/{worksheet_id}/rows/pivot` (a read). */
-  pivot(worksheetId: string, body: JsonObject, options?: RequestOptions): Promise<unknown>;
+  pivot(worksheetId: string, body: PivotBody, options?: RequestOptions): Promise<PivotResult>;
   /** `POST /v3/app/worksheets/{worksheet_id}/rows/{row_id}/share-link` (a read). */
   shareLink(
     worksheetId: string,
@@ -124,55 +133,62 @@ export function createRowsResource(call: CallFn): RowsResource {
     async list(worksheetId, body, options) {
       const path = `${base('rows.list', worksheetId)}/list`;
       checkPaging(worksheetId, body);
-      return call(buildOperation('POST', path, false, { body }, options));
+      const op = buildOperation('POST', path, false, { body }, options);
+      return parseRowList(await call(op), answerRef('rows.list', op));
     },
     async get(worksheetId, rowId, query, options) {
-      return call(buildOperation('GET', rowPath('rows.get', worksheetId, rowId), false, { query }, options));
+      const op = buildOperation('GET', rowPath('rows.get', worksheetId, rowId), false, { query }, options);
+      return parseRow(await call(op), answerRef('rows.get', op));
     },
     async create(worksheetId, body, options) {
       const path = base('rows.create', worksheetId);
       checkList('rows.create', 'fields', body.fields, false);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
-      return call(buildOperation('POST', path, true, { body: sent }, options));
+      const id = parseRowId(await call(buildOperation('POST', path, true, { body: sent }, options)));
+      return id === undefined ? {} : { id };
     },
     async update(worksheetId, rowId, body, options) {
       const path = rowPath('rows.update', worksheetId, rowId);
       checkList('rows.update', 'fields', body.fields, false);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
-      return call(buildOperation('PATCH', path, true, { body: sent }, options));
+      // The export's PATCH example carries no data [C]; the id sent is the row's id.
+      return { id: parseRowId(await call(buildOperation('PATCH', path, true, { body: sent }, options))) ?? rowId };
     },
     async delete(worksheetId, rowId, body = {}, options) {
       const path = rowPath('rows.delete', worksheetId, rowId);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
-      return call(buildOperation('DELETE', path, true, { body: sent }, options));
+      // `data` is `{}` or absent [C]: nothing to read.
+      await call(buildOperation('DELETE', path, true, { body: sent }, options));
     },
     async batchCreate(worksheetId, body, options) {
       const path = `${base('rows.batchCreate', worksheetId)}/batch`;
       checkList('rows.batchCreate', 'rows', body.rows, true);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
-      return call(buildOperation('POST', path, true, { body: sent }, options));
+      const op = buildOperation('POST', path, true, { body: sent }, options);
+      return { rowIds: parseBatchCreated(await call(op), body.rows.length, answerRef('rows.batchCreate', op)) };
     },
     async batchUpdate(worksheetId, body, options) {
       const path = `${base('rows.batchUpdate', worksheetId)}/batch`;
       checkList('rows.batchUpdate', 'rowIds', body.rowIds, true);
       checkList('rows.batchUpdate', 'fields', body.fields, false);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
-      return call(buildOperation('PATCH', path, true, { body: sent }, options));
+      const op = buildOperation('PATCH', path, true, { body: sent }, options);
+      return parseBatchUpdated(await call(op), body.rowIds, answerRef('rows.batchUpdate', op));
     },
     async batchDelete(worksheetId, body, options) {
       const path = `${base('rows.batchDelete', worksheetId)}/batch`;
       checkList('rows.batchDelete', 'rowIds', body.rowIds, true);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
-      return call(buildOperation('DELETE', path, true, { body: sent }, options));
+      await call(buildOperation('DELETE', path, true, { body: sent }, options));
     },
     async relations(worksheetId, rowId, field, query, options) {
       const path = `${rowPath('rows.relations', worksheetId, rowId)}/relations/${pathSegment('rows.relations', 'field', field)}`;
-      return call(buildOperation('GET', path, false, { query }, options));
+      const op = buildOperation('GET', path, false, { query }, options);
+      return parseRowList(await call(op), answerRef('rows.relations', op));
     },
     async pivot(worksheetId, body, options) {
-      return call(
-        buildOperation('POST', `${base('rows.pivot', worksheetId)}/pivot`, false, { body }, options),
-      );
+      const op = buildOperation('POST', `${base('rows.pivot', worksheetId)}/pivot`, false, { body }, options);
+      return parsePivot(await call(op), answerRef('rows.pivot', op));
     },
     async shareLink(worksheetId, rowId, body, options) {
       const path = `${rowPath('rows.shareLink', worksheetId, rowId)}/share-link`;

@@ -120,7 +120,8 @@ function resolveField(name: string, structure: WorksheetStructure, path: string,
     structure.fields.find((f) => f.id === name) ?? structure.fields.find((f) => f.alias === name);
   if (field !== undefined) {
     const type = fieldTypeName(field.type);
-    if (type === undefined) {
+    // A code outside the type table reads as CustomField: its operators are unknown too.
+    if (type === undefined || type === 'CustomField') {
       throw new FilterError(
         `filter on ${sheet} at ${path}: field "${name}" has type "${field.type}", which rowbridge does not know, so its operators cannot be checked`,
         { path, field: name, fieldType: field.type },

@@ -2,6 +2,7 @@
  * Reads every row of a list query, page by page (platform notes §3: `pageIndex` starts
  * at 1, `pageSize` is at most 1000, `total` only comes back with `includeTotalCount`).
  */
+import { readLooseInteger } from '../answers/read-loose.ts';
 import { ConfigError } from '../errors.ts';
 import type { ListRowsBody, ListRowsData, Sort, WireRow } from '../types.ts';
 import { RowPagingError } from './row-errors.ts';
@@ -92,8 +93,10 @@ function readPage(data: unknown, pageIndex: number): { rows: WireRow[]; total: n
   if (!Array.isArray(rows)) {
     throw new RowPagingError(`row list: the answer for page ${pageIndex} has no rows array`, pageIndex);
   }
-  const total = (data as { total?: unknown }).total;
-  const knownTotal = typeof total === 'number' && Number.isInteger(total) && total >= 0 ? total : undefined;
+  // rows.list already reads `total` in its spellings (a numeric string too, platform-shapes
+  // §5 [C]); a page from elsewhere may still carry the string.
+  const total = readLooseInteger((data as { total?: unknown }).total);
+  const knownTotal = total !== undefined && total >= 0 ? total : undefined;
   return { rows: rows as WireRow[], total: knownTotal };
 }
 

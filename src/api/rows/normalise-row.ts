@@ -1,9 +1,11 @@
 /**
- * Reads a worksheet row in either wire shape into one {@link NormalisedRow} (platform
- * notes §5 [C]): the spec's `{id, fields: [{id, value, type, controlName}], _createdAt, ...}`
- * and the public platform's flat object keyed by alias (or by field id with
- * `useFieldIdAsKey`), whose system fields may carry the earlier names (ctime, caid, ...).
- * Cell values are passed on as received; converting them is the mapping's job.
+ * Reads a worksheet row in either wire shape into one {@link NormalisedRow}: the public
+ * platform's flat object keyed by alias (or by field id with `useFieldIdAsKey`), id
+ * under `id` (or `rowid`, the older export's key) (platform-shapes §5 [C]), and the seed
+ * spec's `{id, fields: [{id, value, type, controlName}], ...}`. System fields come under
+ * the v3 names, the export's typos `_createAt`/`_createBy` (§6 [C]), the older export's
+ * `createdAt`/`createdBy`/`updatedAt`/`updatedBy`/`ownerBy`, or the filter names (ctime,
+ * caid, ...). Cell values are passed on as received; converting them is the mapping's job.
  */
 import type { WireRow, WorksheetField, WorksheetStructure } from '../types.ts';
 import type { NormalisedRow } from '../../sync/types.ts';
@@ -28,20 +30,37 @@ export interface RowNormaliserOptions {
 
 type Target = 'createdAt' | 'updatedAt' | 'createdBy' | 'updatedBy' | 'owner';
 
-/** System fields with a place of their own in NormalisedRow, by v3 and earlier name (spec §2). */
+/**
+ * System fields with a place of their own in NormalisedRow, by every name they have
+ * come under. `rank` decides when a row carries two spellings: the v3 name (0) wins over
+ * the export's typo (1), the older export's name (2) and the filter name (3).
+ */
 // Maps, not object literals: a row key such as "__proto__" must not find Object.prototype.
-const KNOWN_SYSTEM: ReadonlyMap<string, { target: Target; v3: boolean }> = new Map([
-  ['_createdAt', { target: 'createdAt', v3: true }],
-  ['ctime', { target: 'createdAt', v3: false }],
-  ['_updatedAt', { target: 'updatedAt', v3: true }],
-  ['utime', { target: 'updatedAt', v3: false }],
-  ['_createdBy', { target: 'createdBy', v3: true }],
-  ['caid', { target: 'createdBy', v3: false }],
-  ['_updatedBy', { target: 'updatedBy', v3: true }],
-  ['uaid', { target: 'updatedBy', v3: false }],
-  ['_owner', { target: 'owner', v3: true }],
-  ['ownerid', { target: 'owner', v3: false }],
+const KNOWN_SYSTEM: ReadonlyMap<string, { target: Target; rank: number }> = new Map([
+  ['_createdAt', { target: 'createdAt', rank: 0 }],
+  ['_createAt', { target: 'createdAt', rank: 1 }],
+  ['createdAt', { target: 'createdAt', rank: 2 }],
+  ['ctime', { target: 'createdAt', rank: 3 }],
+  ['_updatedAt', { target: 'updatedAt', rank: 0 }],
+  ['updatedAt', { target: 'updatedAt', rank: 2 }],
+  ['utime', { target: 'updatedAt', rank: 3 }],
+  ['_createdBy', { target: 'createdBy', rank: 0 }],
+  ['_createBy', { target: 'createdBy', rank: 1 }],
+  ['createdBy', { target: 'createdBy', rank: 2 }],
+  ['caid', { target: 'createdBy', rank: 3 }],
+  ['_updatedBy', { target: 'updatedBy', rank: 0 }],
+  ['updatedBy', { target: 'updatedBy', rank: 2 }],
+  ['uaid', { target: 'updatedBy', rank: 3 }],
+  ['_owner', { target: 'owner', rank: 0 }],
+  ['ownerBy', { target: 'owner', rank: 2 }],
+  ['ownerid', { target: 'owner', rank: 3 }],
 ]);
+
+/**
+ * System fields the sync does not rely on: a value that cannot be read is kept as
+ * received under `system` instead of failing the row.
+ */
+const LENIENT: ReadonlySet<Target> = new Set(['updatedBy']);
 
 /** Other earlier system names, kept in `system` under their v3 names (spec §2). */
 const EARLIER_NAMES: ReadonlyMap<string, string> = new Map([
@@ -57,7 +76,7 @@ const EARLIER_NAMES: ReadonlyMap<string, string> = new Map([
   ['autoid', '_autoId'],
 ]);
 
-const ROW_ID_KEYS: ReadonlySet<string> = new Set(['rowid', 'id']);
+const ROW_ID_KEYS: ReadonlySet<string> = new Set(['id', 'rowid']);
 
 /** Assigns without letting a `__proto__` key from JSON reach the prototype. */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -108,12 +127,12 @@ export function createRowNormaliser(options: RowNormaliserOptions = {}): (row: W
     if (id === undefined) {
       const keys = Object.keys(row).slice(0, 10).join(', ');
       throw new RowShapeError(
-        `row has no id: expected a non-empty string in "rowid" or "id"; keys present: ${keys}`,
+        `row has no id: expected a non-empty string in "id" or "rowid"; keys present: ${keys}`,
       );
     }
     const values: Record<string, unknown> = {};
     const system: Record<string, unknown> = {};
-    const found: Partial<Record<Target, { value: unknown; v3: boolean; key: string }>> = {};
+    const found: Partial<Record<Target, { value: unknown; rank: number; key: string }>> = {};
 
     const putValue = (key: string, value: unknown, alias?: unknown) => {
       const field = fieldsByKey.get(key);
@@ -128,10 +147,10 @@ export function createRowNormaliser(options: RowNormaliserOptions = {}): (row: W
     const putSystem = (key: string, value: unknown) => {
       const known = KNOWN_SYSTEM.get(key);
       if (known !== undefined) {
-        // The v3 name wins when a row carries both spellings.
+        // The better-ranked name wins when a row carries two spellings.
         const previous = found[known.target];
-        if (previous === undefined || known.v3 || !previous.v3)
-          found[known.target] = { value, v3: known.v3, key };
+        if (previous === undefined || known.rank <= previous.rank)
+          found[known.target] = { value, rank: known.rank, key };
         return;
       }
       put(system, EARLIER_NAMES.get(key) ?? key, value);
@@ -162,6 +181,10 @@ export function createRowNormaliser(options: RowNormaliserOptions = {}): (row: W
           if (ref !== undefined) result[target] = ref;
         }
       } catch (err) {
+        if (LENIENT.has(target)) {
+          put(result.system, entry.key, entry.value);
+          continue;
+        }
         const reason = err instanceof Error ? err.message : String(err);
         throw new RowShapeError(`row ${id}: ${entry.key}: ${reason}`, {
           rowId: id,
