@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests Stryker runs against each mutant of the exactly-once core
+ * (stryker.config.json): the ones that exercise it directly, fast enough to run a few
+ * hundred times. `npm test` uses vitest.config.ts and runs them too.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/integration/write-batch.test.ts',
+      'test/integration/key-index.test.ts',
+      'test/unit/sources-csv.test.ts',
+      'test/unit/sources-cursor.test.ts',
+      'test/integration/sync-modes.test.ts',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    maxWorkers: 1,
+  },
+});
