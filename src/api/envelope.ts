@@ -116,7 +116,10 @@ export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: b
   }
 
   if (res.status < 200 || res.status >= 300) {
-    return throwError(`HTTP ${res.status}`, { ...withRetry, category: httpCategory(res.status, ref.isWrite) });
+    return throwError(`HTTP ${res.status}`, {
+      ...withRetry,
+      category: httpCategory(res.status, ref.isWrite),
+    });
   }
   // A 2xx that is not the envelope (a proxy's page, a truncated body): for a write we
   // cannot tell whether it was applied.
@@ -128,7 +131,12 @@ export function readEnvelope<T>(res: RawResponse, ref: RequestRef & { isWrite: b
 
 function throwError(
   message: string,
-  init: RequestRef & { category: ErrorCategory; httpStatus: number; errorCode?: number; retryAfterMs?: number },
+  init: RequestRef & {
+    category: ErrorCategory;
+    httpStatus: number;
+    errorCode?: number;
+    retryAfterMs?: number;
+  },
 ): never {
   throw new ApiError(`${init.method} ${init.path}: ${message}`, init);
 }

@@ -125,7 +125,8 @@ const NAMES: ReadonlySet<string> = new Set(FIELD_TYPE_NAMES);
  * does not know is undefined.
  */
 export function fieldTypeName(type: string | number): FieldTypeName | undefined {
-  if (typeof type === 'number') return Number.isInteger(type) ? (FIELD_TYPE_CODES[type] ?? 'CustomField') : undefined;
+  if (typeof type === 'number')
+    return Number.isInteger(type) ? (FIELD_TYPE_CODES[type] ?? 'CustomField') : undefined;
   if (NAMES.has(type)) return type as FieldTypeName;
   if (/^\s*\d+\s*$/.test(type)) return FIELD_TYPE_CODES[Number(type)] ?? 'CustomField';
   return undefined;
@@ -224,7 +225,15 @@ const NUMBER_OPS: readonly FilterOperator[] = [
   'isempty',
   'isnotempty',
 ];
-const SELECT_OPS: readonly FilterOperator[] = ['in', 'notin', 'eq', 'ne', 'concurrent', 'isempty', 'isnotempty'];
+const SELECT_OPS: readonly FilterOperator[] = [
+  'in',
+  'notin',
+  'eq',
+  'ne',
+  'concurrent',
+  'isempty',
+  'isnotempty',
+];
 const HIERARCHY_OPS: readonly FilterOperator[] = [...SELECT_OPS, 'belongsto', 'notbelongsto'];
 // platform notes §3: for dates only between/notbetween are confirmed; the rest are [U].
 const DATE_OPS: readonly FilterOperator[] = ['between', 'notbetween', 'isempty', 'isnotempty'];

@@ -148,6 +148,7 @@ const CASES: EndpointCase[] = [
     invoke: (c) => c.worksheets.get(WS),
     method: 'GET',
     path: `/v3/app/worksheets/${WS_E}`,
+    query: { responseFormat: 'json' },
     write: false,
     data: { worksheetId: WS, name: 'Orders', fields: [] },
     result: { id: WS, name: 'Orders', fields: [] },

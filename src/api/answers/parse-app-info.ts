@@ -47,7 +47,12 @@ function readItem(raw: unknown): AppItem | undefined {
   const item = asRecord(raw);
   const id = item === undefined ? undefined : readId(item.id);
   if (item === undefined || id === undefined) return undefined;
-  const result: AppItem = { id, name: text(item.name), type: readLooseInteger(item.type), alias: text(item.alias) };
+  const result: AppItem = {
+    id,
+    name: text(item.name),
+    type: readLooseInteger(item.type),
+    alias: text(item.alias),
+  };
   const status = readLooseInteger(item.status);
   if (status !== undefined) result.status = status;
   return result;
@@ -58,7 +63,10 @@ function readSection(ref: AnswerRef, raw: unknown, where: string, depth: number)
   if (section === undefined) throw new AnswerShapeError(ref, `${where} is not an object`);
   const found = firstId(section, SECTION_ID_KEYS);
   if (found === undefined) {
-    throw new AnswerShapeError(ref, `${where} has no id: expected "id" or "sectionId"; ${describeKeys(section)}`);
+    throw new AnswerShapeError(
+      ref,
+      `${where} has no id: expected "id" or "sectionId"; ${describeKeys(section)}`,
+    );
   }
   // childSections is nullable [C]; a loop in it would be a server bug, not a reason to hang.
   const children = depth < 8 && Array.isArray(section.childSections) ? section.childSections : [];
@@ -68,14 +76,17 @@ function readSection(ref: AnswerRef, raw: unknown, where: string, depth: number)
     items: (Array.isArray(section.items) ? section.items : [])
       .map(readItem)
       .filter((item): item is AppItem => item !== undefined),
-    childSections: children.map((child, at) => readSection(ref, child, `${where}.childSections[${at}]`, depth + 1)),
+    childSections: children.map((child, at) =>
+      readSection(ref, child, `${where}.childSections[${at}]`, depth + 1),
+    ),
   };
 }
 
 /** Reads `data` of `GET /v3/app`; throws {@link AnswerShapeError} when `sections` is missing or a section has no id. */
 export function parseAppInfo(data: unknown, ref: AnswerRef): AppInfo {
   const app = asRecord(data);
-  if (app === undefined) throw new AnswerShapeError(ref, `expected the application object, ${describeKeys(data)}`);
+  if (app === undefined)
+    throw new AnswerShapeError(ref, `expected the application object, ${describeKeys(data)}`);
   if (!Array.isArray(app.sections)) {
     throw new AnswerShapeError(ref, `"sections" is not an array; ${describeKeys(app)}`);
   }

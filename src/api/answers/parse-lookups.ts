@@ -40,7 +40,8 @@ function text(value: unknown): string | undefined {
 function listUnder(data: unknown, key: string, ref: AnswerRef): unknown[] {
   const record = asRecord(data);
   const list = record?.[key];
-  if (!Array.isArray(list)) throw new AnswerShapeError(ref, `expected a "${key}" list; ${describeKeys(data)}`);
+  if (!Array.isArray(list))
+    throw new AnswerShapeError(ref, `expected a "${key}" list; ${describeKeys(data)}`);
   return list;
 }
 
@@ -50,7 +51,10 @@ function readDepartment(raw: unknown, where: string, ref: AnswerRef): LookupDepa
   if (department === undefined || found === undefined) {
     throw new AnswerShapeError(ref, `${where} has no "id"; ${describeKeys(raw)}`);
   }
-  const result: LookupDepartment = { id: found.id, name: text(department.name) ?? text(department.departmentName) ?? '' };
+  const result: LookupDepartment = {
+    id: found.id,
+    name: text(department.name) ?? text(department.departmentName) ?? '',
+  };
   const path = text(department.path);
   if (path !== undefined) result.path = path;
   if (Array.isArray(department.pathNodes)) {
@@ -95,11 +99,18 @@ export function parseDepartmentsLookup(data: unknown, ref: AnswerRef): LookupDep
 export function parseRegions(data: unknown, ref: AnswerRef): Region[] {
   return listUnder(data, 'regions', ref).map((raw, at) => {
     const region = asRecord(raw);
-    const id = region === undefined ? undefined : readId(typeof region.id === 'number' ? String(region.id) : region.id);
+    const id =
+      region === undefined
+        ? undefined
+        : readId(typeof region.id === 'number' ? String(region.id) : region.id);
     if (region === undefined || id === undefined) {
       throw new AnswerShapeError(ref, `regions[${at}] has no "id"; ${describeKeys(raw)}`);
     }
-    const result: Region = { id, name: text(region.name) ?? '', path: text(region.path) ?? text(region.name) ?? '' };
+    const result: Region = {
+      id,
+      name: text(region.name) ?? '',
+      path: text(region.path) ?? text(region.name) ?? '',
+    };
     const last = readLooseBoolean(region.last);
     if (last !== undefined) result.last = last;
     return result;

@@ -20,7 +20,10 @@ function readTotal(data: Record<string, unknown>): number | undefined {
 /** Reads a page of rows; throws {@link AnswerShapeError} when there is no `rows` array or a row is not an object. */
 export function parseRowList(data: unknown, ref: AnswerRef): ListRowsData {
   if (typeof data === 'string') {
-    throw new AnswerShapeError(ref, 'the rows came as Markdown text; rowbridge reads responseFormat "json" only');
+    throw new AnswerShapeError(
+      ref,
+      'the rows came as Markdown text; rowbridge reads responseFormat "json" only',
+    );
   }
   const record = asRecord(data);
   if (record === undefined || !Array.isArray(record.rows)) {

@@ -27,23 +27,28 @@ function fromMarkdown(ref: AnswerRef, table: string): WorksheetListItem[] {
       `the Markdown worksheet list has no "id" column: its first line is ${JSON.stringify(lines[0] ?? '')}, expected cells separated by "${BAR}" (U+FF5C)`,
     );
   }
-  return lines
-    .slice(1)
-    // A Markdown separator row (---｜---) carries no worksheet.
-    .filter((line) => !/^[\s|:\-\uFF5C]+$/.test(line))
-    .map((line) => {
-      const cells = line.split(BAR).map((cell) => cell.trim());
-      const cell = (name: string) => (at(name) === -1 ? '' : (cells[at(name)] ?? ''));
-      return { id: cell('id'), name: cell('name'), remark: cell('remark') };
-    })
-    .filter((item) => item.id !== '');
+  return (
+    lines
+      .slice(1)
+      // A Markdown separator row (---｜---) carries no worksheet.
+      .filter((line) => !/^[\s|:\-\uFF5C]+$/.test(line))
+      .map((line) => {
+        const cells = line.split(BAR).map((cell) => cell.trim());
+        const cell = (name: string) => (at(name) === -1 ? '' : (cells[at(name)] ?? ''));
+        return { id: cell('id'), name: cell('name'), remark: cell('remark') };
+      })
+      .filter((item) => item.id !== '')
+  );
 }
 
 /** Reads either form; throws {@link AnswerShapeError} on anything else or on an entry without an id. */
 export function parseWorksheetList(data: unknown, ref: AnswerRef): WorksheetListItem[] {
   if (typeof data === 'string') return fromMarkdown(ref, data);
   if (!Array.isArray(data)) {
-    throw new AnswerShapeError(ref, `expected a list of worksheets or a Markdown table, ${describeKeys(data)}`);
+    throw new AnswerShapeError(
+      ref,
+      `expected a list of worksheets or a Markdown table, ${describeKeys(data)}`,
+    );
   }
   return data.map((raw, at) => {
     const item = asRecord(raw);

@@ -7,7 +7,13 @@
  * are dropped.
  */
 import { fieldTypeName } from '../field-types.ts';
-import type { FieldOption, FieldRelation, WorksheetField, WorksheetStructure, WorksheetView } from '../types.ts';
+import type {
+  FieldOption,
+  FieldRelation,
+  WorksheetField,
+  WorksheetStructure,
+  WorksheetView,
+} from '../types.ts';
 import { AnswerShapeError, describeKeys } from './answer-shape-error.ts';
 import type { AnswerRef } from './answer-shape-error.ts';
 import { asRecord, firstId, readId, readLooseBoolean, readLooseInteger } from './read-loose.ts';
@@ -115,7 +121,10 @@ export function parseWorksheetStructure(data: unknown, ref: AnswerRef): Workshee
     );
   }
   if (!Array.isArray(record.fields)) {
-    throw new AnswerShapeError(ref, `worksheet ${found.id}: "fields" is not an array; ${describeKeys(record)}`);
+    throw new AnswerShapeError(
+      ref,
+      `worksheet ${found.id}: "fields" is not an array; ${describeKeys(record)}`,
+    );
   }
   const structure: WorksheetStructure = {
     id: found.id,

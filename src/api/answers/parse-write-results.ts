@@ -56,7 +56,11 @@ export function parseBatchCreated(data: unknown, sent: number, ref: AnswerRef): 
   return ids as string[];
 }
 
-function idList(record: Record<string, unknown>, keys: readonly string[], ref: AnswerRef): string[] | undefined {
+function idList(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  ref: AnswerRef,
+): string[] | undefined {
   const key = keys.find((k) => k in record && record[k] !== null && record[k] !== undefined);
   if (key === undefined) return undefined;
   const value = record[key];
@@ -72,7 +76,11 @@ function idList(record: Record<string, unknown>, keys: readonly string[], ref: A
  * failed count as updated, and the other way round. With neither list the answer says
  * nothing about the rows: an {@link AnswerShapeError}.
  */
-export function parseBatchUpdated(data: unknown, rowIds: readonly string[], ref: AnswerRef): BatchUpdateResult {
+export function parseBatchUpdated(
+  data: unknown,
+  rowIds: readonly string[],
+  ref: AnswerRef,
+): BatchUpdateResult {
   const record = asRecord(data) ?? {};
   const successful = idList(record, ['successfulRowIds', 'succeededRowIds'], ref);
   const failed = idList(record, ['failedRowIds'], ref);
@@ -82,7 +90,8 @@ export function parseBatchUpdated(data: unknown, rowIds: readonly string[], ref:
       `expected "successfulRowIds" (or "succeededRowIds") and "failedRowIds"; ${describeKeys(data)}`,
     );
   }
-  if (successful !== undefined && failed !== undefined) return { successfulRowIds: successful, failedRowIds: failed };
+  if (successful !== undefined && failed !== undefined)
+    return { successfulRowIds: successful, failedRowIds: failed };
   if (failed !== undefined) {
     const out = new Set(failed);
     return { successfulRowIds: rowIds.filter((id) => !out.has(id)), failedRowIds: failed };

@@ -45,12 +45,7 @@ export interface RowsResource {
     options?: RequestOptions,
   ): Promise<{ id: string }>;
   /** `DELETE /v3/app/worksheets/{worksheet_id}/rows/{row_id}` (soft unless `permanent`). */
-  delete(
-    worksheetId: string,
-    rowId: string,
-    body?: DeleteRowBody,
-    options?: RequestOptions,
-  ): Promise<void>;
+  delete(worksheetId: string, rowId: string, body?: DeleteRowBody, options?: RequestOptions): Promise<void>;
   /**
    * `POST /v3/app/worksheets/{worksheet_id}/rows/batch`: the new ids in input order.
    * Rejects with a BatchCountMismatchError (category `ambiguous`) when the answer holds
@@ -152,7 +147,9 @@ export function createRowsResource(call: CallFn): RowsResource {
       checkList('rows.update', 'fields', body.fields, false);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? true };
       // The export's PATCH example carries no data [C]; the id sent is the row's id.
-      return { id: parseRowId(await call(buildOperation('PATCH', path, true, { body: sent }, options))) ?? rowId };
+      return {
+        id: parseRowId(await call(buildOperation('PATCH', path, true, { body: sent }, options))) ?? rowId,
+      };
     },
     async delete(worksheetId, rowId, body = {}, options) {
       const path = rowPath('rows.delete', worksheetId, rowId);
@@ -165,7 +162,9 @@ export function createRowsResource(call: CallFn): RowsResource {
       checkList('rows.batchCreate', 'rows', body.rows, true);
       const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
       const op = buildOperation('POST', path, true, { body: sent }, options);
-      return { rowIds: parseBatchCreated(await call(op), body.rows.length, answerRef('rows.batchCreate', op)) };
+      return {
+        rowIds: parseBatchCreated(await call(op), body.rows.length, answerRef('rows.batchCreate', op)),
+      };
     },
     async batchUpdate(worksheetId, body, options) {
       const path = `${base('rows.batchUpdate', worksheetId)}/batch`;

@@ -38,10 +38,14 @@ export interface WorksheetsResource {
   list(body?: ListWorksheetsBody, options?: RequestOptions): Promise<WorksheetListItem[]>;
   /** `POST /v3/app/worksheets`: the new worksheet's id (answer key `worksheetId`, or `id`). */
   create(input: CreateWorksheetInput, options?: RequestOptions): Promise<CreatedWorksheet>;
-  /** `GET /v3/app/worksheets/{worksheet_id}`: the structure, parsed (id from `worksheetId ?? id`). */
+  /** `GET /v3/app/worksheets/{worksheet_id}?responseFormat=json`: the structure, parsed (id from `worksheetId ?? id`). */
   get(worksheetId: string, options?: RequestOptions): Promise<WorksheetStructure>;
   /** `POST /v3/app/worksheets/{worksheet_id}` with `addFields`, `editFields`, `removeFields`. */
-  updateStructure(worksheetId: string, body: UpdateStructureBody | JsonObject, options?: RequestOptions): Promise<unknown>;
+  updateStructure(
+    worksheetId: string,
+    body: UpdateStructureBody | JsonObject,
+    options?: RequestOptions,
+  ): Promise<unknown>;
   /** `DELETE /v3/app/worksheets/{worksheet_id}`. */
   delete(worksheetId: string, options?: RequestOptions): Promise<unknown>;
 }
@@ -69,7 +73,9 @@ export function createWorksheetsResource(call: CallFn): WorksheetsResource {
       return { id: found.id };
     },
     async get(worksheetId, options) {
-      const op = buildOperation('GET', one('get', worksheetId), false, {}, options);
+      // Asked for explicitly: the Markdown form (responseFormat md) carries no field ids.
+      const query = { responseFormat: 'json' };
+      const op = buildOperation('GET', one('get', worksheetId), false, { query }, options);
       return parseWorksheetStructure(await call(op), answerRef('worksheets.get', op));
     },
     async updateStructure(worksheetId, body, options) {

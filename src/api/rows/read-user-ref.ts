@@ -6,7 +6,8 @@ export interface UserRefValue {
   fullname?: string;
 }
 
-const EXPECTED = 'expected {accountId, fullname} (or {id, name}), a JSON string of one, or a plain account id';
+const EXPECTED =
+  'expected {accountId, fullname} (or {id, name}), a JSON string of one, or a plain account id';
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
