@@ -94,6 +94,26 @@ describe('iterateRows', () => {
     expect(table.requests.map((r) => r.pageIndex)).toEqual([1, 2]);
   });
 
+  it('without a total, stops at the first short page (total is absent unless includeTotalCount)', async () => {
+    const table = fakeTable(25);
+    const rows = await collect(iterateRows(table.listPage, { pageSize: 10 }));
+    expect(ids(rows)).toEqual(table.rows.map((row) => (row as { rowid: string }).rowid));
+    expect(table.requests.map((r) => r.pageIndex)).toEqual([1, 2, 3]);
+    expect(table.requests.every((r) => r.includeTotalCount === undefined)).toBe(true);
+  });
+
+  it('reads a total sent as a numeric string (the list schema types it so)', async () => {
+    const requests: number[] = [];
+    const listPage: ListPage = (body) => {
+      requests.push(body.pageIndex);
+      const rows = body.pageIndex === 1 ? [{ id: 'a' }, { id: 'b' }] : [];
+      return Promise.resolve({ rows, total: '2' } as unknown as ListRowsData);
+    };
+    const pages = await collect(iterateRowPages(listPage, { pageSize: 2 }));
+    expect(pages.map((p) => p.total)).toEqual([2]);
+    expect(requests).toEqual([1]);
+  });
+
   it('without a total, needs one empty page to learn that an exact multiple ended', async () => {
     const table = fakeTable(20);
     const rows = await collect(iterateRows(table.listPage, { pageSize: 10 }));

@@ -211,6 +211,64 @@ describe('normaliseRow', () => {
       '2024-03-25T15:52:58.000Z',
     );
   });
+
+  it("reads the export's typos (_createAt, _createBy), the older export's names and user objects with id/name", () => {
+    const typos = normaliseRow(
+      {
+        id: 'r',
+        _createAt: '2025-03-02 08:15:40',
+        _createBy: { id: 'acc-1', name: 'Dana' },
+        _updatedAt: '2025-03-18 16:02:11',
+      },
+      undefined,
+      { timeZone: 'Asia/Shanghai' },
+    );
+    expect(typos.createdAt?.toISOString()).toBe('2025-03-02T00:15:40.000Z');
+    expect(typos.createdBy).toEqual({ accountId: 'acc-1', fullname: 'Dana' });
+    expect(typos.updatedAt?.toISOString()).toBe('2025-03-18T08:02:11.000Z');
+    const older = normaliseRow({
+      rowid: 'r',
+      createdAt: '2025-03-02 08:15:40',
+      ownerBy: { id: 'acc-2' },
+      updatedBy: 'acc-3',
+    });
+    expect(older).toMatchObject({
+      id: 'r',
+      createdAt: new Date('2025-03-02T08:15:40Z'),
+      owner: { accountId: 'acc-2' },
+      updatedBy: { accountId: 'acc-3' },
+    });
+    expect(older.values).toEqual({});
+    // The v3 name wins over the typo, whichever comes first.
+    expect(
+      normaliseRow({
+        id: 'r',
+        _createAt: '2020-01-01 00:00:00',
+        _createdAt: '2024-01-01 00:00:00',
+      }).createdAt?.getUTCFullYear(),
+    ).toBe(2024);
+  });
+
+  it('takes id before rowid', () => {
+    expect(normaliseRow({ id: 'new', rowid: 'old' }).id).toBe('new');
+  });
+
+  it('keeps an unreadable _updatedBy (unused by the sync) as received instead of failing the row', () => {
+    const row = normaliseRow({
+      id: 'r',
+      _updatedBy: 42,
+      wfstatus: { odd: true },
+      wfnew: 'x',
+      _createdBy: 'acc-1',
+    });
+    expect(row.updatedBy).toBeUndefined();
+    expect(row.system).toMatchObject({ _updatedBy: 42, _processStatus: { odd: true } });
+    expect(row.values).toEqual({ wfnew: 'x' });
+    expect(row.createdBy).toEqual({ accountId: 'acc-1' });
+    expect(() => normaliseRow({ id: 'r', _createdBy: 42 })).toThrow(
+      'row r: _createdBy: a number is not a user reference',
+    );
+  });
 });
 
 describe('readUserRef', () => {
