@@ -36,25 +36,9 @@ export function text(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The entries of a lookup answer: `{users: [...]}`, `{departments: [...]}` or a bare list. */
-function entriesOf(data: unknown, key: string): Array<Record<string, unknown>> {
-  if (Array.isArray(data)) return data as Array<Record<string, unknown>>;
-  if (typeof data === 'object' && data !== null) {
-    const value = (data as Record<string, unknown>)[key];
-    if (Array.isArray(value)) return value as Array<Record<string, unknown>>;
-  }
-  return [];
-}
-
-/** The one id whose name is exactly `name`; two different people of that name match nobody. */
-function onlyMatch(entries: Array<Record<string, unknown>>, name: string, idKeys: string[], nameKeys: string[]) {
-  const ids = new Set<string>();
-  for (const entry of entries) {
-    // The export's example writes id/name, its schema accountId/fullname [C]: accept both.
-    const entryName = nameKeys.map((k) => entry[k]).find((v) => typeof v === 'string');
-    const id = idKeys.map((k) => entry[k]).find((v) => typeof v === 'string' && v !== '');
-    if (entryName === name && typeof id === 'string') ids.add(id);
-  }
+/** The one id among entries named exactly `name`; two different people of that name match nobody. */
+function onlyMatch(entries: ReadonlyArray<{ id: string; name: string }>, name: string): string | undefined {
+  const ids = new Set(entries.filter((e) => e.name === name && e.id !== '').map((e) => e.id));
   return ids.size === 1 ? [...ids][0] : undefined;
 }
 
@@ -101,22 +85,17 @@ export type RowReader = ReturnType<typeof createRowReader>;
 
 /** Lookups for one run; keep the result for the whole run so each name is asked once. */
 export function createReferenceLookups(client: PlatformClient, reader: RowReader): ReferenceLookups {
-  const orgId = client.organisation.orgId;
   const byName = new Map<string, Promise<string | undefined>>();
 
   function ask(kind: 'users' | 'departments', name: string): Promise<string | undefined> {
     const memo = `${kind}\u0000${name}`;
     let found = byName.get(memo);
     if (found === undefined) {
-      const query = { name, ...(orgId === undefined ? {} : { orgId }) };
+      // The lookups resource sends the organisation's orgId (ROWBRIDGE_ORG_ID) itself.
       found =
         kind === 'users'
-          ? client.lookups
-              .users(query)
-              .then((data) => onlyMatch(entriesOf(data, 'users'), name, ['accountId', 'id'], ['fullname', 'name']))
-          : client.lookups
-              .departments(query)
-              .then((data) => onlyMatch(entriesOf(data, 'departments'), name, ['id', 'departmentId'], ['name', 'departmentName']));
+          ? client.lookups.users({ name }).then((users) => onlyMatch(users.map((u) => ({ id: u.accountId, name: u.fullname })), name))
+          : client.lookups.departments({ name }).then((departments) => onlyMatch(departments, name));
       byName.set(memo, found);
       // A failed request is not an answer: the next batch asks again.
       found.catch(() => byName.delete(memo));
