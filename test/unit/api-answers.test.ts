@@ -225,6 +225,9 @@ describe('app, worksheet list, rows, lookups', () => {
       'users[0] has no "accountId" (or "id"); keys present: "fullname"',
     );
     expect(() => parseUsersLookup({ list: [] }, ref('lookups.users'))).toThrow('expected a "users" list');
+    expect(parseUsersLookup([{ accountId: 'u2', fullname: 'Bo' }], ref('l'))).toMatchObject([
+      { accountId: 'u2' },
+    ]);
     expect(parseRegions({ regions: [{ id: 310000, name: 'Shanghai', last: 'false' }] }, ref('l'))).toEqual([
       { id: '310000', name: 'Shanghai', path: 'Shanghai', last: false },
     ]);

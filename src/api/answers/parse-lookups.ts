@@ -38,6 +38,8 @@ function text(value: unknown): string | undefined {
 }
 
 function listUnder(data: unknown, key: string, ref: AnswerRef): unknown[] {
+  // The seed spec's form (and the emulator's before platform-shapes): a bare list [U].
+  if (Array.isArray(data)) return data;
   const record = asRecord(data);
   const list = record?.[key];
   if (!Array.isArray(list))
@@ -99,12 +101,11 @@ export function parseDepartmentsLookup(data: unknown, ref: AnswerRef): LookupDep
 export function parseRegions(data: unknown, ref: AnswerRef): Region[] {
   return listUnder(data, 'regions', ref).map((raw, at) => {
     const region = asRecord(raw);
-    const id =
-      region === undefined
-        ? undefined
-        : readId(typeof region.id === 'number' ? String(region.id) : region.id);
+    // `code` is the seed spec's key for the same administrative code.
+    const code = region?.id ?? region?.code;
+    const id = readId(typeof code === 'number' ? String(code) : code);
     if (region === undefined || id === undefined) {
-      throw new AnswerShapeError(ref, `regions[${at}] has no "id"; ${describeKeys(raw)}`);
+      throw new AnswerShapeError(ref, `regions[${at}] has no "id" (or "code"); ${describeKeys(raw)}`);
     }
     const result: Region = {
       id,

@@ -13,6 +13,8 @@ export interface WorksheetListItem {
   id: string;
   name: string;
   remark: string;
+  /** Not in the platform's list [C]; kept when an answer carries it (the emulator's does). */
+  alias?: string;
 }
 
 const BAR = '\uFF5C';
@@ -57,10 +59,12 @@ export function parseWorksheetList(data: unknown, ref: AnswerRef): WorksheetList
     if (item === undefined || found === undefined) {
       throw new AnswerShapeError(ref, `data[${at}] has no "id"; ${describeKeys(raw)}`);
     }
-    return {
+    const result: WorksheetListItem = {
       id: found.id,
       name: typeof item.name === 'string' ? item.name : '',
       remark: typeof item.remark === 'string' ? item.remark : '',
     };
+    if (typeof item.alias === 'string') result.alias = item.alias;
+    return result;
   });
 }
