@@ -164,7 +164,8 @@ export async function checkJob(
         jobFile: file,
         targetTimezone: facts.timeZone,
       });
-      steps.push({ name: 'mapping', ok: true, detail: `${plan.fields.length} fields mapped, ${spec.target.mode}${spec.target.key === undefined ? '' : ` by ${spec.target.key}`}` });
+      const key = spec.target.key === undefined ? '' : ` by ${[spec.target.key].flat().join(' + ')}`;
+      steps.push({ name: 'mapping', ok: true, detail: `${plan.fields.length} fields mapped, ${spec.target.mode}${key}` });
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
       const problems = err.problems.map((p) => `${p.target}: ${p.message}`).join('; ');

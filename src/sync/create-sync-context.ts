@@ -7,6 +7,7 @@ import type { Logger } from '../ops/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { groupChangeSets } from './mapping/group-change-sets.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
+import { keyFields, keyParts } from './mapping/compose-key.ts';
 import { resolveReferences } from './mapping/resolve-references.ts';
 import type { ReferenceLookups } from './mapping/resolve-references.ts';
 import { anyOf, chunks, createReferenceLookups, createRowReader } from './create-reference-lookups.ts';
@@ -64,6 +65,24 @@ export async function planJob(spec: JobSpec, client: PlatformClient, file?: stri
   return { structure, plan, lookups: createReferenceLookups(client, reader) };
 }
 
+/**
+ * Rows holding any of `keys`: `field = key` for a single key; for a composite key one
+ * AND group of its parts per key under an OR group (the two levels the platform allows,
+ * platform-shapes §8 [C]).
+ */
+export function keysFilter(keyIds: readonly string[], keys: readonly string[]): Filter {
+  if (keyIds.length === 1) return anyOf(keyIds[0]!, keys);
+  return {
+    type: 'group',
+    logic: 'OR',
+    children: keys.map((key) => ({
+      type: 'group' as const,
+      logic: 'AND' as const,
+      children: keyParts(key, keyIds.length).map((value, i) => ({ type: 'condition' as const, field: keyIds[i]!, operator: 'eq' as const, value })),
+    })),
+  };
+}
+
 /** Builds the context batches of one run are written with. */
 export function createSyncContext(
   spec: JobSpec,
@@ -75,7 +94,7 @@ export function createSyncContext(
   const { structure, plan } = prepared;
   const worksheetId = structure.id;
   const rows = deps.client.rows;
-  const keyField = plan.keyIndex === undefined ? undefined : plan.fields[plan.keyIndex];
+  const keyIds = keyFields(plan).map((f) => f.id);
   const reader = createRowReader(deps.client);
   reader.know(structure, target.worksheet);
   const lookups = prepared.lookups ?? createReferenceLookups(deps.client, reader);
@@ -113,9 +132,9 @@ export function createSyncContext(
     },
     async lookupKeys(keys) {
       const found = new Map<string, string>();
-      if (keyField === undefined) return found;
+      if (keyIds.length === 0) return found;
       for (const part of chunks([...new Set(keys)], LOOKUP_CHUNK)) {
-        for (const row of await listMatching(anyOf(keyField.id, part), [keyField.id])) {
+        for (const row of await listMatching(keysFilter(keyIds, part), keyIds)) {
           const key = keyOfRow(plan, row);
           if (key !== undefined && !found.has(key)) found.set(key, row.id);
         }
@@ -146,10 +165,10 @@ export async function* readWorksheetKeys(
   structure: WorksheetStructure,
   plan: MappingPlan,
 ): AsyncGenerator<{ key: string; rowId: string }> {
-  const keyField = plan.keyIndex === undefined ? undefined : plan.fields[plan.keyIndex];
-  if (keyField === undefined) return;
+  const keyIds = keyFields(plan).map((f) => f.id);
+  if (keyIds.length === 0) return;
   const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
-  for await (const row of iterateRows((body) => client.rows.list(structure.id, body), { fields: [keyField.id] })) {
+  for await (const row of iterateRows((body) => client.rows.list(structure.id, body), { fields: keyIds })) {
     const normalised = normalise(row);
     const key = keyOfRow(plan, normalised);
     if (key !== undefined) yield { key, rowId: normalised.id };

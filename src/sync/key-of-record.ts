@@ -1,4 +1,4 @@
-import { canonicalValue } from './mapping/canonical-value.ts';
+import { keyOf } from './mapping/compose-key.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 
 /**
@@ -6,13 +6,8 @@ import type { MappingPlan } from './mapping/plan-types.ts';
  * records the mapping refused (a mirror must still count their rows as present).
  */
 export function keyOfRecord(plan: MappingPlan, data: Readonly<Record<string, unknown>>): string | undefined {
-  if (plan.keyIndex === undefined) return undefined;
-  const field = plan.fields[plan.keyIndex];
-  if (field === undefined) return undefined;
-  const raw = field.hasConstant ? field.constant : field.column === undefined ? undefined : data[field.column];
   try {
-    const key = canonicalValue(field, raw, plan.targetClock);
-    return key === '' ? undefined : key;
+    return keyOf(plan, (field) => (field.hasConstant ? field.constant : field.column === undefined ? undefined : data[field.column]));
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { isLaterCursor } from './cursor.ts';
+import { keyFields } from './mapping/compose-key.ts';
 import { mapRecord } from './mapping/map-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import type { SourceItem } from './sources/source-error.ts';
@@ -51,7 +52,7 @@ function describePlace(place: number): string {
 export async function* readBatches(source: AsyncIterable<SourceRecord>, options: ReadBatchesOptions): AsyncGenerator<BatchRow[]> {
   const { plan, batchSize, progress } = options;
   const keyed = plan.keyIndex !== undefined;
-  const keyField = plan.keyIndex === undefined ? '' : (plan.fields[plan.keyIndex]?.target ?? '');
+  const keyField = keyFields(plan).map((f) => f.target).join(' + ');
   // Key → where it was first seen: one number per key keeps a million-key run small.
   const firstSeen = new Map<string, number>();
   let batch: BatchRow[] = [];

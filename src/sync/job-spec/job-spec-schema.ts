@@ -28,9 +28,18 @@ const targetSchema = z
       .describe(
         'append: create rows; upsert: update by key, else create; update: only update by key; mirror: upsert, then delete rows the source no longer has.',
       ),
-    key: nonEmptyString
+    key: z
+      .union([
+        nonEmptyString,
+        z
+          .array(nonEmptyString)
+          .min(1, { error: 'must name at least one field' })
+          .refine((parts) => new Set(parts).size === parts.length, { error: 'names a field twice' }),
+      ])
       .optional()
-      .describe('Target field matched for upsert, update and mirror; must be one of the mapped fields.'),
+      .describe(
+        'Target field matched for upsert, update and mirror, or a list of fields matched on their combination (key: [customer_no, region]); each must be one of the mapped fields.',
+      ),
     batchSize: intRange(1, 1000).default(100).describe('Rows per write request.'),
     triggerWorkflow: z.boolean().default(false).describe('Whether writes trigger the worksheet workflows.'),
     app: z
@@ -134,13 +143,15 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
   if (!isRecord(fields)) return;
   const mapped = Object.keys(fields);
   const key = isRecord(target) ? target.key : isRecord(sink) ? sink.key : undefined;
-  if (typeof key === 'string' && key !== '' && mapped.length > 0 && !mapped.includes(key)) {
+  const parts = Array.isArray(key) ? (key as unknown[]) : [key];
+  parts.forEach((part, i) => {
+    if (typeof part !== 'string' || part === '' || mapped.length === 0 || mapped.includes(part)) return;
     ctx.addIssue({
       code: 'custom',
-      path: [isRecord(target) ? 'target' : 'sink', 'key'],
-      message: `must be one of the mapped fields (${mapped.join(', ')}), so every row has a key to match on; got ${describeValue(key)}`,
+      path: [isRecord(target) ? 'target' : 'sink', 'key', ...(Array.isArray(key) ? [i] : [])],
+      message: `must be one of the mapped fields (${mapped.join(', ')}), so every row has a key to match on; got ${describeValue(part)}`,
     });
-  }
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -7,6 +7,7 @@ import { hash } from 'node:crypto';
 import type { FieldValue } from '../../api/types.ts';
 import type { SourcePosition } from '../types.ts';
 import { canonicalValue } from './canonical-value.ts';
+import { composeKey } from './compose-key.ts';
 import { CoerceFailure, describeValue, PendingReference, TypedValue } from './coerce-result.ts';
 import { isEmptyValue } from './is-empty-value.ts';
 import type { MappedRow, MapResult, PendingLookup, RowError } from './map-result.ts';
@@ -96,16 +97,18 @@ export function mapRecord(
 
   let key: string | undefined;
   // A key field that failed coercion already has its error; an empty one gets its own.
-  const keyValue = plan.keyIndex === undefined ? undefined : fields[plan.keyIndex];
-  if (keyValue !== undefined) {
-    const f = plan.fields[plan.keyIndex as number] as PlannedField;
+  const parts: string[] = [];
+  for (const index of plan.keyIndexes) {
+    const keyValue = fields[index];
+    if (keyValue === undefined) continue;
+    const f = plan.fields[index] as PlannedField;
     const value = keyValue.value;
     if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
-      (errors ??= []).push(
-        rowError(f, undefined, 'the key field is empty: every record needs a key to be matched to a row'),
-      );
-    } else if (errors === undefined) key = canonicalValue(f, value, plan.targetClock);
+      const what = plan.keyIndexes.length === 1 ? 'the key field is empty' : `key part ${f.target} is empty`;
+      (errors ??= []).push(rowError(f, undefined, `${what}: every record needs a key to be matched to a row`));
+    } else parts.push(canonicalValue(f, value, plan.targetClock));
   }
+  if (errors === undefined && parts.length === plan.keyIndexes.length) key = composeKey(parts);
 
   if (errors !== undefined) {
     return ctx?.position === undefined

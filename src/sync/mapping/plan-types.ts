@@ -14,8 +14,11 @@ export type SyncMode = 'append' | 'upsert' | 'update' | 'mirror';
 
 export interface ValidateMappingOptions {
   mode: SyncMode;
-  /** Target field (id or alias) whose value matches source records to worksheet rows. Required except in `append`. */
-  key?: string | undefined;
+  /**
+   * Target field (id or alias), or several for a composite key, whose values match
+   * source records to worksheet rows. Required except in `append`.
+   */
+  key?: string | readonly string[] | undefined;
   /** The job spec's file, named in the error message. */
   jobFile?: string | undefined;
   /**
@@ -69,8 +72,10 @@ export interface MappingPlan {
   readonly fields: readonly PlannedField[];
   /** Indexes into `fields`, sorted by field id: the canonical order of hashes and change sets. */
   readonly hashOrder: readonly number[];
-  /** Index into `fields` of the key field. */
+  /** Index into `fields` of the (first) key field; undefined when the plan has no key. */
   readonly keyIndex: number | undefined;
+  /** Indexes into `fields` of every key field, in the job spec's order (one unless composite). */
+  readonly keyIndexes: readonly number[];
   /** Mapped fields by field id and by alias. */
   readonly byTarget: ReadonlyMap<string, PlannedField>;
   /** The zone DateTime values are written in. */

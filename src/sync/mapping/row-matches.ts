@@ -3,6 +3,7 @@
  * is not written and a changed one sends only the fields that really changed.
  */
 import type { FieldValue } from '../../api/types.ts';
+import { keyOf } from './compose-key.ts';
 import type { NormalisedRow } from '../types.ts';
 import { canonicalValue } from './canonical-value.ts';
 import type { MappingPlan, PlannedField } from './plan-types.ts';
@@ -45,9 +46,5 @@ export function rowMatches(
 
 /** The canonical key of an existing row, comparable with MappedRow.key; undefined when the plan has no key or the row's key is empty. */
 export function keyOfRow(plan: MappingPlan, row: NormalisedRow): string | undefined {
-  if (plan.keyIndex === undefined) return undefined;
-  const field = plan.fields[plan.keyIndex];
-  if (field === undefined) return undefined;
-  const key = canonicalValue(field, readValue(field, row), plan.targetClock);
-  return key === '' ? undefined : key;
+  return keyOf(plan, (field) => readValue(field, row));
 }

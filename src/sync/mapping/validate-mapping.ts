@@ -133,7 +133,7 @@ export function validateMapping(
     }
   }
 
-  const keyIndex = resolveKey(opts, structure, byRef, mappedBy, planned, problems);
+  const keyIndexes = resolveKeys(opts, structure, byRef, mappedBy, planned, problems);
 
   if (problems.length > 0)
     throw new MappingError(problems, { worksheet: structure.name, jobFile: opts.jobFile });
@@ -152,30 +152,52 @@ export function validateMapping(
     mode: opts.mode,
     fields: planned,
     hashOrder,
-    keyIndex,
+    keyIndex: keyIndexes[0],
+    keyIndexes,
     byTarget,
     targetClock: target,
     fingerprint: fingerprintOf(planned, hashOrder, target.zone),
   };
 }
 
-function resolveKey(
+/** The key fields' indexes into `planned`: one, several (a composite key) or none. */
+function resolveKeys(
   opts: ValidateMappingOptions,
   structure: WorksheetStructure,
   byRef: ReadonlyMap<string, WorksheetField>,
   mappedBy: ReadonlyMap<string, string>,
   planned: readonly PlannedField[],
   problems: MappingProblem[],
-): number | undefined {
-  if (opts.key === undefined || opts.key === '') {
+): number[] {
+  const names = opts.key === undefined ? [] : typeof opts.key === 'string' ? [opts.key] : [...opts.key];
+  if (names.length === 0 || names.some((n) => n === '')) {
     if (opts.mode !== 'append') {
       problems.push({
         target: '(key)',
         message: `mode ${opts.mode} matches source records to rows, so it needs a key field (a mapped field id or alias)`,
       });
     }
-    return undefined;
+    return [];
   }
+  const indexes: number[] = [];
+  for (const name of names) {
+    const index = resolveKey(name, structure, byRef, mappedBy, planned, problems);
+    if (index === undefined) continue;
+    if (indexes.includes(index)) problems.push({ target: name, message: 'names a key field twice: each part of a composite key is a different field' });
+    else indexes.push(index);
+  }
+  return indexes.length === names.length ? indexes : [];
+}
+
+function resolveKey(
+  key: string,
+  structure: WorksheetStructure,
+  byRef: ReadonlyMap<string, WorksheetField>,
+  mappedBy: ReadonlyMap<string, string>,
+  planned: readonly PlannedField[],
+  problems: MappingProblem[],
+): number | undefined {
+  const opts = { key };
   const field = byRef.get(opts.key);
   if (field === undefined) {
     const hint = suggestField(opts.key, structure.fields);
