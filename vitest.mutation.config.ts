@@ -12,6 +12,7 @@ export default defineConfig({
       'test/integration/key-index.test.ts',
       'test/unit/sources-csv.test.ts',
       'test/unit/sources-cursor.test.ts',
+      'test/unit/sync-cursor.test.ts',
       'test/integration/sync-modes.test.ts',
     ],
     testTimeout: 30_000,

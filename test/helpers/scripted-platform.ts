@@ -22,6 +22,12 @@ export interface ScriptedPlatform {
     shortAnswers?: number;
     /** The next N batch creates are applied, then the connection is destroyed unanswered. */
     dropAfterApply?: number;
+    /** Rows deleted just before their update arrives (after the writer read them): 10007. */
+    vanishOnUpdate?: Set<string>;
+    /** A value an update may not write: a batch update lists the rows as failed, a single one answers 10002. */
+    badUpdateValue?: string;
+    /** The next N updates (single or batch) are applied, then the connection is destroyed unanswered. */
+    dropUpdateAfterApply?: number;
   };
   close(): Promise<void>;
 }
@@ -95,20 +101,36 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
         const page = match.slice((Number(input.pageIndex ?? 1) - 1) * size, Number(input.pageIndex ?? 1) * size);
         return send(res, ok({ rows: page.map(([id, r]) => ({ id, ...r })) }));
       }
+      const dropUpdate = () => {
+        if ((script.dropUpdateAfterApply ?? 0) <= 0) return false;
+        script.dropUpdateAfterApply! -= 1;
+        req.socket.destroy();
+        return true;
+      };
       if (req.method === 'PATCH' && path === `${base}/batch`) {
         const ids = input.rowIds as string[];
         const fields = input.fields as FieldValue[];
-        const failed = ids.filter((id) => !rows.has(id));
-        for (const id of ids) if (rows.has(id)) Object.assign(rows.get(id)!, Object.fromEntries(fields.map((f) => [f.id, f.value])));
+        for (const id of ids) if (script.vanishOnUpdate?.has(id) === true) rows.delete(id);
+        const refused = fields.some((f) => f.value === script.badUpdateValue && script.badUpdateValue !== undefined);
+        const failed = ids.filter((id) => !rows.has(id) || (refused && ids.indexOf(id) === 0));
+        for (const id of ids) if (!failed.includes(id)) Object.assign(rows.get(id)!, Object.fromEntries(fields.map((f) => [f.id, f.value])));
+        if (dropUpdate()) return;
         return send(res, ok({ successfulRowIds: ids.filter((id) => !failed.includes(id)), failedRowIds: failed }));
       }
       if (req.method === 'PATCH' && path.startsWith(`${base}/`)) {
         const id = path.slice(base.length + 1);
+        if (script.vanishOnUpdate?.has(id) === true) rows.delete(id);
         const row = rows.get(id);
         if (row === undefined) return send(res, fail(10007, 'record does not exist or was deleted'));
-        Object.assign(row, Object.fromEntries((input.fields as FieldValue[]).map((f) => [f.id, f.value])));
+        const fields = input.fields as FieldValue[];
+        if (script.badUpdateValue !== undefined && fields.some((f) => f.value === script.badUpdateValue)) {
+          return send(res, fail(10002, 'value not allowed'));
+        }
+        Object.assign(row, Object.fromEntries(fields.map((f) => [f.id, f.value])));
+        if (dropUpdate()) return;
         return send(res, ok({ id }));
       }
+      if (req.method === 'GET' && path === '/v3/users/lookup') return send(res, ok({ users: [] }));
       return send(res, fail(10001, `no route ${req.method} ${path}`));
     })();
   });

@@ -193,4 +193,51 @@ describe('writeBatch', () => {
     expect([...outcomes.values()]).toEqual(['unchanged', 'unchanged', 'unchanged']);
     expect(platform.requests.length).toBe(requests);
   });
+
+  it('a row deleted between the read and its update (10007) is created again by upsert', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a', 'b']));
+    const ids = [...platform.rows.keys()];
+    platform.script.vanishOnUpdate = new Set([ids[0]!]);
+    const second = context('upsert');
+    const outcomes = await writeBatch(second, batch(second, ['a2', 'b2']));
+    expect([...outcomes.values()].sort()).toEqual(['created', 'updated']);
+    expect(names()).toEqual(['a2', 'b2']);
+  });
+
+  it('one row of a batch update failing is retried alone and dead-lettered with its own code; the others are updated', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a', 'b', 'c']));
+    platform.script.badUpdateValue = 'same';
+    const second = context('upsert');
+    const outcomes = await writeBatch(second, batch(second, ['same', 'same', 'same']));
+    expect(platform.requests.filter((r) => r === `PATCH /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(1);
+    expect([...outcomes.values()].sort()).toEqual(['dead:invalid-row', 'updated', 'updated']);
+    const { entries } = await second.deadLetters.list({ runId: second.runId });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ errorCode: 10002, category: 'invalid-row' });
+    // The dead letter carries what would have been written, for a replay after a fix.
+    expect(entries[0]?.payload).toEqual(expect.arrayContaining([{ id: NAME, value: 'same' }]));
+  });
+
+  it('an update applied but never answered is simply sent again (updates are idempotent)', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a']));
+    platform.script.dropUpdateAfterApply = 1;
+    const second = context('upsert');
+    const outcomes = await writeBatch(second, batch(second, ['a2']));
+    expect([...outcomes.values()]).toEqual(['updated']);
+    expect(platform.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(2);
+    expect(names()).toEqual(['a2']);
+  });
+
+  it('rows left pending by a dead worker in a keyless append are dead-lettered as ambiguous, not created again', async () => {
+    const ctx = context('append');
+    await ctx.runs.setOutcomes(ctx.runId, new Map([[0, 'pending'], [1, 'pending']]));
+    const outcomes = await writeBatch(ctx, batch(ctx, ['a', 'b', 'c']));
+    expect([...outcomes.entries()].sort()).toEqual([[0, 'dead:ambiguous'], [1, 'dead:ambiguous'], [2, 'created']]);
+    expect(names()).toEqual(['c']);
+    const { entries } = await ctx.deadLetters.list({ runId: ctx.runId });
+    expect(entries.map((e) => e.message)).toEqual([expect.stringMatching(/no key to check it/), expect.stringMatching(/no key to check it/)]);
+  });
 });
