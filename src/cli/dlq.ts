@@ -18,6 +18,7 @@ import type {
   DeadLetterSelection,
   DeadLetterStore,
 } from '../sync/state/dead-letter-store.ts';
+import { applyFixedFile, exportDeadLetters } from './dlq-file.ts';
 import type { CliCommand, CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
@@ -34,8 +35,9 @@ const USAGE = `usage: rowbridge dlq <subcommand>
 
   dlq list [--category C] [--job NAME] [--run ID] [--limit N] [--json]
   dlq show ID [--json]
-  dlq replay [--category C | ID...] [--job NAME]
-  dlq purge [--category C] [--job NAME] [--run ID] [--yes]
+  dlq export [--csv] [--category C] [--job NAME] [--run ID] [--out FILE]
+  dlq replay [--category C | ID... | --file FIXED.csv] [--job NAME]
+  dlq purge [--category C] [--job NAME] [--run ID | ID...] [--yes]
 
 categories: ${ERROR_CATEGORIES.join(', ')}
 positions: "line N" is the line in the source file, "#N" the N-th record the run read.`;
@@ -44,7 +46,8 @@ positions: "line N" is the line in the source file, "#N" the N-th record the run
 const FLAGS: Record<string, { values: string[]; booleans: string[] }> = {
   list: { values: ['category', 'job', 'run', 'limit'], booleans: ['json'] },
   show: { values: [], booleans: ['json'] },
-  replay: { values: ['category', 'job'], booleans: [] },
+  export: { values: ['category', 'job', 'run', 'out'], booleans: ['csv'] },
+  replay: { values: ['category', 'job', 'file'], booleans: [] },
   purge: { values: ['category', 'job', 'run'], booleans: ['yes'] },
 };
 
@@ -199,9 +202,23 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
     });
   }
 
-  async function purge(parsed: Parsed, io: CliIo): Promise<number> {
+  async function exportCsv(parsed: Parsed, io: CliIo): Promise<number> {
     if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+    return withStore(io, (store) => exportDeadLetters(store, filterOf(parsed), parsed.values.get('out'), io));
+  }
+
+  async function purge(parsed: Parsed, io: CliIo): Promise<number> {
     const filter = filterOf(parsed);
+    if (parsed.positionals.length > 0) {
+      // Chosen entries by id: nothing else may narrow or widen what is removed.
+      if (Object.keys(filter).length > 0) throw new UsageError('give either IDs or --category/--job/--run, not both');
+      const ids = parsed.positionals;
+      return withStore(io, async (store) => {
+        const removed = await store.remove([...ids]);
+        io.out(`purged ${plural(removed)}${removed < ids.length ? ` (${ids.length - removed} of the ids given were not in the store)` : ''}`);
+        return EXIT.ok;
+      });
+    }
     if (!parsed.booleans.has('yes') && !io.isTty) {
       throw new UsageError('refusing to purge without --yes when not on a terminal; add --yes to confirm');
     }
@@ -227,6 +244,17 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
 
   async function replay(parsed: Parsed, io: CliIo): Promise<number> {
     const filter = filterOf(parsed);
+    const file = parsed.values.get('file');
+    if (file !== undefined) {
+      if (parsed.positionals.length > 0 || filter.category !== undefined) throw new UsageError('give --file alone (with --job at most)');
+      const fixed = await withStore(io, (store) => applyFixedFile(store, file, io));
+      if (fixed === undefined) return EXIT.failure;
+      if (fixed.length === 0) {
+        io.out('no dead letters to replay');
+        return EXIT.ok;
+      }
+      return deps.replay({ ids: fixed, ...(filter.job === undefined ? {} : { filter }) }, io);
+    }
     const ids = parsed.positionals;
     if (ids.length > 0 && filter.category !== undefined) {
       throw new UsageError('give either IDs or --category, not both');
@@ -236,7 +264,7 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
     return deps.replay(selection, io);
   }
 
-  const run: Record<string, (parsed: Parsed, io: CliIo) => Promise<number>> = { list, show, replay, purge };
+  const run: Record<string, (parsed: Parsed, io: CliIo) => Promise<number>> = { list, show, export: exportCsv, replay, purge };
 
   return {
     async main(args, io) {

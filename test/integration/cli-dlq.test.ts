@@ -202,7 +202,8 @@ describe('dlq list', () => {
   it('prints its usage with --help and exits 0', async () => {
     const { io, stdout } = captureIo();
     expect(await createDlqCommand(harness().deps).main(['list', '--help'], io)).toBe(0);
-    expect(stdout()).toContain('dlq replay [--category C | ID...] [--job NAME]');
+    expect(stdout()).toContain('dlq replay [--category C | ID... | --file FIXED.csv] [--job NAME]');
+    expect(stdout()).toContain('dlq export [--csv]');
   });
 });
 

@@ -52,6 +52,21 @@ return removed
 `;
 
 /**
+ * ARGV: (id, json) pairs. Rewrites entries that exist (a person fixed their record);
+ * an id no longer there (replayed or purged meanwhile) stays absent. Returns the count.
+ */
+const REPLACE = `
+local replaced = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    replaced = replaced + 1
+  end
+end
+return replaced
+`;
+
+/**
  * KEYS[1]: index, KEYS[2]: entry hash. ARGV: direction (asc|desc), mode (start|after),
  * start rank or the id of the last item seen, that item's score, count.
  * Returns flat (id, score, json) triples; nil when the "after" item is no longer in the
@@ -95,6 +110,7 @@ function script(name: string, lua: string): DeadLetterScript {
 export const DEAD_LETTER_SCRIPTS = {
   add: script('add', ADD),
   remove: script('remove', REMOVE),
+  replace: script('replace', REPLACE),
   page: script('page', PAGE),
 } as const;
 

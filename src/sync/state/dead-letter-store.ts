@@ -62,6 +62,11 @@ export interface DeadLetterStore {
   iterate(filter?: DeadLetterFilter): AsyncGenerator<DeadLetterEntry>;
   /** Resolves to the number of entries that existed and were removed. */
   remove(ids: string[]): Promise<number>;
+  /**
+   * Gives entries a corrected source record (a fixed export), keeping their ids, runs and
+   * reasons; entries no longer in the store are skipped. Resolves to the number replaced.
+   */
+  replaceSource(fixes: ReadonlyArray<{ id: string; data: Record<string, unknown> }>): Promise<number>;
   /** Removes every entry matching (all of them without a filter); resolves to the number removed. */
   purge(filter?: DeadLetterFilter): Promise<number>;
   /** Entries per category (categories with none are left out). */
@@ -173,6 +178,21 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
   }
 
   return {
+    async replaceSource(fixes) {
+      let replaced = 0;
+      for (const batch of chunks([...fixes], BATCH)) {
+        const current = await redis.hmget(entriesKey, ...batch.map((f) => f.id));
+        const args: string[] = [];
+        batch.forEach((fix, i) => {
+          const raw = current[i];
+          if (raw == null) return;
+          const entry = parse(fix.id, raw);
+          args.push(fix.id, JSON.stringify({ ...entry, source: { ...entry.source, data: fix.data } }));
+        });
+        if (args.length > 0) replaced += Number(await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.replace, [entriesKey], args));
+      }
+      return replaced;
+    },
     async add(inputs) {
       const prepared = inputs.map((input) => sanitiseEntry(input, now));
       let added = 0;
