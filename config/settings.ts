@@ -70,6 +70,7 @@ export const SETTINGS = {
   batchBackoffMs: { env: 'ROWBRIDGE_BATCH_BACKOFF_MS', description: 'first delay of the exponential backoff between batch attempts', default: 1000, parse: positiveInt },
   jobsDir: { env: 'ROWBRIDGE_JOBS_DIR', description: 'folder of the job specs (default ./jobs)', parse: text },
   lockDurationMs: { env: 'ROWBRIDGE_LOCK_DURATION_MS', description: 'how long a worker holds a job without renewing; a dead worker\'s jobs move on after it', default: 30_000, parse: positiveInt },
+  dlqRetentionDays: { env: 'ROWBRIDGE_DLQ_RETENTION_DAYS', description: 'dead letters older than this many days are removed (a slice at each new dead letter)', default: 90, parse: positiveNumber },
   logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -339,7 +339,11 @@ async function openRedisStore(io: CliIo): Promise<{ store: DeadLetterStore; clos
     );
   }
   return {
-    store: createDeadLetterStore({ redis: redis as Redis, prefix: statePrefixOf(settings.queuePrefix) }),
+    store: createDeadLetterStore({
+      redis: redis as Redis,
+      prefix: statePrefixOf(settings.queuePrefix),
+      retentionMs: settings.dlqRetentionDays * 86_400_000,
+    }),
     close: async () => {
       await redis.quit();
     },

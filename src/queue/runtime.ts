@@ -103,7 +103,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queuePrefix = settings.queuePrefix;
   const statePrefix = statePrefixOf(queuePrefix);
   const runs = createRunStore({ redis, prefix: statePrefix });
-  const deadLetters = createDeadLetterStore({ redis, prefix: statePrefix });
+  const deadLetters = createDeadLetterStore({ redis, prefix: statePrefix, retentionMs: settings.dlqRetentionDays * 86_400_000 });
   const clients = new Map<string, PlatformClient>();
   const traffic = new AsyncLocalStorage<Traffic>();
 

@@ -15,7 +15,8 @@ import type {
 const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
 const PREFIX = `rbtest-cli-dlq-${process.pid}`;
 // The CLI reads the state keys under the queue prefix, as the runtime writes them.
-const store = createDeadLetterStore({ redis, prefix: statePrefixOf(PREFIX) });
+// Entries are dated 2024: the store judges their age by the same clock.
+const store = createDeadLetterStore({ redis, prefix: statePrefixOf(PREFIX), now: () => Date.parse('2024-05-02T00:00:00.000Z') });
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
 
 async function deleteKeys(): Promise<void> {

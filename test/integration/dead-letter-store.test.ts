@@ -350,8 +350,20 @@ describe('dead-letter store', () => {
     expect(await expectConsistent(PREFIX)).toBe(1250);
   });
 
+  it('removes entries older than the retention window as new ones arrive, keeping the indexes consistent', async () => {
+    const day = 86_400_000;
+    const aged = createDeadLetterStore({ redis, prefix: PREFIX, now: () => T0 + 40 * day, retentionMs: 30 * day });
+    await aged.add([entry('old', 0), entry('old', 1)]);
+    // Both were created at T0: 40 days ago by this clock, past the 30-day window: pruned on add.
+    expect(await aged.get('old:0')).toBeUndefined();
+    await aged.add([entry('new', 0, { createdAt: new Date(T0 + 39 * day).toISOString() })]);
+    expect(await aged.get('new:0')).toBeDefined();
+    expect(await aged.prune()).toBe(0);
+    expect(await expectConsistent(PREFIX)).toBe(1);
+  });
+
   it('works under a braced Redis Cluster hash-tag prefix', async () => {
-    const tagged = createDeadLetterStore({ redis, prefix: `{${PREFIX}}` });
+    const tagged = createDeadLetterStore({ redis, prefix: `{${PREFIX}}`, now: () => T0 + 999_000 });
     await tagged.add([entry('r1', 0), entry('r1', 1, { category: 'conflict' })]);
     expect((await keysOf(`{${PREFIX}}`)).every((key) => key.startsWith(`{${PREFIX}}:dlq:`))).toBe(true);
     expect(await tagged.counts()).toEqual({ 'invalid-row': 1, conflict: 1 });

@@ -71,6 +71,8 @@ export interface DeadLetterStore {
   purge(filter?: DeadLetterFilter): Promise<number>;
   /** Entries per category (categories with none are left out). */
   counts(filter?: { job?: string; runId?: string }): Promise<Partial<Record<ErrorCategory, number>>>;
+  /** Removes entries created before the retention window (at most `max`); resolves to the number removed. */
+  prune(max?: number): Promise<number>;
 }
 
 /** Dependencies of the Redis dead-letter store. */
@@ -80,7 +82,15 @@ export interface DeadLetterStoreDeps {
   prefix: string;
   /** Clock for default createdAt values. @defaultValue Date.now */
   now?: () => number;
+  /**
+   * Entries older than this are removed, a bounded slice at each `add`, so a store that
+   * nobody purges stays bounded. @defaultValue 90 days (ROWBRIDGE_DLQ_RETENTION_DAYS)
+   */
+  retentionMs?: number;
 }
+
+/** The default retention of dead letters. */
+export const DEFAULT_DLQ_RETENTION_MS = 90 * 86_400_000;
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
@@ -177,7 +187,15 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
     return removed;
   }
 
+  const retentionMs = deps.retentionMs ?? DEFAULT_DLQ_RETENTION_MS;
+
+  async function prune(max = BATCH): Promise<number> {
+    const expired = await redis.zrangebyscore(allKey, '-inf', `(${now() - retentionMs}`, 'LIMIT', 0, max);
+    return expired.length === 0 ? 0 : remove(expired);
+  }
+
   return {
+    prune,
     async replaceSource(fixes) {
       let replaced = 0;
       for (const batch of chunks([...fixes], BATCH)) {
@@ -209,6 +227,8 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
           await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.add, [entriesKey, allKey], [base, ...args]),
         );
       }
+      // Retention is enforced where the store grows, a bounded slice at a time.
+      await prune();
       return added;
     },
 
