@@ -9,6 +9,8 @@ import { groupChangeSets } from './mapping/group-change-sets.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import { keyFields, keyParts } from './mapping/compose-key.ts';
 import { resolveReferences } from './mapping/resolve-references.ts';
+import { structureDrift } from './schema-drift.ts';
+import type { StructureSnapshot } from './schema-drift.ts';
 import type { ReferenceLookups } from './mapping/resolve-references.ts';
 import { anyOf, chunks, createReferenceLookups, createRowReader } from './create-reference-lookups.ts';
 import { keyOfRow, rowMatches } from './mapping/row-matches.ts';
@@ -46,7 +48,13 @@ export interface PreparedJob {
 }
 
 /** Resolves the target worksheet and compiles the mapping: the checks made before any write. */
-export async function planJob(spec: JobSpec, client: PlatformClient, file?: string): Promise<Required<PreparedJob>> {
+export async function planJob(
+  spec: JobSpec,
+  client: PlatformClient,
+  file?: string,
+  /** The structure of the job's last successful run: drift from it fails the plan (schema-drift.ts). */
+  lastGood?: { get(job: string): Promise<StructureSnapshot | undefined> },
+): Promise<Required<PreparedJob>> {
   const target = spec.target;
   if (target === undefined) throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   const structure = await client.worksheets.get(target.worksheet);
@@ -60,6 +68,16 @@ export async function planJob(spec: JobSpec, client: PlatformClient, file?: stri
     jobFile: file,
     targetTimezone: client.organisation.timeZone,
   });
+  const before = await lastGood?.get(spec.name);
+  if (before !== undefined) {
+    const drift = structureDrift(before, structure, spec.mappings, target.mode !== 'update');
+    if (drift.length > 0) {
+      throw new ConfigError(
+        `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
+          drift.map((d) => `  - ${d}`).join('\n'),
+      );
+    }
+  }
   const reader = createRowReader(client);
   reader.know(structure, target.worksheet);
   return { structure, plan, lookups: createReferenceLookups(client, reader) };
