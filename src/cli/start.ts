@@ -174,7 +174,10 @@ async function explainDeadLetters(
         `  ${cli} dlq list --run ${run.runId}`,
         `  ${cli} dlq show ${entries[0]?.id ?? 'ID'}`,
         `The quickstart's keys stay in Redis under ${prefix}; remove them with`,
-        `  redis-cli --scan --pattern '${prefix}:*' | xargs redis-cli del`,
+        // "$REDIS_URL" keeps its host and database (/2) without printing a password.
+        io.env.REDIS_URL === undefined || io.env.REDIS_URL === ''
+          ? `  redis-cli --scan --pattern '${prefix}:*' | xargs redis-cli del`
+          : `  redis-cli -u "$REDIS_URL" --scan --pattern '${prefix}:*' | xargs redis-cli -u "$REDIS_URL" del`,
       );
     }
     lines.push('');
