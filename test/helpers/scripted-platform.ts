@@ -28,6 +28,10 @@ export interface ScriptedPlatform {
     badUpdateValue?: string;
     /** The next N updates (single or batch) are applied, then the connection is destroyed unanswered. */
     dropUpdateAfterApply?: number;
+    /** The next N batch creates fail with 99999 (a transient failure) without applying. */
+    failCreates?: number;
+    /** Batch updates holding this value fail as a whole with 10002 (single updates are not affected). */
+    refuseBatchUpdateValue?: string;
   };
   close(): Promise<void>;
 }
@@ -73,6 +77,10 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
       requests.push(`${req.method} ${path}`);
       const input = await body(req);
       if (req.method === 'POST' && path === `${base}/batch`) {
+        if ((script.failCreates ?? 0) > 0) {
+          script.failCreates! -= 1;
+          return send(res, fail(99999, 'data operation exception'));
+        }
         const batch = (input.rows as Array<{ fields: FieldValue[] }>).map((r) => Object.fromEntries(r.fields.map((f) => [f.id, f.value])));
         const bad = batch.findIndex((r) => Object.values(r).includes(script.badValue));
         if (script.badValue !== undefined && bad >= 0) return send(res, fail(10002, `rows[${bad}]: value not allowed`));
@@ -110,6 +118,9 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
       if (req.method === 'PATCH' && path === `${base}/batch`) {
         const ids = input.rowIds as string[];
         const fields = input.fields as FieldValue[];
+        if (script.refuseBatchUpdateValue !== undefined && fields.some((f) => f.value === script.refuseBatchUpdateValue)) {
+          return send(res, fail(10002, 'value not allowed'));
+        }
         for (const id of ids) if (script.vanishOnUpdate?.has(id) === true) rows.delete(id);
         const refused = fields.some((f) => f.value === script.badUpdateValue && script.badUpdateValue !== undefined);
         const failed = ids.filter((id) => !rows.has(id) || (refused && ids.indexOf(id) === 0));

@@ -240,4 +240,28 @@ describe('writeBatch', () => {
     const { entries } = await ctx.deadLetters.list({ runId: ctx.runId });
     expect(entries.map((e) => e.message)).toEqual([expect.stringMatching(/no key to check it/), expect.stringMatching(/no key to check it/)]);
   });
+
+  it('a create the server refused transiently leaves no row pending: the retry creates without a lookup', async () => {
+    platform.script.failCreates = 10;
+    const ctx = context('upsert');
+    const rows = batch(ctx, ['a', 'b']);
+    await expect(writeBatch(ctx, rows)).rejects.toThrow(/99999|data operation/);
+    expect((await ctx.runs.getOutcomes(ctx.runId, [0, 1])).size).toBe(0);
+    platform.script.failCreates = 0;
+    const lists = platform.requests.filter((r) => r.endsWith('/rows/list')).length;
+    expect([...(await writeBatch(ctx, rows)).values()]).toEqual(['created', 'created']);
+    expect(platform.requests.filter((r) => r.endsWith('/rows/list')).length).toBe(lists);
+    expect(names()).toEqual(['a', 'b']);
+  });
+
+  it('a batch update refused as a whole falls back to one update per row, each with its own outcome', async () => {
+    const first = context('upsert');
+    await writeBatch(first, batch(first, ['a', 'b']));
+    platform.script.refuseBatchUpdateValue = 'z';
+    const second = context('upsert');
+    const outcomes = await writeBatch(second, batch(second, ['z', 'z']));
+    expect([...outcomes.values()]).toEqual(['updated', 'updated']);
+    expect(platform.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(3);
+    expect(names()).toEqual(['z', 'z']);
+  });
 });
