@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DelayedError, WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
+import type { WorksheetStructure } from '../api/types.ts';
 import { classifyError } from '../api/errors.ts';
 import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { pullRun } from '../sync/pull-run.ts';
 import { splitRange } from '../sync/split-range.ts';
+import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
@@ -32,6 +34,7 @@ export function newRunId(job: string): string {
  */
 export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, runQueue: Queue<RunJobData>) {
   const processChunk = createChunkProcessor(rt, batches);
+  const snapshots = createStructureSnapshots({ redis: rt.redis, prefix: rt.statePrefix });
   return async function processRun(
     job: Job<RunJobData>,
     token?: string,
@@ -94,7 +97,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       const { spec, file } = await rt.loadJob(job.data.job);
       if (spec.sink !== undefined) return await runPullJob(spec, file);
       const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
-      const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file));
+      const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file, snapshots));
       const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, rt.syncDeps(client, log));
 
       if (job.data.step !== 'finalize') {
@@ -133,7 +136,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         await job.updateData({ ...job.data, runId, step: 'finalize' });
         if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
       }
-      return await finalize(ctx, spec);
+      return await finalize(ctx, spec, prepared.structure);
     } catch (err) {
       if (err instanceof WaitingChildrenError || signal?.aborted === true) throw err;
       const category = classifyError(err);
@@ -154,7 +157,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await flushTraffic();
     }
 
-    async function finalize(ctx: SyncContext, spec: JobSpec): Promise<RunRecord | undefined> {
+    async function finalize(ctx: SyncContext, spec: JobSpec, structure: WorksheetStructure): Promise<RunRecord | undefined> {
       const current = await rt.runs.get(runId);
       if (current?.status === 'failed') return finish('failed');
       await rt.runs.update(runId, { status: 'finalizing' });
@@ -180,6 +183,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
       const superseded = await supersedeDeadLetters(rt.deadLetters, ctx.plan, spec.name, runId);
       if (superseded > 0) log.info({ superseded }, 'older dead letters of rows that failed again were replaced');
+      // The structure this mapping last worked with: the next run compares against it.
+      await snapshots.save(spec.name, structure, spec.mappings);
       await rt.runs.update(runId, {
         status: 'completed',
         deleted: result.deleted,

@@ -58,6 +58,18 @@ export async function planJob(
   const target = spec.target;
   if (target === undefined) throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   const structure = await client.worksheets.get(target.worksheet);
+  // Drift first: "field Spend was deleted" says more than "no field spend".
+  const before = await lastGood?.get(spec.name);
+  if (before !== undefined) {
+    const drift = structureDrift(before, structure, spec.mappings, target.mode !== 'update');
+    if (drift.length > 0) {
+      throw new ConfigError(
+        `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
+          drift.map((d) => `  - ${d}`).join('\n') +
+          '\n  fix the worksheet, or update the job\'s mapping to fit (an edited mapping counts as reviewed)',
+      );
+    }
+  }
   // options.createMissingOptions is the job-wide default of each mapping's createOptions.
   const mappings = spec.options.createMissingOptions
     ? spec.mappings.map((m) => ({ createOptions: true, ...m }))
@@ -68,16 +80,6 @@ export async function planJob(
     jobFile: file,
     targetTimezone: client.organisation.timeZone,
   });
-  const before = await lastGood?.get(spec.name);
-  if (before !== undefined) {
-    const drift = structureDrift(before, structure, spec.mappings, target.mode !== 'update');
-    if (drift.length > 0) {
-      throw new ConfigError(
-        `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
-          drift.map((d) => `  - ${d}`).join('\n'),
-      );
-    }
-  }
   const reader = createRowReader(client);
   reader.know(structure, target.worksheet);
   return { structure, plan, lookups: createReferenceLookups(client, reader) };

@@ -4,8 +4,10 @@
  * required field the mapping does not fill would each fail rows one by one (or blank a
  * column); the run fails before its first write instead, naming the field and what
  * changed, as the platform's own Data Integration flags "field deleted" and "mapping no
- * longer valid".
+ * longer valid". Editing the job's mapping is how a person says "reviewed": drift is
+ * judged only while the mapping is the one that last succeeded.
  */
+import { createHash } from 'node:crypto';
 import { fieldTypeName } from '../api/field-types.ts';
 import type { WorksheetField, WorksheetStructure } from '../api/types.ts';
 import type { RedisClient } from './state/redis-types.ts';
@@ -15,6 +17,8 @@ import type { FieldMapping } from './types.ts';
 /** What is kept of a structure: enough to tell what changed, nothing else. */
 export interface StructureSnapshot {
   worksheetId: string;
+  /** The job's mapping at that run: a mapping edited since is taken as reviewed against today's structure. */
+  mappingHash: string;
   fields: Array<{
     id: string;
     name: string;
@@ -25,9 +29,15 @@ export interface StructureSnapshot {
   }>;
 }
 
-export function snapshotOf(structure: WorksheetStructure): StructureSnapshot {
+/** A stable hash of a job's mapping. */
+export function mappingHashOf(mappings: readonly FieldMapping[]): string {
+  return createHash('sha1').update(JSON.stringify(mappings)).digest('hex').slice(0, 16);
+}
+
+export function snapshotOf(structure: WorksheetStructure, mappings: readonly FieldMapping[]): StructureSnapshot {
   return {
     worksheetId: structure.id,
+    mappingHash: mappingHashOf(mappings),
     fields: structure.fields.map((f) => ({
       id: f.id,
       name: f.name,
@@ -53,7 +63,7 @@ export function structureDrift(
   mappings: readonly FieldMapping[],
   creates: boolean,
 ): string[] {
-  if (before.worksheetId !== now.id) return [];
+  if (before.worksheetId !== now.id || before.mappingHash !== mappingHashOf(mappings)) return [];
   const problems: string[] = [];
   const byId = new Map<string, WorksheetField>(now.fields.map((f) => [f.id, f]));
   const mappedIds = new Set<string>();
@@ -98,8 +108,8 @@ export function createStructureSnapshots(deps: { redis: RedisClient; prefix: str
       const raw = await deps.redis.get(key(job));
       return raw === null ? undefined : (JSON.parse(raw) as StructureSnapshot);
     },
-    async save(job: string, structure: WorksheetStructure): Promise<void> {
-      await deps.redis.set(key(job), JSON.stringify(snapshotOf(structure)));
+    async save(job: string, structure: WorksheetStructure, mappings: readonly FieldMapping[]): Promise<void> {
+      await deps.redis.set(key(job), JSON.stringify(snapshotOf(structure, mappings)));
     },
   };
 }

@@ -24,7 +24,7 @@ const change = (edit: (fields: WorksheetStructure['fields']) => WorksheetStructu
 });
 
 describe('schema drift since the last successful run', () => {
-  const snapshot = snapshotOf(before);
+  const snapshot = snapshotOf(before, mappings);
 
   it('finds nothing when nothing the mapping uses changed (an unmapped field may change freely)', () => {
     expect(structureDrift(snapshot, before, mappings, true)).toEqual([]);
@@ -53,7 +53,7 @@ describe('schema drift since the last successful run', () => {
       'tier: option "Gold" of field "Tier" was deleted since the last successful run; rows that still use it would be refused (restore the option, or set createOptions)',
     ]);
     const creating = mappings.map((m) => (m.target === 'tier' ? { ...m, createOptions: true } : m));
-    expect(structureDrift(snapshot, flagged, creating, true)).toEqual([]);
+    expect(structureDrift(snapshotOf(before, creating), flagged, creating, true)).toEqual([]);
   });
 
   it('names a new required field the mapping does not fill, when the job creates rows', () => {
@@ -62,6 +62,14 @@ describe('schema drift since the last successful run', () => {
       'region: field "Region" is new and required since the last successful run, and the mapping does not fill it',
     ]);
     expect(structureDrift(snapshot, added, mappings, false)).toEqual([]);
-    expect(structureDrift(snapshot, added, [...mappings, { target: 'region', from: 'r' }], true)).toEqual([]);
+    const withRegion = [...mappings, { target: 'region', from: 'r' }];
+    expect(structureDrift(snapshotOf(before, withRegion), added, withRegion, true)).toEqual([]);
+  });
+
+  it('takes an edited mapping as reviewed against the new structure', () => {
+    const retyped = change((fs) => fs.map((f) => (f.id === 'f3' ? { ...f, type: 'Text' } : f)));
+    expect(structureDrift(snapshot, retyped, mappings, true)).toHaveLength(1);
+    const edited = mappings.map((m) => (m.target === 'spend' ? { ...m, from: 'spend_text' } : m));
+    expect(structureDrift(snapshot, retyped, edited, true)).toEqual([]);
   });
 });
