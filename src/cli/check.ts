@@ -7,6 +7,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { credentialsFromEnv, loadSettings } from '../../config/settings.ts';
+import type { Settings } from '../../config/settings.ts';
+import { createRedisConnection } from '../queue/redis-connection.ts';
+import { statePrefixOf } from '../queue/runtime.ts';
+import { createStructureSnapshots } from '../sync/schema-drift.ts';
+import type { StructureSnapshot } from '../sync/schema-drift.ts';
 import type { Credentials } from '../api/auth.ts';
 import { createPlatformClient } from '../api/create-platform-client.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
@@ -84,10 +89,29 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
   try {
     const platform = await checkPlatform(client, facts);
     if (platform.steps.some((s) => !s.ok) || spec === undefined) return platform.steps;
-    return [...platform.steps, ...(await checkJob(spec, client, facts, platform.worksheets, file))];
+    const settings = loadSettings(io.env);
+    const job = spec.name;
+    return [...platform.steps, ...(await checkJob(spec, client, facts, platform.worksheets, file, () => lastGoodStructure(settings, job)))];
   } finally {
     await client.close().catch(() => undefined);
     await client.limiter.stop().catch(() => undefined);
+  }
+}
+
+/**
+ * The structure of the job's last successful run, from the Redis of the settings; a
+ * sentence saying why not when Redis does not answer within a second (check needs no Redis).
+ */
+async function lastGoodStructure(settings: Settings, job: string): Promise<StructureSnapshot | string | undefined> {
+  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, lazyConnect: true, connectTimeoutMs: 1000 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await createStructureSnapshots({ redis, prefix: statePrefixOf(settings.queuePrefix) }).get(job);
+  } catch {
+    return `Redis (REDIS_URL) did not answer`;
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -9,6 +9,8 @@ import type { WorksheetStructure } from '../api/types.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { MappingError } from './mapping/mapping-error.ts';
 import { validateMapping } from './mapping/validate-mapping.ts';
+import { structureDrift } from './schema-drift.ts';
+import type { StructureSnapshot } from './schema-drift.ts';
 
 export interface CheckStep {
   /** What was checked: `platform`, `app`, `target worksheet`, `mapping`, ... */
@@ -144,6 +146,8 @@ export async function checkJob(
   facts: ConnectionFacts,
   worksheets: ReadonlyArray<{ id: string; name: string; alias: string }> | undefined,
   file?: string,
+  /** The structure of the job's last successful run, when it can be read (Redis). */
+  lastGood?: () => Promise<StructureSnapshot | string | undefined>,
 ): Promise<CheckStep[]> {
   const steps: CheckStep[] = [];
   const pull = spec.target === undefined;
@@ -156,6 +160,20 @@ export async function checkJob(
   if (typeof structure === 'string') return [{ name: role, ok: false, detail: structure }];
   steps.push({ name: role, ok: true, detail: `${structure.name} (${structure.id}): ${structure.fields.length} fields` });
 
+  if (spec.target !== undefined && lastGood !== undefined) {
+    const before = await lastGood();
+    if (typeof before === 'string') steps.push({ name: 'drift', ok: true, detail: `not compared: ${before}` });
+    else if (before === undefined) steps.push({ name: 'drift', ok: true, detail: 'no successful run yet to compare with' });
+    else {
+      const drift = structureDrift(before, structure, spec.mappings, spec.target.mode !== 'update');
+      steps.push(
+        drift.length === 0
+          ? { name: 'drift', ok: true, detail: 'nothing the mapping uses changed since the last successful run' }
+          : { name: 'drift', ok: false, detail: drift.join('; ') },
+      );
+      if (drift.length > 0) return steps;
+    }
+  }
   if (spec.target !== undefined) {
     try {
       const plan = validateMapping(spec.mappings, structure, {

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as check } from '../../src/cli/check.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
+import { Redis } from 'ioredis';
+import { statePrefixOf } from '../../src/queue/runtime.ts';
+import { createStructureSnapshots } from '../../src/sync/schema-drift.ts';
 import { captureIo } from '../helpers/capture-io.ts';
+import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
+
+const PREFIX = `rbtest-check-${process.pid}`;
 
 /** A port nothing listens on: taken from the OS, then released. */
 async function closedPort(): Promise<number> {
@@ -48,9 +54,12 @@ describe('rowbridge check: a connection doctor', () => {
       ROWBRIDGE_SIGN: app.sign,
       ROWBRIDGE_HEADER_PREFIX: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
       ROWBRIDGE_JOBS_DIR: dir,
+      REDIS_URL,
+      ROWBRIDGE_QUEUE_PREFIX: PREFIX,
     };
   });
   afterAll(async () => {
+    await deleteKeys(`${PREFIX}:*`);
     await emulator.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -71,6 +80,26 @@ describe('rowbridge check: a connection doctor', () => {
     expect(out).toMatch(/mapping\s+ok\s+2 fields mapped, upsert by code/);
     expect(out).toMatch(/rows\s+ok\s+read one page: 0 rows/);
     expect(out).toMatch(/time zone\s+ok\s+Asia\/Shanghai \(ROWBRIDGE_PLATFORM_TIMEZONE\)/);
+    expect(out).toMatch(/drift\s+ok\s+no successful run yet to compare with/);
+  });
+
+  it('reports schema drift since the last successful run, like the run would; exit 1', async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      const snapshots = createStructureSnapshots({ redis, prefix: statePrefixOf(PREFIX) });
+      const structure = emulator.state.worksheet('projects')!;
+      const mappings = [
+        { target: 'code', from: 'Code' },
+        { target: 'budget', from: 'Budget' },
+      ];
+      // The last good run saw Budget as Text; today it is a Number.
+      await snapshots.save('good', { ...structure, fields: structure.fields.map((f) => (f.alias === 'budget' ? { ...f, type: 'Text' } : f)) }, mappings);
+    } finally {
+      redis.disconnect();
+    }
+    const { code, out } = await run(['good']);
+    expect(code).toBe(1);
+    expect(out).toMatch(/drift\s+FAILED\s+budget: field "Budget" changed type from Text to Number since the last successful run/);
   });
 
   it('--json gives the same steps as data', async () => {
