@@ -1,8 +1,9 @@
 /**
- * `rowbridge emulator [--port N] [--host H] [--seed FILE] [--row-shape fields|flat]`:
- * runs the local API v3 emulator until SIGINT/SIGTERM. It prints its URL and the
- * credentials it serves: they are the emulator's own demo credentials (from the seed
- * file, or generated), printed so a developer can point a job at it.
+ * `rowbridge emulator [--port N] [--host H] [--seed FILE] [--dialect platform|spec]`:
+ * runs the local API v3 emulator until SIGINT/SIGTERM. It prints the lines a user
+ * exports to point rowbridge at it (ROWBRIDGE_API_URL without /v3, the header prefix,
+ * the app key and sign): the emulator's own demo credentials (from the seed file, or
+ * generated).
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -14,12 +15,16 @@ import type { EmulatorHandle } from '../emulator/start-emulator.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
-const USAGE = `usage: rowbridge emulator [--port N] [--host HOST] [--seed FILE] [--row-shape fields|flat]
+const USAGE = `usage: rowbridge emulator [--port N] [--host HOST] [--seed FILE] [--dialect platform|spec]
 
   --port N          TCP port (default 8080; 0 picks a free one)
   --host HOST       interface to listen on (default 127.0.0.1)
-  --seed FILE       JSON seed: apps, worksheets, rows, tokens (see jobs/examples/emulator-seed.json)
-  --row-shape S     rows as the spec's "fields" array (default) or "flat" objects
+  --seed FILE       JSON seed: apps, worksheets, rows, tokens (see jobs/examples/emulator-seed.json
+                    and src/emulator/seed-schema.ts)
+  --dialect D       "platform" (default): the public platform's forms (worksheetId, flat rows keyed
+                    by alias, HAP- headers, zone-less Asia/Shanghai timestamps); "spec": the seed
+                    spec's forms (api-v3.md: rows with a fields array, APP- headers)
+  --row-shape S     override the row shape: "fields" or "flat"
 `;
 
 async function loadSeed(file: string, cwd: string): Promise<EmulatorSeed> {
@@ -42,16 +47,22 @@ async function loadSeed(file: string, cwd: string): Promise<EmulatorSeed> {
   return parseSeed(json, `seed file ${path}`);
 }
 
+/** The lines a user pastes into a shell to point rowbridge at one app of the emulator. */
+function exportLines(emulator: EmulatorHandle, appKey: string, sign: string): string[] {
+  return [
+    `  export ROWBRIDGE_API_URL=${emulator.url}`,
+    `  export ROWBRIDGE_HEADER_PREFIX=${emulator.headerPrefix}`,
+    `  export ROWBRIDGE_APPKEY=${appKey}`,
+    `  export ROWBRIDGE_SIGN=${sign}`,
+  ];
+}
+
 function describeSeeded(emulator: EmulatorHandle, seed: EmulatorSeed): string[] {
   const lines: string[] = [];
   const apps = emulator.state.apps();
   seed.apps.forEach((app, i) => {
     const live = apps[i];
-    lines.push(
-      `app "${app.name}" id ${live?.id ?? '?'}`,
-      `  APP-Appkey: ${app.appKey}`,
-      `  APP-Sign:   ${app.sign}`,
-    );
+    lines.push(`app "${app.name}" id ${live?.id ?? '?'}: to use it,`, ...exportLines(emulator, app.appKey, app.sign));
     for (const wsId of live?.worksheetIds ?? []) {
       const ws = emulator.state.worksheet(wsId);
       lines.push(
@@ -91,9 +102,8 @@ function createDemo(emulator: EmulatorHandle): string[] {
   const token = emulator.createPersonalToken([app.appId]);
   const oauth = emulator.createOAuthClient([app.appId]);
   return [
-    `app "Demo" id ${app.appId}`,
-    `  APP-Appkey: ${app.appKey}`,
-    `  APP-Sign:   ${app.sign}`,
+    `app "Demo" id ${app.appId}: to use it,`,
+    ...exportLines(emulator, app.appKey, app.sign),
     `  worksheet "Customers" id ${ws.id} alias customers`,
     `personal token for Demo: ${token}`,
     `OAuth client for Demo: client_id=${oauth.clientId} client_secret=${oauth.clientSecret} refresh_token=${oauth.refreshToken}`,
@@ -115,7 +125,7 @@ function waitForSignal(): Promise<string> {
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let values: { port?: string; host?: string; seed?: string; 'row-shape'?: string; help?: boolean };
+  let values: { port?: string; host?: string; seed?: string; dialect?: string; 'row-shape'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
@@ -123,6 +133,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         port: { type: 'string' },
         host: { type: 'string' },
         seed: { type: 'string' },
+        dialect: { type: 'string' },
         'row-shape': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -140,8 +151,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     io.err(`emulator: --port must be an integer from 0 to 65535, got "${values.port}"\n\n${USAGE}`);
     return EXIT.usage;
   }
-  const rowShape = values['row-shape'] ?? 'fields';
-  if (rowShape !== 'fields' && rowShape !== 'flat') {
+  const dialect = values.dialect ?? 'platform';
+  if (dialect !== 'platform' && dialect !== 'spec') {
+    io.err(`emulator: --dialect must be "platform" or "spec", got "${dialect}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const rowShape = values['row-shape'];
+  if (rowShape !== undefined && rowShape !== 'fields' && rowShape !== 'flat') {
     io.err(`emulator: --row-shape must be "fields" or "flat", got "${rowShape}"\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -153,7 +169,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     emulator = await startEmulator({
       port,
       host: values.host ?? '127.0.0.1',
-      rowShape,
+      dialect,
+      ...(rowShape === undefined ? {} : { rowShape }),
       ...(seed === undefined ? {} : { seed }),
     });
   } catch (error) {
@@ -163,8 +180,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const credentials = seed === undefined ? createDemo(emulator) : describeSeeded(emulator, seed);
   io.out(
     [
-      `rowbridge emulator listening on ${emulator.url}`,
-      `  API:            ${emulator.url}/v3/...`,
+      `rowbridge emulator (${emulator.dialect} dialect) listening on ${emulator.url}`,
+      `  API:            ${emulator.url}/v3/... (ROWBRIDGE_API_URL is the part before /v3)`,
       `  token endpoint: ${emulator.tokenUrl}`,
       ...credentials,
       'Stop with Ctrl+C.',

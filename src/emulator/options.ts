@@ -45,22 +45,35 @@ export interface FaultOptions {
   writesOnly?: boolean;
 }
 
+/**
+ * Which forms the emulator answers in. `platform`: the public platform's, as pinned in
+ * shared/spec/platform-shapes.md (structure keyed `worksheetId`, flat rows keyed by
+ * alias with `id`, type names, `HAP-` headers, zone-less organisation-local timestamps,
+ * system fields only when asked, the user lookup by exact name with masked contacts).
+ * `spec`: the seed spec's forms (api-v3.md).
+ */
+export type EmulatorDialect = 'platform' | 'spec';
+
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
+  /** @defaultValue 'platform' */
+  dialect?: EmulatorDialect;
+  /** The organisation's zone, in which `platform` writes zone-less timestamps. @defaultValue 'Asia/Shanghai' */
+  timeZone?: string;
   /** TCP port; 0 picks a free one. @defaultValue 0 */
   port?: number;
   /** @defaultValue '127.0.0.1' */
   host?: string;
-  /** Prefix of the authentication headers (`APP-Appkey`, `APP-Sign`, `APP-Appid`). @defaultValue 'APP-' */
+  /** Prefix of the authentication headers (`HAP-Appkey`, `HAP-Sign`, `HAP-Appid`). @defaultValue 'HAP-' (platform), 'APP-' (spec) */
   headerPrefix?: string;
   /**
    * Row shape of reads: the spec's `{id, fields: [{id, alias, value, type, controlName}]}`
-   * or the flat form keyed by alias (field id with `useFieldIdAsKey`). @defaultValue 'fields'
+   * or the flat form keyed by alias (field id with `useFieldIdAsKey`). @defaultValue 'flat' (platform), 'fields' (spec)
    */
   rowShape?: 'fields' | 'flat';
   /**
    * How field types are written in structures and row fields: the spec's code strings
-   * ("2") or the public structure's names ("Text"). @defaultValue 'code'
+   * ("2") or the public structure's names ("Text"). @defaultValue 'name' (platform), 'code' (spec)
    */
   typeFormat?: 'code' | 'name';
   /**
@@ -97,6 +110,8 @@ export interface EmulatorOptions {
 
 /** Options with every default filled in. */
 export interface ResolvedOptions {
+  dialect: EmulatorDialect;
+  timeZone: string;
   port: number;
   host: string;
   headerPrefix: string;
@@ -183,12 +198,19 @@ export function validateOptions(options: EmulatorOptions | RuntimeOptions): void
 /** Fills in the defaults. */
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   validateOptions(options);
+  const dialect = options.dialect ?? 'platform';
+  if (dialect !== 'platform' && dialect !== 'spec') {
+    throw new RangeError(`emulator option dialect must be "platform" or "spec", got ${String(dialect)}`);
+  }
+  const platform = dialect === 'platform';
   return {
+    dialect,
+    timeZone: options.timeZone ?? 'Asia/Shanghai',
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
-    headerPrefix: options.headerPrefix ?? 'APP-',
-    rowShape: options.rowShape ?? 'fields',
-    typeFormat: options.typeFormat ?? 'code',
+    headerPrefix: options.headerPrefix ?? (platform ? 'HAP-' : 'APP-'),
+    rowShape: options.rowShape ?? (platform ? 'flat' : 'fields'),
+    typeFormat: options.typeFormat ?? (platform ? 'name' : 'code'),
     strictOperators: options.strictOperators ?? false,
     rateLimit: options.rateLimit,
     quota: options.quota,

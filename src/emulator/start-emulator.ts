@@ -39,6 +39,9 @@ export interface EmulatorHandle {
   /** The OAuth token endpoint (`${url}/oauth2/token`). */
   readonly tokenUrl: string;
   readonly port: number;
+  /** The prefix of the authentication headers it expects (`HAP-` in the platform dialect). */
+  readonly headerPrefix: string;
+  readonly dialect: 'platform' | 'spec';
   /** Read access to apps, worksheets and rows. */
   readonly state: EmulatorStateView;
   /**
@@ -114,6 +117,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url,
     tokenUrl: `${url}/oauth2/token`,
     port,
+    headerPrefix: resolved.headerPrefix,
+    dialect: resolved.dialect,
     state: createStateView(deps),
     requests,
     close: () =>

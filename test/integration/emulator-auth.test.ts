@@ -49,7 +49,7 @@ const bearer = (t: string, appId?: string) => ({
 });
 
 beforeAll(async () => {
-  emulator = await startEmulator({ now: () => clock, accessTokenTtlMs: 60_000 });
+  emulator = await startEmulator({ dialect: 'spec', now: () => clock, accessTokenTtlMs: 60_000 });
 });
 
 beforeEach(() => {
@@ -77,7 +77,7 @@ describe('emulator auth: app key and sign', () => {
   });
 
   it('honours another header prefix', async () => {
-    const other = await startEmulator({ headerPrefix: 'X-HAP-' });
+    const other = await startEmulator({ dialect: 'spec', headerPrefix: 'X-HAP-' });
     try {
       const app = other.createApp({ name: 'P' });
       const res = await fetch(`${other.url}/v3/app`, {

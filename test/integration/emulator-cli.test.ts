@@ -49,14 +49,18 @@ describe('rowbridge emulator command', () => {
       child.once('exit', () => fail(new Error(`emulator exited early: ${stderr}`)));
     });
     try {
-      expect(stdout).toContain('APP-Appkey: demo-crm-appkey');
+      // The lines to export, not header values: ROWBRIDGE_API_URL without /v3, the platform's prefix.
+      expect(stdout).toContain(`export ROWBRIDGE_API_URL=${url}\n`);
+      expect(stdout).toContain('export ROWBRIDGE_HEADER_PREFIX=HAP-');
+      expect(stdout).toContain('export ROWBRIDGE_APPKEY=demo-crm-appkey');
+      expect(stdout).toContain('platform dialect');
       expect(stdout).toContain('personal token for CRM: pat_demo_crm_token_0001');
       expect(stdout).toContain('worksheet "Contacts" id 65f0000000000000000000b2 alias contacts (2 rows)');
       const res = await fetch(`${url}/v3/app/worksheets/contacts/rows/list`, {
         method: 'POST',
         headers: {
           authorization: 'Bearer pat_demo_crm_token_0001',
-          'APP-Appid': '65f0000000000000000000a1',
+          'HAP-Appid': '65f0000000000000000000a1',
           'content-type': 'application/json',
         },
         body: JSON.stringify({ pageSize: 10, pageIndex: 1, includeTotalCount: true }),
@@ -75,6 +79,8 @@ describe('rowbridge emulator command', () => {
     expect(await main(['--port', 'eighty'], io)).toBe(64);
     expect(io.output()).toContain('--port must be an integer');
     expect(await main(['--row-shape', 'tree'], io)).toBe(64);
+    expect(await main(['--dialect', 'klingon'], io)).toBe(64);
+    expect(io.output()).toContain('--dialect must be "platform" or "spec"');
     expect(await main(['--colour'], io)).toBe(64);
   });
 

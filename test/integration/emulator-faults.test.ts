@@ -35,7 +35,7 @@ const createRow = (n: number) =>
 const getApp = () => send('GET', '/v3/app');
 
 beforeAll(async () => {
-  emulator = await startEmulator();
+  emulator = await startEmulator({ dialect: 'spec' });
 });
 
 beforeEach(() => {

@@ -59,6 +59,7 @@ function optionKey(alias: string, text: string): string {
 
 beforeAll(async () => {
   emulator = await startEmulator({
+    dialect: 'spec',
     now: () => clock,
     seed: {
       apps: [

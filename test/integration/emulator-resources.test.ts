@@ -27,7 +27,7 @@ async function call<T = Obj>(method: string, path: string, body?: unknown): Prom
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ maxOptionsPerField: 5 });
+  emulator = await startEmulator({ dialect: 'spec', maxOptionsPerField: 5 });
   const app = emulator.createApp({ name: 'Resources' });
   appId = app.appId;
   headers = { 'APP-Appkey': app.appKey, 'APP-Sign': app.sign };

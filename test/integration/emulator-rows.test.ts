@@ -50,7 +50,7 @@ const optionKey = (alias: string, text: string) =>
   sheet.fields.find((f) => f.alias === alias)!.options!.find((o) => o.value === text)!.key;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ maxOptionsPerField: 3, maxAttachmentsPerField: 2 });
+  emulator = await startEmulator({ dialect: 'spec', maxOptionsPerField: 3, maxAttachmentsPerField: 2 });
   const app = emulator.createApp({ name: 'Rows' });
   headers = { 'APP-Appkey': app.appKey, 'APP-Sign': app.sign };
   companies = emulator.createWorksheet(app.appId, {

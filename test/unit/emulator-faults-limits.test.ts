@@ -107,15 +107,20 @@ describe('emulator request limits', () => {
 });
 
 describe('emulator options', () => {
-  it('fills defaults', () => {
+  it("fills defaults: the public platform's dialect unless spec is asked for", () => {
     expect(resolveOptions()).toMatchObject({
+      dialect: 'platform',
+      timeZone: 'Asia/Shanghai',
       port: 0,
       host: '127.0.0.1',
-      headerPrefix: 'APP-',
-      rowShape: 'fields',
+      headerPrefix: 'HAP-',
+      rowShape: 'flat',
+      typeFormat: 'name',
       maxOptionsPerField: 100,
       maxAttachmentsPerField: 20,
     });
+    expect(resolveOptions({ dialect: 'spec' })).toMatchObject({ headerPrefix: 'APP-', rowShape: 'fields', typeFormat: 'code' });
+    expect(() => resolveOptions({ dialect: 'v2' as never })).toThrow(/dialect must be "platform" or "spec"/);
   });
 
   it('names the option that is wrong', () => {

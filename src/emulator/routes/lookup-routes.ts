@@ -10,8 +10,28 @@ import { EmulatorError, notFound, paramError } from '../emulator-error.ts';
 import { asString, bodyObject, optionalArray, optionalString } from '../input.ts';
 import type { Route } from '../router.ts';
 
+/**
+ * An email as the platform's user lookup shows it (platform-shapes §9 [C]): a local part
+ * longer than 4 loses its last 4 characters to `****`; one of 2 to 4 keeps its first
+ * letter plus `***`; the domain stays.
+ */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return email;
+  const local = email.slice(0, at);
+  const masked = local.length > 4 ? `${local.slice(0, -4)}****` : `${local.slice(0, 1)}***`;
+  return `${masked}${email.slice(at)}`;
+}
+
 export function createLookupRoutes(deps: EmulatorDeps): Route[] {
   const state = deps.state;
+  const platform = () => deps.options.dialect === 'platform';
+  /** The platform's lookups take an exact `name`, required (platform-shapes §9 [C]). */
+  const exactName = (ctx: { query: URLSearchParams }): string => {
+    const name = ctx.query.get('name');
+    if (name === null || name.trim() === '') throw paramError('name is required: the lookup matches it exactly');
+    return name;
+  };
   const matches = (text: string, keywords: string | null) =>
     keywords === null || text.toLowerCase().includes(keywords.toLowerCase());
   return [
@@ -20,6 +40,14 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       path: '/departments/lookup',
       scope: 'account',
       handler: (ctx) => {
+        if (platform()) {
+          const name = exactName(ctx);
+          return {
+            departments: [...state.departments.values()]
+              .filter((d) => d.name === name)
+              .map((d) => ({ id: d.id, name: d.name, path: '', pathNodes: [] })),
+          };
+        }
         const parentId = ctx.query.get('parentId');
         return [...state.departments.values()]
           .filter(
@@ -51,6 +79,23 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       path: '/users/lookup',
       scope: 'account',
       handler: (ctx) => {
+        if (platform()) {
+          const name = exactName(ctx);
+          return {
+            users: [...state.users.values()]
+              .filter((u) => u.fullname === name)
+              .map((u) => ({
+                accountId: u.accountId,
+                fullname: u.fullname,
+                mobile: '',
+                email: maskEmail(u.email),
+                departments: u.departmentIds
+                  .map((id) => state.departments.get(id))
+                  .filter((d) => d !== undefined)
+                  .map((d) => ({ id: d.id, name: d.name, path: '', pathNodes: [] })),
+              })),
+          };
+        }
         const departmentId = ctx.query.get('departmentId');
         return [...state.users.values()]
           .filter(

@@ -28,11 +28,15 @@ export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: J
       throw paramError(`fields[${i}]: "${ref}" is not a field of worksheet "${ws.name}"`);
     return field;
   });
+  const platform = deps.options.dialect === 'platform';
   return {
     shape: deps.options.rowShape,
+    dialect: deps.options.dialect,
+    timeZone: deps.options.timeZone,
     typeFormat: deps.options.typeFormat,
     useFieldIdAsKey: flag(source['useFieldIdAsKey'], 'useFieldIdAsKey', false),
-    includeSystemFields: flag(source['includeSystemFields'], 'includeSystemFields', true),
+    // The platform sends system fields only when asked (platform-shapes §5 [L]).
+    includeSystemFields: flag(source['includeSystemFields'], 'includeSystemFields', !platform),
     fields: projection.length === 0 ? undefined : projection,
   };
 }

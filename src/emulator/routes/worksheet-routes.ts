@@ -7,7 +7,7 @@ import type { EmulatorDeps } from '../deps.ts';
 import { bodyObject, optionalString } from '../input.ts';
 import type { AppRouteContext, Route } from '../router.ts';
 import type { WorksheetRecord } from '../state/records.ts';
-import { structureView } from '../worksheets/structure-view.ts';
+import { platformStructureView, structureView } from '../worksheets/structure-view.ts';
 import { updateStructure } from '../worksheets/update-structure.ts';
 import { createWorksheet, deleteWorksheet, findWorksheet } from '../worksheets/worksheet-model.ts';
 
@@ -33,14 +33,25 @@ export function createWorksheetRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const ws = createWorksheet(deps, ctx.app, ctx.body);
-        return { worksheetId: ws.id, ...structureView(ws, deps.options.typeFormat) };
+        return deps.options.dialect === 'platform' ? { worksheetId: ws.id } : { worksheetId: ws.id, ...structureView(ws, deps.options.typeFormat) };
       },
     },
     {
       method: 'GET',
       path: '/app/worksheets/{worksheet_id}',
       scope: 'app',
-      handler: (ctx) => structureView(sheet(ctx), deps.options.typeFormat),
+      handler: (ctx) => (deps.options.dialect === 'platform' ? platformStructureView(sheet(ctx)) : structureView(sheet(ctx), deps.options.typeFormat)),
+    },
+    {
+      // The platform's path for a structure update (platform-shapes §11 [C]).
+      method: 'POST',
+      path: '/app/worksheets/{worksheet_id}',
+      scope: 'app',
+      handler: (ctx) => {
+        const ws = sheet(ctx);
+        updateStructure(deps, ctx.app, ws, ctx.body);
+        return deps.options.dialect === 'platform' ? platformStructureView(ws) : structureView(ws, deps.options.typeFormat);
+      },
     },
     {
       method: 'POST',

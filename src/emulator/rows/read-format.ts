@@ -16,6 +16,9 @@ import { typeOut } from '../worksheets/structure-view.ts';
 
 export interface RenderOptions {
   shape: 'fields' | 'flat';
+  /** `platform`: rows carry `id` only, timestamps are zone-less wall clocks of `timeZone`. @defaultValue 'spec' */
+  dialect?: 'platform' | 'spec';
+  timeZone?: string;
   typeFormat: 'code' | 'name';
   useFieldIdAsKey: boolean;
   includeSystemFields: boolean;
@@ -103,7 +106,39 @@ export function readValue(state: EmulatorState, field: FieldRecord, row: StoredR
   }
 }
 
-function systemFields(row: StoredRow): Record<string, unknown> {
+/** `YYYY-MM-DD HH:mm:ss` of an instant in a zone: how the platform writes its timestamps (platform-shapes §3 [C]). */
+function wallClock(epochMs: number, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(epochMs));
+  const at = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
+  return `${at('year')}-${at('month')}-${at('day')} ${at('hour')}:${at('minute')}:${at('second')}`;
+}
+
+/** The platform's user object (platform-shapes §5 [C]). */
+function platformUser(user: { accountId: string; fullname: string }): Record<string, unknown> {
+  return { accountId: user.accountId, fullname: user.fullname, avatar: '', isPortal: false, status: 1 };
+}
+
+function systemFields(row: StoredRow, options: RenderOptions): Record<string, unknown> {
+  if (options.dialect === 'platform') {
+    const zone = options.timeZone ?? 'Asia/Shanghai';
+    return {
+      _createdAt: wallClock(row.createdAt, zone),
+      _updatedAt: wallClock(row.updatedAt, zone),
+      _createdBy: platformUser(row.createdBy),
+      _updatedBy: platformUser(row.updatedBy),
+      _owner: platformUser(row.owner),
+      autoid: row.autoId,
+    };
+  }
   return {
     _createdBy: row.createdBy,
     _owner: row.owner,
@@ -120,7 +155,7 @@ export function renderRow(
   options: RenderOptions,
 ): Record<string, unknown> {
   const fields = options.fields ?? ws.fields;
-  const system = options.includeSystemFields ? systemFields(row) : {};
+  const system = options.includeSystemFields ? systemFields(row, options) : {};
   if (options.shape === 'fields') {
     return {
       id: row.id,
@@ -134,7 +169,8 @@ export function renderRow(
       ...system,
     };
   }
-  const flat: Record<string, unknown> = { rowid: row.id, id: row.id };
+  // The platform's row id key is `id` (platform-shapes §5 [C]); the spec's flat form also had `rowid`.
+  const flat: Record<string, unknown> = options.dialect === 'platform' ? { id: row.id } : { rowid: row.id, id: row.id };
   for (const f of fields)
     flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = readValue(state, f, row);
   return Object.assign(flat, system);

@@ -26,6 +26,22 @@ export function fieldView(f: FieldRecord, format: 'code' | 'name'): WorksheetFie
   return out;
 }
 
+/**
+ * The structure as the platform sends it (platform-shapes §4 [C]): keyed `worksheetId`,
+ * with `desc` and `remark`, and no `id`. The spec dialect keeps the seed spec's form.
+ */
+export function platformStructureView(ws: WorksheetRecord): Record<string, unknown> {
+  return {
+    worksheetId: ws.id,
+    name: ws.name,
+    alias: ws.alias,
+    remark: ws.remark,
+    desc: '',
+    fields: ws.fields.map((f) => ({ ...fieldView(f, 'name'), desc: '', remark: '', isHiddenOnCreate: false })),
+    views: ws.views.map((v) => ({ id: v.id, name: v.name, type: String(v.type) })),
+  };
+}
+
 export function structureView(
   ws: WorksheetRecord,
   format: 'code' | 'name',
