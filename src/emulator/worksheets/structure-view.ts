@@ -37,7 +37,14 @@ export function platformStructureView(ws: WorksheetRecord): Record<string, unkno
     alias: ws.alias,
     remark: ws.remark,
     desc: '',
-    fields: ws.fields.map((f) => ({ ...fieldView(f, 'name'), desc: '', remark: '', isHiddenOnCreate: false })),
+    fields: ws.fields.map((f) => ({
+      ...fieldView(f, 'name'),
+      desc: '',
+      remark: '',
+      isHiddenOnCreate: false,
+      // Required in the schema, "" when the field has no reverse relation [C].
+      sourceField: '',
+    })),
     views: ws.views.map((v) => ({ id: v.id, name: v.name, type: String(v.type) })),
   };
 }
