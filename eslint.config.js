@@ -17,6 +17,24 @@ export default tseslint.config(
     },
   },
   {
+    // The emulator is the test double of the platform: it imports nothing of the product,
+    // so a misreading in the client cannot be mirrored by it (issue 8).
+    files: ['src/emulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/sync/**', '**/queue/**', '**/cli/**', '**/ops/**', '**/config/**'],
+              message: 'the emulator stands apart from the product: write what it needs in src/emulator',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

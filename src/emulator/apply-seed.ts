@@ -1,5 +1,5 @@
 /** Loads a seed (seed-schema.ts) into an empty state. */
-import type { UserRef } from '../api/types.ts';
+import type { UserRef } from './wire-types.ts';
 import { createOAuthClient, createPersonalToken } from './credentials.ts';
 import type { EmulatorDeps } from './deps.ts';
 import { located } from './rows/field-values.ts';
@@ -9,7 +9,7 @@ import type { EmulatorSeed } from './seed-schema.ts';
 import { createApp } from './state/app-model.ts';
 import { adminUser } from './state/create-state.ts';
 import { createWorksheet } from './worksheets/worksheet-model.ts';
-import { OPTION_FIELD_TYPES } from '../api/field-types.ts';
+import { OPTION_FIELD_TYPES } from './field-kinds.ts';
 
 function userRef(deps: EmulatorDeps, accountId: string | undefined, where: string): UserRef {
   if (accountId === undefined) return adminUser(deps.state);

@@ -10,7 +10,7 @@
  * kind of credential (one code, so a client needs one rule).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { UserRef } from '../api/types.ts';
+import type { UserRef } from './wire-types.ts';
 import { EmulatorError, paramError } from './emulator-error.ts';
 import type { AppRecord, EmulatorState } from './state/records.ts';
 

@@ -2,7 +2,7 @@
  * Issuing credentials: personal tokens, OAuth clients, access and refresh tokens.
  * Secrets are random; the ids the request log shows are not secrets.
  */
-import type { UserRef } from '../api/types.ts';
+import type { UserRef } from './wire-types.ts';
 import { ACCESS_TOKEN_PREFIX } from './auth.ts';
 import type { IdGenerator } from './ids.ts';
 import type { EmulatorState } from './state/records.ts';

@@ -3,7 +3,7 @@
  * over parameters (`rows/batch` is not a row id), and a path that exists under another
  * method is told apart from one that does not exist at all.
  */
-import type { HttpMethod } from '../api/types.ts';
+import type { HttpMethod } from './wire-types.ts';
 import type { Principal } from './auth.ts';
 import type { AppRecord } from './state/records.ts';
 

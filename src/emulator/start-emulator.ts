@@ -11,7 +11,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CreateWorksheetInput, UserRef, WorksheetStructure } from '../api/types.ts';
+import type { CreateWorksheetInput, UserRef, WorksheetStructure } from './wire-types.ts';
 import { applySeed } from './apply-seed.ts';
 import { createOAuthClient, createPersonalToken, expireAccessTokens } from './credentials.ts';
 import type { OAuthClientCredentials } from './credentials.ts';

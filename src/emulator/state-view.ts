@@ -2,7 +2,7 @@
  * Read access to the emulator's content for tests: what landed in a worksheet, without
  * going through HTTP (and without counting against limits or meeting faults).
  */
-import type { UserRef, WorksheetStructure } from '../api/types.ts';
+import type { UserRef, WorksheetStructure } from './wire-types.ts';
 import type { EmulatorDeps } from './deps.ts';
 import { plainText } from './rows/read-format.ts';
 import { rowLog } from './rows/row-log.ts';

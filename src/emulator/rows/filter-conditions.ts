@@ -5,7 +5,7 @@
  * region (`belongsto` includes descendants), dates (`between` with `[start, end]`,
  * inclusive) and the system fields.
  */
-import type { FilterOperator } from '../../api/field-types.ts';
+import type { FilterOperator } from '../field-kinds.ts';
 import { paramError } from '../emulator-error.ts';
 import { describe } from '../input.ts';
 import type { StoredRow } from '../state/records.ts';

@@ -10,8 +10,8 @@ import {
   operatorsFor,
   SYSTEM_FILTER_FIELDS,
   systemFieldOperators,
-} from '../../api/field-types.ts';
-import type { FilterOperator, SystemFilterField } from '../../api/field-types.ts';
+} from '../field-kinds.ts';
+import type { FilterOperator, SystemFilterField } from '../field-kinds.ts';
 import { paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString, describe, optionalString } from '../input.ts';
 import type { EmulatorState, FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';

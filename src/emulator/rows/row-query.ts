@@ -4,7 +4,7 @@
  * includeTotalCount. The default order is creation order. Without sorts the table is
  * streamed and only the requested page is kept, so listing a large table costs one pass.
  */
-import { OPTION_FIELD_TYPES } from '../../api/field-types.ts';
+import { OPTION_FIELD_TYPES } from '../field-kinds.ts';
 import { paramError } from '../emulator-error.ts';
 import {
   asObject,

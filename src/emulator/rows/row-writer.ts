@@ -4,7 +4,7 @@
  * all rowIds and reports the rows it could not update; deletes are soft (recycle bin)
  * unless `permanent`. Every change leaves an entry in the row's log.
  */
-import type { BatchUpdateResult, UserRef } from '../../api/types.ts';
+import type { BatchUpdateResult, UserRef } from '../wire-types.ts';
 import type { EmulatorDeps } from '../deps.ts';
 import { EmulatorError, notFound, paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString } from '../input.ts';

@@ -3,7 +3,7 @@
  * (a section, two roles, an option set, a knowledge base, a published approval process
  * with one pending to-do), and deletion with everything it owns.
  */
-import type { UserRef } from '../../api/types.ts';
+import type { UserRef } from '../wire-types.ts';
 import type { EmulatorDeps } from '../deps.ts';
 import { isoNow } from '../deps.ts';
 import { EmulatorError } from '../emulator-error.ts';

@@ -1,4 +1,4 @@
-import type { UserRef } from '../../api/types.ts';
+import type { UserRef } from '../wire-types.ts';
 import type { DepartmentRecord, EmulatorState, RegionRecord, UserRecord } from './records.ts';
 
 /**

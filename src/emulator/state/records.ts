@@ -2,8 +2,8 @@
  * The emulator's in-memory records. One {@link EmulatorState} object holds everything
  * (no module-level state), so `reset()` simply builds a new one.
  */
-import type { FieldTypeName } from '../../api/field-types.ts';
-import type { UserRef } from '../../api/types.ts';
+import type { FieldTypeName } from '../field-kinds.ts';
+import type { UserRef } from '../wire-types.ts';
 
 export interface OrgRecord {
   id: string;

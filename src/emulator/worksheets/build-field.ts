@@ -7,7 +7,7 @@ import {
   fieldTypeName,
   isReadOnlyFieldType,
   SYSTEM_FILTER_FIELDS,
-} from '../../api/field-types.ts';
+} from '../field-kinds.ts';
 import type { EmulatorDeps } from '../deps.ts';
 import { EmulatorError, paramError } from '../emulator-error.ts';
 import {

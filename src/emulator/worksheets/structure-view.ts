@@ -1,7 +1,7 @@
 /** The wire form of a worksheet structure (platform notes §4 "Structure of a field"). */
-import { fieldTypeCode } from '../../api/field-types.ts';
-import type { FieldTypeName } from '../../api/field-types.ts';
-import type { WorksheetField, WorksheetStructure } from '../../api/types.ts';
+import { fieldTypeCode } from '../field-kinds.ts';
+import type { FieldTypeName } from '../field-kinds.ts';
+import type { WorksheetField, WorksheetStructure } from '../wire-types.ts';
 import type { FieldRecord, WorksheetRecord } from '../state/records.ts';
 
 export function typeOut(type: FieldTypeName, format: 'code' | 'name'): string {

@@ -17,7 +17,7 @@ import {
 } from '../input.ts';
 import { rebuildUniqueIndex } from '../rows/row-table.ts';
 import type { AppRecord, FieldRecord, WorksheetRecord } from '../state/records.ts';
-import { fieldTypeName, isReadOnlyFieldType, OPTION_FIELD_TYPES } from '../../api/field-types.ts';
+import { fieldTypeName, isReadOnlyFieldType, OPTION_FIELD_TYPES } from '../field-kinds.ts';
 import { buildField, buildOptions, checkAlias, checkFieldSet } from './build-field.ts';
 import { indexFields, resolveWorksheetRef } from './worksheet-model.ts';
 
