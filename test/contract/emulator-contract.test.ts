@@ -60,9 +60,7 @@ function shapeDiff(expected: unknown, actual: unknown, at: string, inRow = false
 
 /** Operations whose emulator answer does not match yet, with why: each runs as an expected failure. */
 const KNOWN_GAPS: Record<string, string> = {
-  'GET /v3/app': 'the app answer keeps the seed spec form (id, description, worksheets), not organizationId/appId and typed section items',
   'GET /v3/users/lookup': 'department ids are 24-hex in the emulator, UUIDs on the platform',
-  'GET /v3/regions': 'the emulator serves regions at /v3/regions/lookup (the seed spec form)',
   'GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/relations/{field}': 'relations rows carry _createdAt, not the schema\'s _createAt',
   'POST /v3/app/worksheets/{worksheet_id}/rows/pivot': 'the emulator answers its own pivot form ({groupBy, groups})',
 };

@@ -12,7 +12,7 @@ import { isoNow } from '../deps.ts';
 import { paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString, bodyObject, optionalString } from '../input.ts';
 import type { Route } from '../router.ts';
-import { appView, createApp, deleteApp } from '../state/app-model.ts';
+import { appView, createApp, deleteApp, platformAppView } from '../state/app-model.ts';
 import { createWorksheet } from '../worksheets/worksheet-model.ts';
 
 const ITEM_TYPES = ['worksheet', 'customPage', 'link'] as const;
@@ -68,7 +68,12 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
         return { id: app.id, name: app.name };
       },
     },
-    { method: 'GET', path: '/app', scope: 'app', handler: (ctx) => appView(deps, ctx.app) },
+    {
+      method: 'GET',
+      path: '/app',
+      scope: 'app',
+      handler: (ctx) => (deps.options.dialect === 'platform' ? platformAppView(deps, ctx.app) : appView(deps, ctx.app)),
+    },
     {
       method: 'POST',
       path: '/app',

@@ -58,6 +58,31 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
       },
     },
     {
+      // The platform's path and shape (platform-shapes §9 [C]): children of `id` (the top
+      // level without one) or a fuzzy `search`; `last` read as "has no sub-regions" [U].
+      method: 'GET',
+      path: '/regions',
+      scope: 'account',
+      handler: (ctx) => {
+        const parent = ctx.query.get('id') ?? '';
+        const search = ctx.query.get('search');
+        const all = [...state.regions.values()];
+        const pathOf = (code: string | null): string => {
+          const names: string[] = [];
+          for (let r = code === null ? undefined : state.regions.get(code); r !== undefined; r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)) names.unshift(r.name);
+          return names.join('/');
+        };
+        const chosen =
+          search !== null && search !== ''
+            ? all.filter((r) => r.name.toLowerCase().includes(search.toLowerCase()))
+            : all.filter((r) => (r.parentCode ?? '') === parent);
+        return {
+          regions: chosen.map((r) => ({ id: r.code, name: r.name, path: pathOf(r.code), last: !all.some((c) => c.parentCode === r.code) })),
+          currentRegion: { id: parent, path: pathOf(parent === '' ? null : parent) },
+        };
+      },
+    },
+    {
       method: 'GET',
       path: '/regions/lookup',
       scope: 'account',

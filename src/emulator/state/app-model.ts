@@ -105,7 +105,8 @@ function seedContent(deps: EmulatorDeps, app: AppRecord): void {
 
 export function createApp(deps: EmulatorDeps, input: NewApp, owner: UserRef): AppRecord {
   const state = deps.state;
-  const id = input.id ?? deps.ids.objectId();
+  // The platform's app ids are UUIDs (platform-shapes §3 [C]); the seed spec's were 24-hex.
+  const id = input.id ?? (deps.options.dialect === 'platform' ? deps.ids.uuid() : deps.ids.objectId());
   if (state.apps.has(id)) throw new EmulatorError(10006, `application ${id} already exists`);
   const appKey = input.appKey ?? deps.ids.secret(8);
   if (state.credentials.appKeys.has(appKey))
@@ -142,6 +143,43 @@ export function deleteApp(deps: EmulatorDeps, app: AppRecord): void {
   for (const id of app.worksheetIds) deps.state.worksheets.delete(id);
   deps.state.credentials.appKeys.delete(app.appKey);
   deps.state.apps.delete(app.id);
+}
+
+/** The organisation the emulator's apps belong to. */
+const ORGANIZATION_ID = 'a3d9e1f4-6b2c-4f8e-8a71-0c5e9d2b4f16';
+
+/**
+ * The app as the platform answers `GET /v3/app` (platform-shapes §4 [C]): sections with
+ * typed items (0 worksheet, 1 custom page, 2 sub-group) and child sections. Worksheets
+ * created without a section sit in one section of their own.
+ */
+export function platformAppView(deps: EmulatorDeps, app: AppRecord): Record<string, unknown> {
+  const worksheetItem = (id: string) => {
+    const ws = deps.state.worksheets.get(id);
+    return { id, name: ws?.name ?? '', type: 0, iconUrl: '', status: 1, alias: ws?.alias ?? '', notes: '' };
+  };
+  const listed = new Set(app.sections.flatMap((s) => s.items.filter((i) => i.type === 'worksheet').map((i) => i.id)));
+  const section = (s: (typeof app.sections)[number]): Record<string, unknown> => ({
+    id: s.id,
+    name: s.name,
+    items: s.items.map((i) =>
+      i.type === 'worksheet' ? worksheetItem(i.id) : { id: i.id, name: i.name, type: 1, iconUrl: '', status: 1, alias: '', notes: '' },
+    ),
+    childSections: app.sections.filter((c) => c.parentId === s.id).map(section),
+  });
+  const loose = app.worksheetIds.filter((id) => !listed.has(id)).map(worksheetItem);
+  const sections = app.sections.filter((s) => s.parentId === '').map(section);
+  if (loose.length > 0) sections.unshift({ id: `${app.id.slice(0, 20)}0000`, name: 'Worksheets', items: loose, childSections: [] });
+  return {
+    organizationId: ORGANIZATION_ID,
+    appId: app.id,
+    name: app.name,
+    iconUrl: app.iconUrl,
+    color: app.color,
+    desc: app.description,
+    remark: '',
+    sections,
+  };
 }
 
 export function appView(deps: EmulatorDeps, app: AppRecord): Record<string, unknown> {
