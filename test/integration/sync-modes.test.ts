@@ -46,12 +46,13 @@ fields:
 ${extra}`;
 }
 
-describe('sync modes against the emulator', () => {
+// Against the platform's dialect (the default) and the seed spec's forms.
+describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%s dialect)', (dialect) => {
   let h: Harness;
   let ws: string;
 
   beforeAll(async () => {
-    h = await createHarness('modes');
+    h = await createHarness(`modes-${dialect}`, { dialect });
   });
   afterAll(async () => {
     await h.close();
@@ -196,5 +197,5 @@ describe('sync modes against the emulator', () => {
 /** A clean emulator app for each test: new credentials, new runtime (its clients hold the old ones). */
 async function recreate(h: Harness): Promise<Harness> {
   await h.close();
-  return createHarness(`modes${Math.floor(Math.random() * 1e6)}`);
+  return createHarness(`modes${Math.floor(Math.random() * 1e6)}`, { dialect: h.emulator.dialect });
 }

@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-describe('references: members by exact name and relations by the related worksheet\'s key', () => {
+// Against the platform's dialect (the default) and the seed spec's forms.
+describe.each(['platform', 'spec'] as const)('references (%s dialect): members by exact name and relations by the related worksheet\'s key', (dialect) => {
   let h: Harness;
   let customers: string;
   let deals: string;
   const customerIds = new Map<string, string>();
 
   beforeAll(async () => {
-    h = await createHarness('refs');
+    h = await createHarness(`refs-${dialect}`, { dialect });
     customers = h.createWorksheet({
       name: 'Customers',
       alias: 'customers',
