@@ -59,12 +59,21 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
           .map((id) => liveRow(target.table, id))
           .filter((r): r is StoredRow => r !== undefined);
         const p = page(related, ctx.query);
-        const rows = renderRows(
-          deps,
-          target,
-          p.items,
-          renderOptions(deps, target, Object.fromEntries(ctx.query)),
-        );
+        const query: Record<string, unknown> = Object.fromEntries(ctx.query);
+        if (deps.options.dialect === 'platform') {
+          // platform-shapes §10 [C]: `isReturnSystemFields`, and rows of {id, _createAt
+          // (sic), _updatedAt, _owner, fields}, `{rows, total}` only.
+          const { isReturnSystemFields, ...rest } = query;
+          const rows = renderRows(deps, target, p.items, renderOptions(deps, target, { ...rest, includeSystemFields: isReturnSystemFields ?? false }));
+          return {
+            rows: rows.map((r) => {
+              const { _createdAt, _createdBy: _c, _updatedBy: _u, autoid: _a, ...kept } = r as Record<string, unknown>;
+              return _createdAt === undefined ? kept : { ...kept, _createAt: _createdAt };
+            }),
+            total: p.total,
+          };
+        }
+        const rows = renderRows(deps, target, p.items, renderOptions(deps, target, query));
         return { rows, total: p.total, pageIndex: p.pageIndex, pageSize: p.pageSize };
       },
     },
