@@ -60,7 +60,6 @@ function shapeDiff(expected: unknown, actual: unknown, at: string, inRow = false
 
 /** Operations whose emulator answer does not match yet, with why: each runs as an expected failure. */
 const KNOWN_GAPS: Record<string, string> = {
-  'GET /v3/users/lookup': 'department ids are 24-hex in the emulator, UUIDs on the platform',
   'POST /v3/app/worksheets/{worksheet_id}/rows/pivot': 'the emulator answers its own pivot form ({groupBy, groups})',
 };
 

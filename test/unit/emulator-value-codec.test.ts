@@ -105,8 +105,8 @@ describe('emulator value codec: write formats of platform notes §4', () => {
       write(field('Collaborator'), { value: [{ accountId: 'a0000000-0000-4000-8000-000000000002' }] }),
     ).toEqual(['a0000000-0000-4000-8000-000000000002']);
     expect(code(() => write(field('Collaborator'), { value: ['ghost'] }))).toBe(10002);
-    expect(write(field('Department'), { value: ['65f0000000000000000000d2'] })).toEqual([
-      '65f0000000000000000000d2',
+    expect(write(field('Department'), { value: ['d0000000-0000-4000-8000-0000000000d2'] })).toEqual([
+      'd0000000-0000-4000-8000-0000000000d2',
     ]);
     expect(write(field('Region'), { value: '310101' })).toBe('310101');
     expect(code(() => write(field('Region'), { value: '999999' }))).toBe(10002);

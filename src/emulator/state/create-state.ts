@@ -8,10 +8,10 @@ import type { DepartmentRecord, EmulatorState, RegionRecord, UserRecord } from '
 export const DEFAULT_ORG = { id: '65f000000000000000000001', name: 'Rowbridge Demo Org' } as const;
 
 export const DEFAULT_DEPARTMENTS: readonly DepartmentRecord[] = [
-  { id: '65f0000000000000000000d1', name: 'Head Office', parentId: null },
-  { id: '65f0000000000000000000d2', name: 'Sales', parentId: '65f0000000000000000000d1' },
-  { id: '65f0000000000000000000d3', name: 'Sales North', parentId: '65f0000000000000000000d2' },
-  { id: '65f0000000000000000000d4', name: 'Engineering', parentId: '65f0000000000000000000d1' },
+  { id: 'd0000000-0000-4000-8000-0000000000d1', name: 'Head Office', parentId: null },
+  { id: 'd0000000-0000-4000-8000-0000000000d2', name: 'Sales', parentId: 'd0000000-0000-4000-8000-0000000000d1' },
+  { id: 'd0000000-0000-4000-8000-0000000000d3', name: 'Sales North', parentId: 'd0000000-0000-4000-8000-0000000000d2' },
+  { id: 'd0000000-0000-4000-8000-0000000000d4', name: 'Engineering', parentId: 'd0000000-0000-4000-8000-0000000000d1' },
 ];
 
 export const DEFAULT_USERS: readonly UserRecord[] = [
@@ -19,19 +19,19 @@ export const DEFAULT_USERS: readonly UserRecord[] = [
     accountId: 'a0000000-0000-4000-8000-000000000001',
     fullname: 'Ada Admin',
     email: 'ada@example.com',
-    departmentIds: ['65f0000000000000000000d1'],
+    departmentIds: ['d0000000-0000-4000-8000-0000000000d1'],
   },
   {
     accountId: 'a0000000-0000-4000-8000-000000000002',
     fullname: 'Ben Sales',
     email: 'ben@example.com',
-    departmentIds: ['65f0000000000000000000d3'],
+    departmentIds: ['d0000000-0000-4000-8000-0000000000d3'],
   },
   {
     accountId: 'a0000000-0000-4000-8000-000000000003',
     fullname: 'Cy Engineer',
     email: 'cy@example.com',
-    departmentIds: ['65f0000000000000000000d4'],
+    departmentIds: ['d0000000-0000-4000-8000-0000000000d4'],
   },
 ];
 
