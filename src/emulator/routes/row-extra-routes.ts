@@ -3,6 +3,7 @@
  * Payloads the spec does not show are documented on each handler.
  */
 import type { EmulatorDeps } from '../deps.ts';
+import { platformPivot } from '../rows/platform-pivot.ts';
 import { notFound, paramError } from '../emulator-error.ts';
 import { asString, bodyObject } from '../input.ts';
 import { pivot } from '../rows/pivot.ts';
@@ -82,7 +83,10 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
       path: '/app/worksheets/{worksheet_id}/rows/pivot',
       scope: 'app',
       write: false,
-      handler: (ctx) => pivot(deps.state, sheet(ctx), ctx.body, deps.options.strictOperators),
+      handler: (ctx) =>
+        deps.options.dialect === 'platform'
+          ? platformPivot(deps.state, sheet(ctx), ctx.body, deps.options.strictOperators)
+          : pivot(deps.state, sheet(ctx), ctx.body, deps.options.strictOperators),
     },
     {
       // data: {shareLink}: one stable public link per row.
