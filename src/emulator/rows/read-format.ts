@@ -148,6 +148,33 @@ function systemFields(row: StoredRow, options: RenderOptions): Record<string, un
   };
 }
 
+/**
+ * The platform's read shapes where they differ from the seed spec's (platform-shapes §6):
+ * members `{accountId, fullname, avatar, status}` [L], attachments `{file_id, file_name,
+ * file_size, downloadUrl}` [L], a region `{code, name}` with the `/`-joined path [U].
+ */
+function platformReadShape(state: EmulatorState, field: FieldRecord, row: StoredRow, value: unknown): unknown {
+  switch (field.type) {
+    case 'Collaborator':
+      return (value as Array<{ accountId: string; fullname: string }>).map((m) => ({ ...m, avatar: '', status: 1 }));
+    case 'Attachment':
+      return (value as Array<{ name?: string; url?: string }>).map((a, i) => ({
+        file_id: `${row.id}-${field.id}-${i}`,
+        file_name: a.name ?? '',
+        file_size: 0,
+        downloadUrl: a.url ?? '',
+      }));
+    case 'Region': {
+      if (typeof value !== 'string' || value === '') return value;
+      const names: string[] = [];
+      for (let r = state.regions.get(value); r !== undefined; r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)) names.unshift(r.name);
+      return { code: value, name: names.join('/') };
+    }
+    default:
+      return value;
+  }
+}
+
 export function renderRow(
   state: EmulatorState,
   ws: WorksheetRecord,
@@ -170,8 +197,11 @@ export function renderRow(
     };
   }
   // The platform's row id key is `id` (platform-shapes §5 [C]); the spec's flat form also had `rowid`.
-  const flat: Record<string, unknown> = options.dialect === 'platform' ? { id: row.id } : { rowid: row.id, id: row.id };
-  for (const f of fields)
-    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = readValue(state, f, row);
+  const platform = options.dialect === 'platform';
+  const flat: Record<string, unknown> = platform ? { id: row.id } : { rowid: row.id, id: row.id };
+  for (const f of fields) {
+    const value = readValue(state, f, row);
+    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = platform ? platformReadShape(state, f, row, value) : value;
+  }
   return Object.assign(flat, system);
 }
