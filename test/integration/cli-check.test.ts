@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,13 +14,23 @@ import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
 const PREFIX = `rbtest-check-${process.pid}`;
 
-/** A port nothing listens on: taken from the OS, then released. */
+/**
+ * A port nothing listens on, below 1024: the OS never hands those out as ephemeral
+ * ports, so no other test's server can take it meanwhile.
+ */
 async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (const port of [9, 13, 17, 19, 37, 47, 79, 113, 119, 179, 389]) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (!open) return port;
+  }
+  throw new Error('no closed port below 1024 on 127.0.0.1');
 }
 
 describe('rowbridge check: a connection doctor', () => {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -44,15 +43,28 @@ function start(env: NodeJS.ProcessEnv): Promise<Result> {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+/** Whether something accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
     });
+    socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * A port nothing answers on. Below 1024, because the OS never hands those out as
+ * ephemeral ports: a port freed by listen(0) could be taken by another test's server
+ * (an emulator) before the quickstart tries it, which once made it "answer" as HTTP.
+ */
+async function freePort(): Promise<number> {
+  for (const port of [9, 13, 17, 19, 37, 47, 79, 113, 119, 179, 389, 427, 444, 515, 543, 631, 873, 992]) {
+    if (!(await listening(port))) return port;
+  }
+  throw new Error('no closed port below 1024 found on 127.0.0.1');
 }
 
 function isRunning(pid: number): boolean {
