@@ -46,6 +46,12 @@ const ianaZone: Parse<string> = (raw, name) => {
   return raw;
 };
 
+const dashboardToken: Parse<string> = (raw, name) => {
+  // A short token is guessable over the network; the value itself is never echoed.
+  if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters long (e.g. openssl rand -hex 32)`);
+  return raw;
+};
+
 /** The schema: setting key → its variable, default and secrecy. */
 export const SETTINGS = {
   apiUrl: { env: 'ROWBRIDGE_API_URL', description: 'platform base URL ({host}/api for a private deployment)', parse: text },
@@ -72,6 +78,12 @@ export const SETTINGS = {
   lockDurationMs: { env: 'ROWBRIDGE_LOCK_DURATION_MS', description: 'how long a worker holds a job without renewing; a dead worker\'s jobs move on after it', default: 30_000, parse: positiveInt },
   dlqRetentionDays: { env: 'ROWBRIDGE_DLQ_RETENTION_DAYS', description: 'dead letters older than this many days are removed (a slice at each new dead letter)', default: 90, parse: positiveNumber },
   logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
+  dashboardToken: { env: 'ROWBRIDGE_DASHBOARD_TOKEN', description: 'bearer token of the dashboard (also accepted as the password of HTTP basic auth); at least 16 characters', secret: true, parse: dashboardToken },
+  dashboardUsers: { env: 'ROWBRIDGE_DASHBOARD_USERS', description: 'dashboard users for HTTP basic auth: name:scrypt$salt$hash, comma-separated (rowbridge dashboard --hash-password)', secret: true, parse: text },
+  dashboardHosts: { env: 'ROWBRIDGE_DASHBOARD_HOSTS', description: 'host names the dashboard answers besides localhost, 127.0.0.1, [::1] and its bound address (comma-separated; the name a reverse proxy forwards)', parse: text },
+  sourceEnvAllow: { env: 'ROWBRIDGE_SOURCE_ENV_ALLOW', description: 'names or globs (comma-separated) that ${ENV} in job specs may resolve besides the default; ROWBRIDGE_*, REDIS_URL, *_SIGN, *_SECRET, *_TOKEN, *_PASSWORD resolve only when listed', parse: text },
+  dataDir: { env: 'ROWBRIDGE_DATA_DIR', description: 'folder file sources and sinks are confined to: relative paths resolve under it, paths and symlinks out of it are refused', parse: text },
+  sourceStatementTimeoutMs: { env: 'ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS', description: 'longest a postgres/mysql source query may run (each runs in a READ ONLY transaction)', default: 60_000, parse: positiveInt },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof SETTINGS;
@@ -93,6 +105,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     else if (setting.default !== undefined) out[key] = setting.default;
   }
   return out as Settings;
+}
+
+/**
+ * One setting read from `env`, for code that is handed an environment rather than the
+ * loaded settings (sources and sinks get the runtime's env): same parse, same default.
+ */
+export function readSetting<K extends keyof Schema>(key: K, env: NodeJS.ProcessEnv): ValueOf<Schema[K]> | undefined {
+  const setting = SETTINGS[key] as Setting<unknown>;
+  const raw = env[setting.env];
+  if (raw !== undefined && raw !== '') return setting.parse(raw.trim(), setting.env) as ValueOf<Schema[K]>;
+  return setting.default as ValueOf<Schema[K]> | undefined;
 }
 
 /** Names of the variables holding secrets, for redaction and for `--help` texts. */

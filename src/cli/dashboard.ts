@@ -1,3 +1,7 @@
+import { text } from 'node:stream/consumers';
+import { loadSettings } from '../../config/settings.ts';
+import { createDashboardAccess } from '../ops/dashboard/dashboard-access.ts';
+import { hashPassword } from '../ops/dashboard/password-hash.ts';
 import { createHealthCheck, createReadiness } from '../ops/health.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { startOpsServer } from '../ops/ops-server.ts';
@@ -7,7 +11,9 @@ import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
-const USAGE = 'usage: rowbridge dashboard [--port N] [--host H] [--read-only]';
+const USAGE =
+  'usage: rowbridge dashboard [--port N] [--host H] [--allow-writes]\n' +
+  '       rowbridge dashboard --hash-password   (reads a password on stdin, prints its ROWBRIDGE_DASHBOARD_USERS hash)';
 
 function port(value: string | undefined): number {
   if (value === undefined) return 3000;
@@ -34,26 +40,60 @@ function awaitSignal(): { signal: Promise<NodeJS.Signals>; dispose(): void } {
   };
 }
 
+/** `--hash-password`: the password from stdin (first line), never from argv where `ps` shows it. */
+async function printPasswordHash(io: CliIo): Promise<number> {
+  const password = (await text(process.stdin)).split(/\r?\n/)[0] ?? '';
+  if (password.length < 12) {
+    io.err('the password on stdin must be at least 12 characters long');
+    return EXIT.usage;
+  }
+  io.out(hashPassword(password));
+  return EXIT.ok;
+}
+
 /**
  * `dashboard`: serves the runs, dead letters and bull-board pages, `/metrics`,
  * `/healthz` and `/readyz` until SIGTERM/SIGINT. Works no queue itself, so it needs no
  * platform credentials (without them `/healthz` reports the API check as `config`).
+ * Read-only unless `--allow-writes`; `--read-only` is accepted for old scripts.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let options: { port: number; host: string; readOnly: boolean };
+  let options: { port: number; host: string; allowWrites: boolean };
   try {
     const parsed = parseCliArgs(
       args,
-      { port: { type: 'string' }, host: { type: 'string' }, 'read-only': { type: 'boolean' } },
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'allow-writes': { type: 'boolean' },
+        'hash-password': { type: 'boolean' },
+      },
       false,
     );
+    if (parsed.values['hash-password'] === true) return await printPasswordHash(io);
+    if (parsed.values['read-only'] === true && parsed.values['allow-writes'] === true)
+      throw new UsageError('--read-only and --allow-writes contradict each other');
     options = {
       port: port(parsed.values.port),
       host: parsed.values.host ?? '127.0.0.1',
-      readOnly: parsed.values['read-only'] === true,
+      allowWrites: parsed.values['allow-writes'] === true,
     };
   } catch (err) {
     io.err(`${(err as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  try {
+    // Checked before Redis is touched: an unprotected dashboard beyond loopback never starts.
+    const settings = loadSettings(io.env);
+    createDashboardAccess({
+      token: settings.dashboardToken,
+      users: settings.dashboardUsers,
+      hosts: settings.dashboardHosts,
+      bindHost: options.host,
+    });
+  } catch (err) {
+    io.err(`rowbridge dashboard: ${(err as Error).message}`);
     return EXIT.usage;
   }
   const rt = openRuntime(io);
@@ -67,7 +107,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const server = await startOpsServer({ rt, metrics, readiness, health, dashboard: true, ...options });
     readiness.markReady();
     io.out(
-      `rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)`,
+      `rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)` +
+        (options.allowWrites ? ', queue actions allowed' : ', read-only'),
     );
     rt.logger.info({ signal: await stop.signal }, 'dashboard stopping');
     readiness.markStopping();

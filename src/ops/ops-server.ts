@@ -1,7 +1,9 @@
 /**
  * The operator HTTP server of a rowbridge process: `/metrics` (Prometheus), `/healthz`,
  * `/readyz`, and the dashboard when asked. Served by `rowbridge dashboard` and by a
- * worker started with `--dashboard`.
+ * worker started with `--dashboard`. The probes and `/metrics` stay open (orchestrators
+ * and scrapers call them by IP, without a login); the dashboard sits behind its access
+ * guard, and every answer carries the security headers.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -12,6 +14,9 @@ import { ConfigError } from '../api/errors.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import { createDashboard } from './dashboard/create-dashboard.ts';
 import type { Dashboard } from './dashboard/create-dashboard.ts';
+import { createDashboardAccess } from './dashboard/dashboard-access.ts';
+import type { DashboardAccessOptions } from './dashboard/dashboard-access.ts';
+import { securityHeaders } from './dashboard/security-headers.ts';
 import { createHealthCheck } from './health.ts';
 import type { HealthCheck, Readiness } from './health.ts';
 import type { Metrics } from './metrics.ts';
@@ -24,12 +29,20 @@ export interface OpsServerOptions {
   readiness: Readiness;
   /** 0 picks a free port. @defaultValue 3000 */
   port?: number;
-  /** @defaultValue '127.0.0.1' (the dashboard has no login: expose it deliberately) */
+  /** @defaultValue '127.0.0.1' (beyond loopback the dashboard needs a token or users) */
   host?: string;
   /** Serve the dashboard pages and bull-board besides the probes. */
   dashboard: boolean;
-  /** bull-board without its job-changing buttons. @defaultValue false */
-  readOnly?: boolean;
+  /**
+   * Let bull-board pause, add, retry, clean and obliterate, and show batch rows.
+   * @defaultValue false
+   */
+  allowWrites?: boolean;
+  /**
+   * Login and host settings of the dashboard.
+   * @defaultValue the runtime's settings (ROWBRIDGE_DASHBOARD_TOKEN, _USERS, _HOSTS)
+   */
+  access?: Pick<DashboardAccessOptions, 'token' | 'users' | 'hosts'>;
   /** @defaultValue a check of the runtime's Redis and its default API credential */
   health?: HealthCheck;
   /** Longest wait for open requests on close before their connections are cut. @defaultValue 5000 */
@@ -67,12 +80,20 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
   const ownsHealth = options.health === undefined;
   const health = options.health ?? createHealthCheck(rt);
-  const dashboard: Dashboard | undefined = options.dashboard
-    ? createDashboard({ rt, ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }) })
+  const settings = options.access ?? {
+    token: rt.settings.dashboardToken,
+    users: rt.settings.dashboardUsers,
+    hosts: rt.settings.dashboardHosts,
+  };
+  // Before anything opens: a dashboard that would be open to the network does not start.
+  const access = options.dashboard
+    ? createDashboardAccess({ ...settings, bindHost: host, allowWrites: options.allowWrites === true })
     : undefined;
+  const dashboard: Dashboard | undefined = access === undefined ? undefined : createDashboard({ rt, access });
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(securityHeaders);
   app.get('/metrics', async (_req, res) => {
     const { contentType, body } = await metrics.render();
     res.type(contentType).set('cache-control', 'no-store').send(body);

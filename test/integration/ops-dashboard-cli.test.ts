@@ -82,7 +82,7 @@ describe('rowbridge dashboard', () => {
     const io = captureIo(h.env);
     expect(await main(['--port', 'eighty'], io)).toBe(64);
     expect(io.errText()).toMatch(/--port must be a port number from 0 to 65535, got "eighty"/);
-    expect(io.errText()).toContain('usage: rowbridge dashboard [--port N] [--host H] [--read-only]');
+    expect(io.errText()).toContain('usage: rowbridge dashboard [--port N] [--host H] [--allow-writes]');
   });
 
   it('names the address when the port is taken, exit 1, and stops listening for signals', async () => {

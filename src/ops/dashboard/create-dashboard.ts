@@ -2,7 +2,9 @@
  * The dashboard (issue #5, point 2): bull-board for the two queues under `/queues`, and
  * rowbridge's own server-rendered pages beside it: `/` runs, `/runs/:id` a run's report
  * and dead letters, `/dead-letters` the store by category. No front-end build; every
- * value from Redis is escaped by the `html` template.
+ * value from Redis is escaped by the `html` template. Every route sits behind the access
+ * guard (dashboard-access.ts); bull-board is read-only unless writes are allowed, and
+ * then only shows batch rows (personal data) to a viewer who may change them anyway.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -14,6 +16,7 @@ import { ERROR_CATEGORIES } from '../../api/errors.ts';
 import type { ErrorCategory } from '../../api/errors.ts';
 import type { Runtime } from '../../queue/runtime.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
+import type { DashboardAccess } from './dashboard-access.ts';
 import type { DeadLetterFilter } from '../../sync/state/dead-letter-store.ts';
 import { renderDeadLettersPage } from './dead-letters-page.ts';
 import { html, layout, toHtmlString } from './html.ts';
@@ -27,8 +30,8 @@ export const QUEUES_PATH = '/queues';
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
   rt: Pick<Runtime, 'connection' | 'queuePrefix' | 'runs' | 'deadLetters' | 'logger'>;
-  /** bull-board without retry, remove, clean, pause buttons. @defaultValue false */
-  readOnly?: boolean;
+  /** Host, login and write checks in front of every route (see dashboard-access.ts). */
+  access: DashboardAccess;
 }
 
 /** The dashboard's routes, to mount at the root of a server, and its queue handles. */
@@ -82,6 +85,19 @@ function send(res: Response, status: number, page: SafeHtml): void {
   res.status(status).type('html').set('cache-control', 'no-store').send(toHtmlString(page));
 }
 
+/**
+ * What bull-board shows of a batch job's data to a read-only viewer: the ids, not the
+ * rows (source records are personal data, and the viewer has no use for them).
+ */
+export function batchDataSummary(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const { runId, job, batchNo, rows, pauses } = data as Record<string, unknown>;
+  const indexes = Array.isArray(rows)
+    ? rows.map((row) => (typeof row === 'object' && row !== null ? (row as { index?: unknown }).index : undefined))
+    : undefined;
+  return { runId, job, batchNo, rows: indexes?.length, rowIndexes: indexes, pauses };
+}
+
 function problem(res: Response, status: number, title: string, message: string): void {
   send(
     res,
@@ -97,7 +113,7 @@ function problem(res: Response, status: number, title: string, message: string):
 
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { rt } = options;
-  const readOnlyMode = options.readOnly === true;
+  const readOnlyMode = !options.access.allowWrites;
   const queueOptions = { connection: rt.connection, prefix: rt.queuePrefix };
   const queues = [new Queue(RUN_QUEUE, queueOptions), new Queue(BATCH_QUEUE, queueOptions)];
   // The runtime already logs its connection's errors; unheard, each queue would print them again.
@@ -105,7 +121,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUES_PATH);
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
+    queues: queues.map((q) => {
+      const adapter = new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode });
+      if (readOnlyMode && q.name === BATCH_QUEUE) adapter.setFormatter('data', batchDataSummary);
+      return adapter;
+    }),
     serverAdapter,
     options: {
       uiConfig: {
@@ -119,6 +139,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   const router = express.Router();
+  router.use(options.access.guard);
   router.use(QUEUES_PATH, serverAdapter.getRouter() as Router);
 
   router.get('/', async (req, res) => {
