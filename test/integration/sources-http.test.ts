@@ -43,7 +43,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const env = { API_TOKEN: 'tok-secret-123', API_KEY: 'key-secret-456' };
+// API_TOKEN is named like a secret: job specs may read it only because the allow-list names it.
+const env = { API_TOKEN: 'tok-secret-123', API_KEY: 'key-secret-456', ROWBRIDGE_SOURCE_ENV_ALLOW: '*,API_TOKEN' };
 const fastRetry = { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 };
 function read(spec: Omit<HttpSourceSpec, 'type'>, extra: { since?: unknown; cursorField?: string } = {}) {
   seen.length = 0;
@@ -144,9 +145,11 @@ describe('http source', () => {
   });
 
   it('names an unset environment variable without reading on', async () => {
-    const err = await rejection(read({ url: `${base}/x`, headers: { Authorization: 'Bearer ${NOT_SET_TOKEN}' } }));
+    const err = await rejection(read({ url: `${base}/x`, headers: { Authorization: 'Bearer ${NOT_SET_API_KEY}' } }));
     expect(err.code).toBe('SOURCE_CONFIG');
-    expect(err.message).toBe('http source header "Authorization" refers to ${NOT_SET_TOKEN}, but the environment variable NOT_SET_TOKEN is not set');
+    expect(err.message).toBe(
+      'http source header "Authorization" (source.headers.Authorization) refers to ${NOT_SET_API_KEY}, but the environment variable NOT_SET_API_KEY is not set',
+    );
     expect(seen).toHaveLength(0);
   });
 

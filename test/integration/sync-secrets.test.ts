@@ -56,7 +56,7 @@ describe('secrets stay out of Redis and the logs', () => {
         done();
       },
     });
-    h = await createHarness('secrets', {}, { SOURCE_TOKEN: API_TOKEN }, sink);
+    h = await createHarness('secrets', {}, { SOURCE_TOKEN: API_TOKEN, ROWBRIDGE_SOURCE_ENV_ALLOW: '*,SOURCE_TOKEN' }, sink);
     h.createWorksheet({
       name: 'Keys',
       alias: 'keys',

@@ -46,7 +46,7 @@ describe('every source type through the engine', () => {
     new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.code), { name: r.text.name, score: r.text.score }] as const));
 
   beforeAll(async () => {
-    h = await createHarness('sources', {}, { PEOPLE_DB: PG_URL, PEOPLE_MYSQL: MYSQL_URL, PEOPLE_API_TOKEN: 'api-token-secret' });
+    h = await createHarness('sources', {}, { PEOPLE_DB: PG_URL, PEOPLE_MYSQL: MYSQL_URL, PEOPLE_API_TOKEN: 'api-token-secret', ROWBRIDGE_SOURCE_ENV_ALLOW: '*,PEOPLE_API_TOKEN' });
     http = createServer((req, res) => {
       httpAuth.push(String(req.headers.authorization));
       const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? 1);

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FILTER_OPERATORS } from '../../api/field-types.ts';
 import type { Filter } from '../../api/types.ts';
+import { secondStatement } from '../sources/sql-statement.ts';
 import {
   credentialSafeMap,
   envPrefix,
@@ -96,6 +97,15 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
       batchSize: intRange(1, 100_000).optional(),
     })
     .superRefine((source, ctx) => {
+      const second = source.query === undefined ? undefined : secondStatement(source.query, type);
+      if (second !== undefined) {
+        // Not echoed whole: a pasted script may hold anything.
+        ctx.addIssue({
+          code: 'custom',
+          path: ['query'],
+          message: `must be one SELECT statement (it is wrapped as a subquery and run read-only); found a second statement after ";": "${second.slice(0, 40)}"`,
+        });
+      }
       if ((source.table === undefined) === (source.query === undefined)) {
         ctx.addIssue({
           code: 'custom',
@@ -172,7 +182,15 @@ export const sinkSchema = z.discriminatedUnion('type', [
     key: sqlIdentifier.describe('Column rows are upserted by; must be one of the mapped fields.'),
     createTable: z.boolean().optional(),
   }),
-  z.strictObject({ type: z.literal('csv'), path, delimiter: nonEmptyString.optional() }),
+  z.strictObject({
+    type: z.literal('csv'),
+    path,
+    delimiter: nonEmptyString.optional(),
+    formulaEscape: z
+      .boolean()
+      .optional()
+      .describe("Prefix text cells starting with =, +, -, @, tab or CR with ' so spreadsheets do not run them as formulas (default true)."),
+  }),
   z.strictObject({ type: z.literal('ndjson'), path }),
 ]);
 

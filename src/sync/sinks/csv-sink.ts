@@ -8,6 +8,7 @@ import { createSource } from '../sources/create-source.ts';
 import { resolveJobPath } from '../sources/file-input.ts';
 import { stat } from 'node:fs/promises';
 import { createFileAppender } from './file-appender.ts';
+import { locateSinkFile } from './sink-file.ts';
 import type { CsvSinkSpec, Sink, SinkDeps } from './sink-spec.ts';
 import { SinkError } from './sink-error.ts';
 
@@ -20,10 +21,16 @@ function cellText(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
-/** One CSV line (with its line end). */
-export function formatCsvLine(values: readonly unknown[], delimiter: string): string {
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One CSV line (with its line end). With `formulaEscape`, text that a spreadsheet would
+ * read as a formula gets a leading `'`; numbers, booleans and dates cannot be formulas.
+ */
+export function formatCsvLine(values: readonly unknown[], delimiter: string, formulaEscape = false): string {
   const cells = values.map((value) => {
-    const text = cellText(value);
+    const raw = cellText(value);
+    const text = formulaEscape && typeof value !== 'number' && typeof value !== 'bigint' && FORMULA_START.test(raw) ? `'${raw}` : raw;
     const special = text.includes('"') || text.includes('\n') || text.includes('\r') || text.includes(delimiter);
     return special ? `"${text.replaceAll('"', '""')}"` : text;
   });
@@ -44,8 +51,10 @@ async function existingHeader(file: string, delimiter: string): Promise<string[]
 /** Creates a CSV sink appending to `spec.path`. */
 export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
   const file = resolveJobPath(spec.path, deps.baseDir);
+  const locate = locateSinkFile(spec.path, deps);
   const delimiter = spec.delimiter ?? ',';
-  const out = createFileAppender(file);
+  const formulaEscape = spec.formulaEscape !== false;
+  const out = createFileAppender(file, locate);
   let header: string[] | undefined;
   let headerLoaded = false;
   let tail: Promise<void> = Promise.resolve();
@@ -54,7 +63,8 @@ export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
     const first = records[0];
     if (first === undefined) return;
     if (!headerLoaded) {
-      header = await existingHeader(file, delimiter);
+      // The checked path: the header of a file out of the data folder is never read.
+      header = await existingHeader(await locate(), delimiter);
       headerLoaded = true;
     }
     const columns = header ?? Object.keys(first);
@@ -74,7 +84,7 @@ export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
       );
     }
     let text = header === undefined ? formatCsvLine(columns, delimiter) : '';
-    for (const record of records) text += formatCsvLine(columns.map((column) => record[column]), delimiter);
+    for (const record of records) text += formatCsvLine(columns.map((column) => record[column]), delimiter, formulaEscape);
     await out.append(text);
     header = columns;
   };

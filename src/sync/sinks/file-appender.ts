@@ -11,8 +11,11 @@ export interface FileAppender {
   close(): Promise<void>;
 }
 
-/** Opens `file` for appending on first use (creating its folder). */
-export function createFileAppender(file: string): FileAppender {
+/**
+ * Opens `file` for appending on first use (creating its folder). `locate`, when given,
+ * is awaited then for the path actually opened (a data-dir check); `file` names it in errors.
+ */
+export function createFileAppender(file: string, locate?: () => Promise<string>): FileAppender {
   let handle: FileHandle | undefined;
   let closed = false;
   // Writes chain on one promise so two overlapping write() calls still land in order.
@@ -31,11 +34,13 @@ export function createFileAppender(file: string): FileAppender {
       return run(async () => {
         try {
           if (handle === undefined) {
-            await mkdir(dirname(file), { recursive: true });
-            handle = await open(file, 'a');
+            const target = locate === undefined ? file : await locate();
+            await mkdir(dirname(target), { recursive: true });
+            handle = await open(target, 'a');
           }
           await handle.write(text);
         } catch (err) {
+          if (err instanceof SinkError) throw err;
           const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
           throw new SinkError('SINK_UNAVAILABLE', `${file}: cannot write (${code})`);
         }

@@ -1,6 +1,7 @@
 /** NDJSON sink: appends one JSON object per line (UTF-8, LF). */
 import { resolveJobPath } from '../sources/file-input.ts';
 import { createFileAppender } from './file-appender.ts';
+import { locateSinkFile } from './sink-file.ts';
 import type { NdjsonSinkSpec, Sink, SinkDeps } from './sink-spec.ts';
 
 // bigint (pg/mysql big numbers when a caller converts them) has no JSON form: keep digits.
@@ -12,7 +13,7 @@ const toLine = (record: Record<string, unknown>): string =>
 
 /** Creates an NDJSON sink appending to `spec.path`. */
 export function createNdjsonSink(spec: NdjsonSinkSpec, deps: SinkDeps): Sink {
-  const out = createFileAppender(resolveJobPath(spec.path, deps.baseDir));
+  const out = createFileAppender(resolveJobPath(spec.path, deps.baseDir), locateSinkFile(spec.path, deps));
   return {
     async write(records) {
       if (records.length === 0) return;

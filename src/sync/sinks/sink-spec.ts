@@ -26,6 +26,13 @@ export interface CsvSinkSpec {
   path: string;
   /** @defaultValue `','` */
   delimiter?: string;
+  /**
+   * Prefix text cells that start with `=`, `+`, `-`, `@`, tab or CR with `'`, so a
+   * spreadsheet opening the file shows them instead of running them as formulas (CSV
+   * injection: `=HYPERLINK(..)` in a worksheet cell). Numbers are left as they are.
+   * @defaultValue `true`
+   */
+  formulaEscape?: boolean;
 }
 
 /** One JSON object per line. */

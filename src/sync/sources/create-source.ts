@@ -6,7 +6,9 @@
 import type { SourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import type { SourceItem } from './source-error.ts';
+import { readSetting } from '../../../config/settings.ts';
 import { readCsvSource } from './csv-source.ts';
+import { resolveDataFile } from './file-input.ts';
 import { readHttpSource } from './http-source.ts';
 import { readJsonSource } from './json-source.ts';
 import { readMysqlSource } from './mysql-source.ts';
@@ -15,17 +17,32 @@ import { readPostgresSource } from './postgres-source.ts';
 import { readWorksheetSource } from './worksheet-source.ts';
 
 /**
+ * A file source confined to ROWBRIDGE_DATA_DIR: the path is checked (and symlinks
+ * resolved) before the reader opens it. Without the setting the reader gets the spec as
+ * written, so its messages keep the path the job spec wrote.
+ */
+async function* confined<S extends { path: string }>(
+  spec: S,
+  deps: SourceDeps,
+  read: (spec: S, deps: SourceDeps) => AsyncGenerator<SourceItem>,
+): AsyncGenerator<SourceItem> {
+  const path = await resolveDataFile(spec.path, deps.baseDir, deps.env, 'source.path');
+  yield* read({ ...spec, path }, deps);
+}
+
+/**
  * Creates the record stream of a source. Items with `error` set are records that could
  * not be parsed (dead-letter them and go on); a thrown `SourceError` ends the read.
  */
 export function createSource(spec: SourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+  const dataDir = readSetting('dataDir', deps.env) !== undefined;
   switch (spec.type) {
     case 'csv':
-      return readCsvSource(spec, deps);
+      return dataDir ? confined(spec, deps, readCsvSource) : readCsvSource(spec, deps);
     case 'ndjson':
-      return readNdjsonSource(spec, deps);
+      return dataDir ? confined(spec, deps, readNdjsonSource) : readNdjsonSource(spec, deps);
     case 'json':
-      return readJsonSource(spec, deps);
+      return dataDir ? confined(spec, deps, readJsonSource) : readJsonSource(spec, deps);
     case 'http':
       return readHttpSource(spec, deps);
     case 'postgres':

@@ -24,9 +24,9 @@ function parseBaseUrl(url: string): URL {
 /** Streams the items of a paged JSON API. */
 export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   const method = spec.method ?? 'GET';
-  const headers = resolveEnvRecord(spec.headers, deps.env, 'http source header');
-  const query = resolveEnvRecord(spec.query, deps.env, 'http source query parameter');
-  const resolvedUrl = resolveEnvRefs(spec.url, deps.env, 'http source url');
+  const headers = resolveEnvRecord(spec.headers, deps.env, 'http source header', 'source.headers');
+  const query = resolveEnvRecord(spec.query, deps.env, 'http source query parameter', 'source.query');
+  const resolvedUrl = resolveEnvRefs(spec.url, deps.env, 'http source url (source.url)');
   const secrets = [...headers.secrets, ...query.secrets, ...resolvedUrl.secrets];
   const base = parseBaseUrl(resolvedUrl.value);
   const itemsPath = splitDotPath(spec.itemsPath);

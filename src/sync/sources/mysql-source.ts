@@ -1,5 +1,13 @@
-/** MySQL/MariaDB source: keyset pages (sql-keyset-reader.ts) over one mysql2 connection. */
+/**
+ * MySQL/MariaDB source: keyset pages (sql-keyset-reader.ts) over one mysql2 connection.
+ * Each page is one parameterised statement in its own READ ONLY transaction, under a
+ * session statement timeout. Multi-statement support stays off, so the server refuses a
+ * second statement. (Not `execute`: the binary protocol drops the zero fraction of
+ * DATETIME(6) values, and cursor text must stay the column's own text form.)
+ */
 import mysql from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
+import { readSetting } from '../../../config/settings.ts';
 import type { MysqlSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
@@ -18,19 +26,51 @@ const mysqlDialect: SqlDialect = {
 // Syntax, unknown column/table: a job mistake rather than an outage.
 const CONFIG_ERRORS = new Set(['ER_PARSE_ERROR', 'ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR', 'ER_NON_UNIQ_ERROR']);
 
+/**
+ * The connection of a source; its options (type handling included) live here only.
+ * Exact strings for BIGINT/DECIMAL (as pg gives them), and UTC both in the driver and in
+ * the session, so TIMESTAMP cursor text means the same instant on every run. The
+ * timeout is the session's: a SELECT cannot change a system variable.
+ */
+async function openMysqlConnection(url: string, timeoutMs: number): Promise<Connection> {
+  const connection = await mysql.createConnection({ uri: url, timezone: 'Z', dateStrings: MYSQL_WALL_CLOCK_TYPES, supportBigNumbers: true, bigNumberStrings: true, multipleStatements: false });
+  try {
+    await connection.query("SET time_zone = '+00:00'");
+    const [rows] = await connection.query('SELECT VERSION() AS version');
+    const version = (rows as Array<{ version?: string }>)[0]?.version ?? '';
+    // MariaDB names it max_statement_time (seconds), MySQL max_execution_time (ms).
+    if (/mariadb/i.test(version)) await connection.query('SET SESSION max_statement_time = ?', [timeoutMs / 1000]);
+    else await connection.query('SET SESSION max_execution_time = ?', [timeoutMs]);
+  } catch (err) {
+    await connection.end().catch(() => undefined);
+    throw err;
+  }
+  return connection;
+}
+
+/** One page: a READ ONLY transaction around one statement. */
+async function readOnlyQuery(conn: Connection, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  await conn.query('START TRANSACTION READ ONLY');
+  try {
+    const [rows] = await conn.query(sql, params);
+    await conn.query('COMMIT');
+    return rows as Array<Record<string, unknown>>;
+  } catch (err) {
+    await conn.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Streams the rows of a table or query in order of its cursor column. */
 export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'mysql source');
   const secrets = urlSecrets(url);
   const who = `mysql source (${spec.urlEnv})`;
+  const timeoutMs = readSetting('sourceStatementTimeoutMs', deps.env) ?? 60_000;
   let connection;
   try {
-    // Exact strings for BIGINT/DECIMAL (as pg gives them), and UTC both in the driver and in
-    // the session, so TIMESTAMP cursor text means the same instant on every run.
-    connection = await mysql.createConnection({ uri: url, timezone: 'Z', dateStrings: MYSQL_WALL_CLOCK_TYPES, supportBigNumbers: true, bigNumberStrings: true });
-    await connection.query("SET time_zone = '+00:00'");
+    connection = await openMysqlConnection(url, timeoutMs);
   } catch (err) {
-    await connection?.end().catch(() => undefined);
     throw new SourceError('SOURCE_UNAVAILABLE', `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`);
   }
   const conn = connection;
@@ -41,12 +81,18 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
       mysqlDialect,
       async (sql, params) => {
         try {
-          const [rows] = await conn.query(sql, params);
-          return rows as Array<Record<string, unknown>>;
+          return await readOnlyQuery(conn, sql, params);
         } catch (err) {
           const code = (err as { code?: unknown }).code;
+          const message = redactSecrets((err as Error).message, secrets);
+          if (code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION') {
+            throw new SourceError('SOURCE_CONFIG', `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`);
+          }
+          if (code === 'ER_STATEMENT_TIMEOUT' || code === 'ER_QUERY_TIMEOUT' || code === 'ER_QUERY_INTERRUPTED') {
+            throw new SourceError('SOURCE_UNAVAILABLE', `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`);
+          }
           const kind = typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
-          throw new SourceError(kind, `${who}: query failed: ${redactSecrets((err as Error).message, secrets)}`);
+          throw new SourceError(kind, `${who}: query failed: ${message}`);
         }
       },
       { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },

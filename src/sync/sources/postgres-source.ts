@@ -1,5 +1,11 @@
-/** PostgreSQL source: keyset pages (sql-keyset-reader.ts) over one pg client. */
+/**
+ * PostgreSQL source: keyset pages (sql-keyset-reader.ts) over one pg client. Each page
+ * runs in its own READ ONLY transaction with a statement timeout, as one parameterised
+ * statement (the extended protocol runs exactly one), so a job's `query:` can neither
+ * write nor hold the database.
+ */
 import pg from 'pg';
+import { readSetting } from '../../../config/settings.ts';
 import type { PostgresSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
@@ -15,12 +21,34 @@ const postgresDialect: SqlDialect = {
   asText: (expression) => `(${expression})::text`,
 };
 
+/** The client of a source; its connection options (type parsers included) live here only. */
+function createPostgresClient(url: string): pg.Client {
+  return new pg.Client({ connectionString: url, types: pgWallClockTypes });
+}
+
+/** One page: a READ ONLY transaction, its statement timeout, the query, commit. */
+async function readOnlyQuery(client: pg.Client, sql: string, params: unknown[], timeoutMs: number): Promise<Array<Record<string, unknown>>> {
+  await client.query('BEGIN READ ONLY');
+  try {
+    // set_config(.., true) is SET LOCAL: it ends with the transaction.
+    await client.query({ text: "SELECT set_config('statement_timeout', $1, true)", values: [String(timeoutMs)] });
+    // queryMode 'extended' even without parameters: the simple protocol would run `a; b`.
+    const result = await client.query<Record<string, unknown>>({ text: sql, values: params, queryMode: 'extended' } as pg.QueryConfig);
+    await client.query('COMMIT');
+    return result.rows;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Streams the rows of a table or query in order of its cursor column. */
 export async function* readPostgresSource(spec: PostgresSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'postgres source');
   const secrets = urlSecrets(url);
   const who = `postgres source (${spec.urlEnv})`;
-  const client = new pg.Client({ connectionString: url, types: pgWallClockTypes });
+  const timeoutMs = readSetting('sourceStatementTimeoutMs', deps.env) ?? 60_000;
+  const client = createPostgresClient(url);
   // A dropped connection emits 'error' on the client; without a listener it would crash
   // the worker. The pending query rejects as well, and that is where it is reported.
   client.on('error', () => undefined);
@@ -36,12 +64,9 @@ export async function* readPostgresSource(spec: PostgresSourceSpec, deps: Source
       postgresDialect,
       async (sql, params) => {
         try {
-          return (await client.query<Record<string, unknown>>(sql, params)).rows;
+          return await readOnlyQuery(client, sql, params, timeoutMs);
         } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          // SQLSTATE class 42 (undefined table/column, syntax) is a job mistake, not an outage.
-          const kind = typeof code === 'string' && code.startsWith('42') ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
-          throw new SourceError(kind, `${who}: query failed: ${redactSecrets((err as Error).message, secrets)}`);
+          throw queryError(err, who, secrets, timeoutMs);
         }
       },
       { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
@@ -49,4 +74,18 @@ export async function* readPostgresSource(spec: PostgresSourceSpec, deps: Source
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+function queryError(err: unknown, who: string, secrets: string[], timeoutMs: number): SourceError {
+  const code = (err as { code?: unknown }).code;
+  const message = redactSecrets((err as Error).message, secrets);
+  if (code === '25006') {
+    return new SourceError('SOURCE_CONFIG', `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`);
+  }
+  if (code === '57014') {
+    return new SourceError('SOURCE_UNAVAILABLE', `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was cancelled`);
+  }
+  // SQLSTATE class 42 (undefined table/column, syntax) is a job mistake, not an outage.
+  const kind = typeof code === 'string' && code.startsWith('42') ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
+  return new SourceError(kind, `${who}: query failed: ${message}`);
 }

@@ -23,6 +23,7 @@ import type { SqlSourceSpec } from './source-spec.ts';
 import type { SourceItem } from './source-error.ts';
 import { isEmptyCursor } from './cursor-filter.ts';
 import { SourceError } from './source-error.ts';
+import { secondStatement } from './sql-statement.ts';
 
 /** How one database spells identifiers, placeholders and a cast to text. */
 export interface SqlDialect {
@@ -47,6 +48,10 @@ function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDiale
     throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: set exactly one of table and query (got ${hasTable ? 'both' : 'neither'})`);
   }
   if (hasTable) return `${(spec.table ?? '').split('.').map((part) => dialect.quoteIdent(part)).join('.')} AS ${SOURCE_ALIAS}`;
+  const second = secondStatement(spec.query ?? '', dialect.name);
+  if (second !== undefined) {
+    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: source.query must be one SELECT statement; it goes on after a ";" with "${second.slice(0, 40)}"`);
+  }
   // Wrapped as a subquery, so a trailing semicolon would end the statement early.
   return `(${(spec.query ?? '').trim().replace(/;+\s*$/, '')}) AS ${SOURCE_ALIAS}`;
 }
