@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 
 /** The OAuth tokens every process of one credential shares. */
@@ -21,10 +21,9 @@ export interface OAuthTokenStore {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export interface RedisTokenStoreOptions {
+/** Options of {@link createRedisTokenStore}. */
+export type RedisTokenStoreOptions = {
   redis: Redis | Cluster;
-  /** Redis key of the credential's tokens (a hash of the client id, never a secret). */
-  key: string;
   /**
    * The OAuth client secret: the tokens are stored encrypted (AES-256-GCM) under a key
    * derived from it, so Redis only ever holds ciphertext that processes without the
@@ -33,6 +32,30 @@ export interface RedisTokenStoreOptions {
   clientSecret: string;
   /** Longest a refresh may hold the lock. @defaultValue 15_000 */
   lockMs?: number;
+} & (
+  | {
+      /** The credential's token endpoint and client id: together they name its refresh-token chain. */
+      tokenUrl: string;
+      clientId: string;
+    }
+  | {
+      /**
+       * @deprecated A caller-made key (a queue prefix and app id) splits one credential
+       * into several chains: a deployment under another prefix presents a refresh token
+       * the platform already rotated (600102). Pass `tokenUrl` and `clientId`.
+       */
+      key: string;
+    }
+);
+
+/**
+ * The Redis key of a credential's tokens: a hash of its token URL and client id, and of
+ * nothing else. A platform that rotates refresh tokens keeps one chain per client: every
+ * deployment using the client (whatever its queue prefix or app id) must share it.
+ */
+export function oauthTokenKey(tokenUrl: string, clientId: string): string {
+  const id = createHash('sha256').update(`${tokenUrl}\n${clientId}`, 'utf8').digest('hex').slice(0, 32);
+  return `rowbridge:oauth:${id}`;
 }
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -40,7 +63,8 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 const TTL_SECONDS = 30 * 24 * 3600;
 
 export function createRedisTokenStore(options: RedisTokenStoreOptions): OAuthTokenStore {
-  const { redis, key } = options;
+  const { redis } = options;
+  const key = 'key' in options ? options.key : oauthTokenKey(options.tokenUrl, options.clientId);
   const lockKey = `${key}:lock`;
   const lockMs = options.lockMs ?? 15_000;
   const secretKey = Buffer.from(hkdfSync('sha256', options.clientSecret, key, 'rowbridge oauth tokens', 32));
