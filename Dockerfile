@@ -1,6 +1,8 @@
 # rowbridge worker image.
 #   docker build -t rowbridge .
 #   docker run --env-file .env rowbridge            # a worker; see compose.yaml for the rest
+# The dashboard (`node src/cli.ts dashboard --host 0.0.0.0`) refuses to start in a
+# container without ROWBRIDGE_DASHBOARD_TOKEN or ROWBRIDGE_DASHBOARD_USERS in that .env.
 # Node 24 runs the TypeScript sources directly (type stripping): there is no build step,
 # so the image is the production dependencies plus src/, config/ and jobs/.
 
