@@ -98,3 +98,21 @@ describe('a dashboard off loopback needs a login', () => {
     expect(io.errText()).not.toContain('short-s3cret');
   });
 });
+
+describe('rowbridge dashboard --hash-password', () => {
+  it('hashes the password read from stdin into a ROWBRIDGE_DASHBOARD_USERS entry that verifies', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { verifyPassword } = await import('../../src/ops/dashboard/password-hash.ts');
+    const result = spawnSync(process.execPath, ['src/cli.ts', 'dashboard', '--hash-password'], {
+      input: 'correct horse battery\n',
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    expect(result.status).toBe(0);
+    const hash = result.stdout.trim();
+    expect(hash).toMatch(/^scrypt\$[\w-]+\$[\w-]+$/);
+    expect(result.stdout).not.toContain('correct horse');
+    expect(verifyPassword('correct horse battery', hash)).toBe(true);
+    expect(verifyPassword('correct horse batterY', hash)).toBe(false);
+  });
+});
