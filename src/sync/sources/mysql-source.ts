@@ -88,7 +88,9 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
           if (code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION') {
             throw new SourceError('SOURCE_CONFIG', `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`);
           }
-          if (code === 'ER_STATEMENT_TIMEOUT' || code === 'ER_QUERY_TIMEOUT' || code === 'ER_QUERY_INTERRUPTED') {
+          // MariaDB 1969 (max_statement_time), MySQL 3024 (max_execution_time); mysql2 names only the latter.
+          const errno = (err as { errno?: unknown }).errno;
+          if (errno === 1969 || errno === 3024) {
             throw new SourceError('SOURCE_UNAVAILABLE', `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`);
           }
           const kind = typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
