@@ -90,6 +90,14 @@ describe('a dashboard off loopback needs a login', () => {
     expect(io.errText()).toContain('ROWBRIDGE_DASHBOARD_USERS');
   });
 
+  it("guards a worker's --dashboard the same way: no start on 0.0.0.0 without a login, the probes alone may", async () => {
+    const options = { rt: h.rt, metrics, readiness: createReadiness(), port: 0, host: '0.0.0.0', access: {} };
+    await expect(startOpsServer({ ...options, dashboard: true })).rejects.toThrow(/ROWBRIDGE_DASHBOARD_TOKEN/);
+    const probes = await startOpsServer({ ...options, dashboard: false });
+    expect((await rawRequest(`http://127.0.0.1:${new URL(probes.url).port}/metrics`)).status).toBe(200);
+    await probes.close();
+  });
+
   it('refuses a short token without echoing it', async () => {
     const io = captureIo({ ...h.env, ROWBRIDGE_DASHBOARD_TOKEN: 'short-s3cret' });
     const code = await main(['--host', '0.0.0.0', '--port', '0'], io);
