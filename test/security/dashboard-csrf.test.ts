@@ -25,7 +25,16 @@ describe('a writable dashboard refuses cross-site requests', () => {
   beforeAll(async () => {
     h = await createHarness('sec-csrf');
     metrics = createMetrics(undefined, { defaultMetrics: false });
-    server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: true, allowWrites: true });
+    server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: true,
+      allowWrites: true,
+      // The name a TLS reverse proxy serves it under, forwarding Host 127.0.0.1:port.
+      access: { hosts: 'dash.example.com' },
+    });
     runs = new Queue(RUN_QUEUE, { connection: h.rt.connection, prefix: h.rt.queuePrefix });
   }, 60_000);
 
@@ -78,6 +87,12 @@ describe('a writable dashboard refuses cross-site requests', () => {
     });
     expect(paused.status).toBe(200);
     expect(await runs.isPaused()).toBe(true);
+    await runs.resume();
+    const proxied = await rawRequest(`${server.url}/queues/api/queues/runs/pause`, {
+      method: 'PUT',
+      headers: { origin: 'https://dash.example.com', 'sec-fetch-site': 'same-origin' },
+    });
+    expect(proxied.status).toBe(200);
     await runs.resume();
     await runs.obliterate({ force: true });
   });

@@ -109,7 +109,10 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
   const bound = hostName(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost);
   if (bound !== '0.0.0.0' && bound !== '[::]') hosts.add(bound);
-  for (const h of (options.hosts ?? '').split(',').map((e) => e.trim()).filter(Boolean)) hosts.add(hostName(h));
+  // Names a reverse proxy serves the dashboard under: its pages' Origin is one of them
+  // even when the proxy forwards another Host.
+  const proxied = new Set((options.hosts ?? '').split(',').map((e) => e.trim()).filter(Boolean).map(hostName));
+  for (const h of proxied) hosts.add(h);
   const logins = new Map<string, number>();
 
   function basicLogin(header: string): boolean {
@@ -150,7 +153,9 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
       } catch {
         return 'the Origin header is not a URL';
       }
-      if (originHost.toLowerCase() !== host.toLowerCase()) return `a request from ${origin} may not change the dashboard`;
+      if (originHost.toLowerCase() !== host.toLowerCase() && !proxied.has(hostName(originHost))) {
+        return `a request from ${origin} may not change the dashboard`;
+      }
     } else if (origin === 'null' || req.get(CSRF_HEADER) === undefined) {
       return `a state-changing request needs the ${CSRF_HEADER} header (or a same-origin Origin)`;
     }
