@@ -120,7 +120,7 @@ describe('rowbridge dashboard --hash-password', () => {
     const hash = result.stdout.trim();
     expect(hash).toMatch(/^scrypt\$[\w-]+\$[\w-]+$/);
     expect(result.stdout).not.toContain('correct horse');
-    expect(verifyPassword('correct horse battery', hash)).toBe(true);
-    expect(verifyPassword('correct horse batterY', hash)).toBe(false);
+    expect(await verifyPassword('correct horse battery', hash)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', hash)).toBe(false);
   });
 });

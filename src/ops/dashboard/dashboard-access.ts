@@ -48,6 +48,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Successful basic logins, so scrypt does not run on every asset a page loads. */
 const LOGIN_CACHE_MS = 60_000;
 const LOGIN_CACHE_SIZE = 256;
+/** Verified for unknown user names, so they cost what a known one does. */
+const DUMMY_HASH = 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** Whether a bind address only accepts connections from this machine. */
 export function isLoopback(host: string): boolean {
@@ -115,7 +117,7 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
   for (const h of proxied) hosts.add(h);
   const logins = new Map<string, number>();
 
-  function basicLogin(header: string): boolean {
+  async function basicLogin(header: string): Promise<boolean> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return false;
@@ -125,7 +127,7 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
     const key = digest(header).toString('hex');
     if ((logins.get(key) ?? 0) > Date.now()) return true;
     // An unknown user still costs one scrypt, so timing does not list the user names.
-    const ok = verifyPassword(password, users.get(name) ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') && users.has(name);
+    const ok = (await verifyPassword(password, users.get(name) ?? DUMMY_HASH)) && users.has(name);
     if (ok) {
       if (logins.size >= LOGIN_CACHE_SIZE) logins.clear();
       logins.set(key, Date.now() + LOGIN_CACHE_MS);
@@ -133,7 +135,7 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
     return ok;
   }
 
-  function isAuthenticated(req: Request): boolean {
+  async function isAuthenticated(req: Request): Promise<boolean> {
     if (!authenticated) return true;
     const header = req.get('authorization') ?? '';
     if (/^bearer /i.test(header)) return token !== undefined && sameSecret(header.slice(7).trim(), token);
@@ -167,30 +169,36 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
     return undefined;
   }
 
-  const guard: RequestHandler = (req, res, next) => {
+  async function check(req: Request, res: Response): Promise<boolean> {
     const host = req.get('host') ?? '';
     if (!hosts.has(hostName(host))) {
       refuse(res, 421, `unknown host "${hostName(host)}": add it to ROWBRIDGE_DASHBOARD_HOSTS to serve the dashboard under that name`);
-      return;
+      return false;
     }
-    if (!isAuthenticated(req)) {
+    if (!(await isAuthenticated(req))) {
       refuse(res, 401, 'authentication required', { 'www-authenticate': 'Basic realm="rowbridge dashboard", charset="UTF-8"' });
-      return;
+      return false;
     }
-    if (SAFE_METHODS.has(req.method)) {
-      next();
-      return;
-    }
+    if (SAFE_METHODS.has(req.method)) return true;
     if (!allowWrites) {
       refuse(res, 405, 'the dashboard is read-only: start it with --allow-writes to change queues', { allow: 'GET, HEAD' });
-      return;
+      return false;
     }
     const reason = crossSiteReason(req, host);
     if (reason !== undefined) {
       refuse(res, 403, reason);
-      return;
+      return false;
     }
-    next();
+    return true;
+  }
+
+  const guard: RequestHandler = (req, res, next) => {
+    check(req, res).then(
+      (ok) => {
+        if (ok) next();
+      },
+      (err: unknown) => next(err),
+    );
   };
 
   return { guard, allowWrites, authenticated };

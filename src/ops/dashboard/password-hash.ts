@@ -4,7 +4,10 @@
  * because node has it built in and it is memory-hard; the parameters are fixed here,
  * so a hash never carries attacker-chosen cost values.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: string, keylen: number, options: object) => Promise<Buffer>;
 
 const KEY_LENGTH = 32;
 const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -22,12 +25,16 @@ export function isPasswordHash(encoded: string): boolean {
   return FORMAT.test(encoded);
 }
 
-/** Checks a password against its hash; the comparison takes the same time whatever differs. */
-export function verifyPassword(password: string, encoded: string): boolean {
+/**
+ * Checks a password against its hash; the comparison takes the same time whatever
+ * differs. Asynchronous: scrypt runs on libuv's pool, so a flood of wrong logins does not
+ * stall the event loop (a worker serving `--dashboard` keeps processing jobs).
+ */
+export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
   const match = FORMAT.exec(encoded);
   if (match === null) return false;
   const [, salt = '', hash = ''] = match;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = scryptSync(password.normalize('NFC'), salt, KEY_LENGTH, PARAMS);
+  const actual = await scryptAsync(password.normalize('NFC'), salt, KEY_LENGTH, PARAMS);
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
