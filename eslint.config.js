@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -7,7 +8,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/rowbridge.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/rowbridge.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -16,6 +20,59 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // No import cycles anywhere in the product: a cycle hides which module is the lower layer.
+    files: ['src/**/*.ts', 'config/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  ...layer(
+    'src/ground/**/*.ts',
+    ['api', 'sync', 'queue', 'cli', 'ops', 'emulator', 'config'],
+    'ground holds the logger and the error taxonomy: it imports no other layer',
+    ['bullmq'],
+  ),
+  ...layer(
+    'config/**/*.ts',
+    ['api', 'sync', 'queue', 'cli', 'ops', 'emulator'],
+    'config is the settings schema: it imports only ground',
+    ['bullmq'],
+  ),
+  ...layer(
+    'src/api/**/*.ts',
+    ['sync', 'queue', 'cli', 'ops', 'emulator', 'config'],
+    'the platform client (api) imports only ground',
+    ['bullmq'],
+  ),
+  ...layer(
+    'src/sync/**/*.ts',
+    ['queue', 'cli', 'ops', 'emulator'],
+    'the sync engine imports ground, api and config, never the queue or the presentation',
+    ['bullmq'],
+  ),
+  ...layer(
+    'src/queue/**/*.ts',
+    ['cli', 'ops', 'emulator'],
+    'the queue wiring imports ground, api, config and sync',
+    [],
+  ),
+  ...layer(
+    'src/ops/**/*.ts',
+    ['cli', 'emulator'],
+    'ops (metrics, health, dashboard) receives what it needs; it does not import the CLI',
+    [],
+  ),
+  ...layer(
+    'src/cli/**/*.ts',
+    ['emulator/**/!(start-emulator|options).ts'],
+    'the CLI starts the emulator through its entry point only',
+    [],
+  ),
   {
     // The emulator is the test double of the platform: it imports nothing of the product,
     // so a misreading in the client cannot be mirrored by it (issue 8).
@@ -43,3 +100,37 @@ export default tseslint.config(
     },
   },
 );
+
+/**
+ * Layers go one way: ground <- api <- (config) <- sync <- queue <- cli/ops; the emulator
+ * apart. `forbidden` names the folders a layer may not import from.
+ * @param {string} files
+ * @param {string[]} forbidden
+ * @param {string} message
+ * @param {string[]} packages
+ */
+function layer(files, forbidden, message, packages) {
+  return [
+    {
+      files: [files],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: forbidden
+                  .map((f) => (f.includes('/') ? `**/${f}` : `**/${f}/**`))
+                  .concat(forbidden.includes('config') ? ['**/config/settings.ts'] : []),
+                message,
+              },
+              ...(packages.length > 0
+                ? [{ group: packages, message: `${message} (no BullMQ below the queue)` }]
+                : []),
+            ],
+          },
+        ],
+      },
+    },
+  ];
+}

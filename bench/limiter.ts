@@ -30,7 +30,9 @@ if (!(limit > 0) || !(seconds > 0) || !Number.isInteger(workers) || workers < 1)
   throw new RangeError('bench/limiter.ts: --limit and --seconds must be > 0, --workers an integer >= 1');
 }
 if (workers > 1 && !values.redis) {
-  throw new RangeError('bench/limiter.ts: --workers > 1 needs --redis (without Redis each worker has its own budget)');
+  throw new RangeError(
+    'bench/limiter.ts: --workers > 1 needs --redis (without Redis each worker has its own budget)',
+  );
 }
 
 const budgetKey = `rowbridge:bench:limiter:${randomUUID()}`;

@@ -4,8 +4,7 @@
  * variable, its default and whether it is secret; secrets are never logged, never put
  * in job data and never echoed in error messages.
  */
-import type { Credentials } from '../src/api/auth.ts';
-import { ConfigError } from '../src/api/errors.ts';
+import { ConfigError } from '../src/ground/errors.ts';
 
 type Parse<T> = (raw: string, name: string) => T;
 
@@ -21,7 +20,8 @@ const text: Parse<string> = (raw) => raw;
 
 const positiveNumber: Parse<number> = (raw, name) => {
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
 };
 
@@ -33,7 +33,8 @@ const positiveInt: Parse<number> = (raw, name) => {
 
 const logLevel: Parse<string> = (raw, name) => {
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-  if (!levels.includes(raw)) throw new ConfigError(`${name} must be one of ${levels.join(', ')}, got "${raw}"`);
+  if (!levels.includes(raw))
+    throw new ConfigError(`${name} must be one of ${levels.join(', ')}, got "${raw}"`);
   return raw;
 };
 
@@ -41,49 +42,170 @@ const ianaZone: Parse<string> = (raw, name) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: raw });
   } catch {
-    throw new ConfigError(`${name} must be an IANA time zone name such as Asia/Shanghai or Europe/Berlin, got "${raw}"`);
+    throw new ConfigError(
+      `${name} must be an IANA time zone name such as Asia/Shanghai or Europe/Berlin, got "${raw}"`,
+    );
   }
   return raw;
 };
 
 const dashboardToken: Parse<string> = (raw, name) => {
   // A short token is guessable over the network; the value itself is never echoed.
-  if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters long (e.g. openssl rand -hex 32)`);
+  if (raw.length < 16)
+    throw new ConfigError(`${name} must be at least 16 characters long (e.g. openssl rand -hex 32)`);
   return raw;
 };
 
 /** The schema: setting key → its variable, default and secrecy. */
 export const SETTINGS = {
-  apiUrl: { env: 'ROWBRIDGE_API_URL', description: 'platform base URL ({host}/api for a private deployment)', parse: text },
+  apiUrl: {
+    env: 'ROWBRIDGE_API_URL',
+    description: 'platform base URL ({host}/api for a private deployment)',
+    parse: text,
+  },
   appKey: { env: 'ROWBRIDGE_APPKEY', description: 'application key', secret: true, parse: text },
   sign: { env: 'ROWBRIDGE_SIGN', description: 'application sign (static secret)', secret: true, parse: text },
   token: { env: 'ROWBRIDGE_TOKEN', description: 'personal access token', secret: true, parse: text },
   appId: { env: 'ROWBRIDGE_APPID', description: 'application id sent with tokens', parse: text },
   oauthTokenUrl: { env: 'ROWBRIDGE_OAUTH_TOKEN_URL', description: 'OAuth 2.0 token endpoint', parse: text },
   oauthClientId: { env: 'ROWBRIDGE_OAUTH_CLIENT_ID', description: 'OAuth client id', parse: text },
-  oauthClientSecret: { env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET', description: 'OAuth client secret', secret: true, parse: text },
-  oauthRefreshToken: { env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN', description: 'OAuth refresh token', secret: true, parse: text },
-  headerPrefix: { env: 'ROWBRIDGE_HEADER_PREFIX', description: 'authentication header prefix (the public platform: HAP-)', default: 'HAP-', parse: text },
-  platformTimezone: { env: 'ROWBRIDGE_PLATFORM_TIMEZONE', description: 'the organisation\'s time zone: zone-less platform timestamps are read in it and Date/DateTime/Time values are written as its wall clock (the public platform: Asia/Shanghai)', default: 'Asia/Shanghai', parse: ianaZone },
-  orgId: { env: 'ROWBRIDGE_ORG_ID', description: 'organisation id sent as orgId with member and department lookups (needed with a personal or OAuth token)', parse: text },
-  redisUrl: { env: 'REDIS_URL', description: 'Redis for queues, budgets and state; redis+cluster://h1:p1,h2:p2 for a Redis Cluster', default: 'redis://127.0.0.1:6379', secret: true, parse: text },
-  queuePrefix: { env: 'ROWBRIDGE_QUEUE_PREFIX', description: 'BullMQ key prefix (use {hash-tags} on Redis Cluster)', default: 'rowbridge', parse: text },
-  initialRate: { env: 'ROWBRIDGE_RATE', description: 'starting requests/s per credential, all workers together', default: 10, parse: positiveNumber },
-  maxRate: { env: 'ROWBRIDGE_MAX_RATE', description: 'ceiling requests/s per credential', default: 50, parse: positiveNumber },
-  maxConcurrent: { env: 'ROWBRIDGE_MAX_CONCURRENT', description: 'in-flight requests per process', default: 8, parse: positiveInt },
-  retries: { env: 'ROWBRIDGE_RETRIES', description: 'client retries of a transient failure (throttling is paced, not counted) before the batch job is retried', default: 6, parse: positiveInt },
-  batchAttempts: { env: 'ROWBRIDGE_BATCH_ATTEMPTS', description: 'attempts of a batch job before its rows are dead-lettered', default: 5, parse: positiveInt },
-  batchBackoffMs: { env: 'ROWBRIDGE_BATCH_BACKOFF_MS', description: 'first delay of the exponential backoff between batch attempts', default: 1000, parse: positiveInt },
-  jobsDir: { env: 'ROWBRIDGE_JOBS_DIR', description: 'folder of the job specs (default ./jobs)', parse: text },
-  lockDurationMs: { env: 'ROWBRIDGE_LOCK_DURATION_MS', description: 'how long a worker holds a job without renewing; a dead worker\'s jobs move on after it', default: 30_000, parse: positiveInt },
-  dlqRetentionDays: { env: 'ROWBRIDGE_DLQ_RETENTION_DAYS', description: 'dead letters older than this many days are removed (a slice at each new dead letter)', default: 90, parse: positiveNumber },
+  oauthClientSecret: {
+    env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET',
+    description: 'OAuth client secret',
+    secret: true,
+    parse: text,
+  },
+  oauthRefreshToken: {
+    env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN',
+    description: 'OAuth refresh token',
+    secret: true,
+    parse: text,
+  },
+  headerPrefix: {
+    env: 'ROWBRIDGE_HEADER_PREFIX',
+    description: 'authentication header prefix (the public platform: HAP-)',
+    default: 'HAP-',
+    parse: text,
+  },
+  platformTimezone: {
+    env: 'ROWBRIDGE_PLATFORM_TIMEZONE',
+    description:
+      "the organisation's time zone: zone-less platform timestamps are read in it and Date/DateTime/Time values are written as its wall clock (the public platform: Asia/Shanghai)",
+    default: 'Asia/Shanghai',
+    parse: ianaZone,
+  },
+  orgId: {
+    env: 'ROWBRIDGE_ORG_ID',
+    description:
+      'organisation id sent as orgId with member and department lookups (needed with a personal or OAuth token)',
+    parse: text,
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    description: 'Redis for queues, budgets and state; redis+cluster://h1:p1,h2:p2 for a Redis Cluster',
+    default: 'redis://127.0.0.1:6379',
+    secret: true,
+    parse: text,
+  },
+  queuePrefix: {
+    env: 'ROWBRIDGE_QUEUE_PREFIX',
+    description: 'BullMQ key prefix (use {hash-tags} on Redis Cluster)',
+    default: 'rowbridge',
+    parse: text,
+  },
+  initialRate: {
+    env: 'ROWBRIDGE_RATE',
+    description: 'starting requests/s per credential, all workers together',
+    default: 10,
+    parse: positiveNumber,
+  },
+  maxRate: {
+    env: 'ROWBRIDGE_MAX_RATE',
+    description: 'ceiling requests/s per credential',
+    default: 50,
+    parse: positiveNumber,
+  },
+  maxConcurrent: {
+    env: 'ROWBRIDGE_MAX_CONCURRENT',
+    description: 'in-flight requests per process',
+    default: 8,
+    parse: positiveInt,
+  },
+  retries: {
+    env: 'ROWBRIDGE_RETRIES',
+    description:
+      'client retries of a transient failure (throttling is paced, not counted) before the batch job is retried',
+    default: 6,
+    parse: positiveInt,
+  },
+  batchAttempts: {
+    env: 'ROWBRIDGE_BATCH_ATTEMPTS',
+    description: 'attempts of a batch job before its rows are dead-lettered',
+    default: 5,
+    parse: positiveInt,
+  },
+  batchBackoffMs: {
+    env: 'ROWBRIDGE_BATCH_BACKOFF_MS',
+    description: 'first delay of the exponential backoff between batch attempts',
+    default: 1000,
+    parse: positiveInt,
+  },
+  jobsDir: {
+    env: 'ROWBRIDGE_JOBS_DIR',
+    description: 'folder of the job specs (default ./jobs)',
+    parse: text,
+  },
+  lockDurationMs: {
+    env: 'ROWBRIDGE_LOCK_DURATION_MS',
+    description: "how long a worker holds a job without renewing; a dead worker's jobs move on after it",
+    default: 30_000,
+    parse: positiveInt,
+  },
+  dlqRetentionDays: {
+    env: 'ROWBRIDGE_DLQ_RETENTION_DAYS',
+    description: 'dead letters older than this many days are removed (a slice at each new dead letter)',
+    default: 90,
+    parse: positiveNumber,
+  },
   logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
-  dashboardToken: { env: 'ROWBRIDGE_DASHBOARD_TOKEN', description: 'bearer token of the dashboard (also accepted as the password of HTTP basic auth); at least 16 characters', secret: true, parse: dashboardToken },
-  dashboardUsers: { env: 'ROWBRIDGE_DASHBOARD_USERS', description: 'dashboard users for HTTP basic auth: name:scrypt$salt$hash, comma-separated (rowbridge dashboard --hash-password)', secret: true, parse: text },
-  dashboardHosts: { env: 'ROWBRIDGE_DASHBOARD_HOSTS', description: 'host names the dashboard answers besides localhost, 127.0.0.1, [::1] and its bound address (comma-separated; the name a reverse proxy forwards)', parse: text },
-  sourceEnvAllow: { env: 'ROWBRIDGE_SOURCE_ENV_ALLOW', description: 'names or globs (comma-separated) that ${ENV} in job specs may resolve besides the default; ROWBRIDGE_*, REDIS_URL, *_SIGN, *_SECRET, *_TOKEN, *_PASSWORD resolve only when listed', parse: text },
-  dataDir: { env: 'ROWBRIDGE_DATA_DIR', description: 'folder file sources and sinks are confined to: relative paths resolve under it, paths and symlinks out of it are refused', parse: text },
-  sourceStatementTimeoutMs: { env: 'ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS', description: 'longest a postgres/mysql source query may run (each runs in a READ ONLY transaction)', default: 60_000, parse: positiveInt },
+  dashboardToken: {
+    env: 'ROWBRIDGE_DASHBOARD_TOKEN',
+    description:
+      'bearer token of the dashboard (also accepted as the password of HTTP basic auth); at least 16 characters',
+    secret: true,
+    parse: dashboardToken,
+  },
+  dashboardUsers: {
+    env: 'ROWBRIDGE_DASHBOARD_USERS',
+    description:
+      'dashboard users for HTTP basic auth: name:scrypt$salt$hash, comma-separated (rowbridge dashboard --hash-password)',
+    secret: true,
+    parse: text,
+  },
+  dashboardHosts: {
+    env: 'ROWBRIDGE_DASHBOARD_HOSTS',
+    description:
+      'host names the dashboard answers besides localhost, 127.0.0.1, [::1] and its bound address (comma-separated; the name a reverse proxy forwards)',
+    parse: text,
+  },
+  sourceEnvAllow: {
+    env: 'ROWBRIDGE_SOURCE_ENV_ALLOW',
+    description:
+      'names or globs (comma-separated) that ${ENV} in job specs may resolve besides the default; ROWBRIDGE_*, REDIS_URL, *_SIGN, *_SECRET, *_TOKEN, *_PASSWORD resolve only when listed',
+    parse: text,
+  },
+  dataDir: {
+    env: 'ROWBRIDGE_DATA_DIR',
+    description:
+      'folder file sources and sinks are confined to: relative paths resolve under it, paths and symlinks out of it are refused',
+    parse: text,
+  },
+  sourceStatementTimeoutMs: {
+    env: 'ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS',
+    description: 'longest a postgres/mysql source query may run (each runs in a READ ONLY transaction)',
+    default: 60_000,
+    parse: positiveInt,
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof SETTINGS;
@@ -111,7 +233,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
  * One setting read from `env`, for code that is handed an environment rather than the
  * loaded settings (sources and sinks get the runtime's env): same parse, same default.
  */
-export function readSetting<K extends keyof Schema>(key: K, env: NodeJS.ProcessEnv): ValueOf<Schema[K]> | undefined {
+export function readSetting<K extends keyof Schema>(
+  key: K,
+  env: NodeJS.ProcessEnv,
+): ValueOf<Schema[K]> | undefined {
   const setting = SETTINGS[key] as Setting<unknown>;
   const raw = env[setting.env];
   if (raw !== undefined && raw !== '') return setting.parse(raw.trim(), setting.env) as ValueOf<Schema[K]>;
@@ -123,54 +248,4 @@ export function secretVariables(): string[] {
   return Object.values(SETTINGS as Record<string, Setting<unknown>>)
     .filter((s) => s.secret === true)
     .map((s) => s.env);
-}
-
-/**
- * Credentials from environment variables under a prefix: `ROWBRIDGE_` for the main
- * platform, another prefix (`CRM_` → CRM_APPKEY, CRM_SIGN, CRM_TOKEN, CRM_APPID,
- * CRM_OAUTH_*, CRM_API_URL) for a second application. App key + sign wins over OAuth,
- * OAuth over a personal token. The error names the variables to set, never values.
- */
-export function credentialsFromEnv(
-  env: NodeJS.ProcessEnv,
-  prefix = 'ROWBRIDGE_',
-): { credentials: Credentials; apiUrl: string | undefined } {
-  const get = (name: string) => {
-    const value = env[`${prefix}${name}`];
-    return value === undefined || value === '' ? undefined : value.trim();
-  };
-  const apiUrl = get('API_URL');
-  const appKey = get('APPKEY');
-  const sign = get('SIGN');
-  if (appKey !== undefined || sign !== undefined) {
-    if (appKey === undefined || sign === undefined) {
-      throw new ConfigError(`set both ${prefix}APPKEY and ${prefix}SIGN (app key + sign authentication)`);
-    }
-    return { credentials: { kind: 'appkey', appKey, sign }, apiUrl };
-  }
-  const appId = get('APPID');
-  const refreshToken = get('OAUTH_REFRESH_TOKEN');
-  if (refreshToken !== undefined) {
-    const tokenUrl = get('OAUTH_TOKEN_URL');
-    const clientId = get('OAUTH_CLIENT_ID');
-    const clientSecret = get('OAUTH_CLIENT_SECRET');
-    const missing = [
-      tokenUrl === undefined ? `${prefix}OAUTH_TOKEN_URL` : '',
-      clientId === undefined ? `${prefix}OAUTH_CLIENT_ID` : '',
-      clientSecret === undefined ? `${prefix}OAUTH_CLIENT_SECRET` : '',
-    ].filter(Boolean);
-    if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
-      throw new ConfigError(`OAuth needs ${missing.join(', ')} besides ${prefix}OAUTH_REFRESH_TOKEN`);
-    }
-    return {
-      credentials: { kind: 'oauth', tokenUrl, clientId, clientSecret, refreshToken, ...(appId ? { appId } : {}) },
-      apiUrl,
-    };
-  }
-  const token = get('TOKEN');
-  if (token !== undefined) return { credentials: { kind: 'token', token, ...(appId ? { appId } : {}) }, apiUrl };
-  throw new ConfigError(
-    `no platform credentials: set ${prefix}APPKEY and ${prefix}SIGN, or ${prefix}TOKEN (with ${prefix}APPID), ` +
-      `or ${prefix}OAUTH_TOKEN_URL, ${prefix}OAUTH_CLIENT_ID, ${prefix}OAUTH_CLIENT_SECRET and ${prefix}OAUTH_REFRESH_TOKEN`,
-  );
 }

@@ -20,6 +20,8 @@ export function benchEnv(
     ROWBRIDGE_RATE: String(rates.initial),
     ROWBRIDGE_MAX_RATE: String(rates.max),
     ROWBRIDGE_MAX_CONCURRENT: '8',
-    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined ? {} : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
+    ...(process.env.ROWBRIDGE_LOG_LEVEL === undefined
+      ? {}
+      : { ROWBRIDGE_LOG_LEVEL: process.env.ROWBRIDGE_LOG_LEVEL }),
   };
 }

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { createWorkers } from '../../src/queue/create-workers.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError, ConfigError, PLATFORM_ERROR_CODES, categoryOfCode } from './errors.ts';
+import { ApiError, ConfigError, PLATFORM_ERROR_CODES, categoryOfCode } from '../ground/errors.ts';
 import type { OAuthTokenStore, SharedTokens } from './oauth-token-store.ts';
 import type { Transport } from './transport.ts';
 
@@ -156,14 +156,20 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
       body: form.toString(),
       isWrite: false,
     });
-    const answer = (res.json && typeof res.body === 'object' && res.body !== null ? res.body : {}) as TokenAnswer;
-    const payload = (typeof answer.data === 'object' && answer.data !== null ? answer.data : answer) as TokenAnswer;
+    const answer = (
+      res.json && typeof res.body === 'object' && res.body !== null ? res.body : {}
+    ) as TokenAnswer;
+    const payload = (
+      typeof answer.data === 'object' && answer.data !== null ? answer.data : answer
+    ) as TokenAnswer;
     if (res.status >= 200 && res.status < 300 && typeof payload.access_token === 'string') {
       accessToken = payload.access_token;
-      const ttlSeconds = typeof payload.expires_in === 'number' ? payload.expires_in : Number(payload.expires_in);
+      const ttlSeconds =
+        typeof payload.expires_in === 'number' ? payload.expires_in : Number(payload.expires_in);
       expiresAt = now() + (Number.isFinite(ttlSeconds) ? ttlSeconds * 1000 : 3_600_000);
       // Rotated refresh tokens (RFC 6749 §6) replace the old one.
-      if (typeof payload.refresh_token === 'string' && payload.refresh_token !== '') refreshToken = payload.refresh_token;
+      if (typeof payload.refresh_token === 'string' && payload.refresh_token !== '')
+        refreshToken = payload.refresh_token;
       generation += 1;
       return;
     }
@@ -215,7 +221,13 @@ function tokenError(status: number, answer: TokenAnswer, tokenUrl: string): Erro
   if (code === 600102 || code === 600103 || oauthError === 'invalid_grant') {
     return new ApiError(
       `${where} refused the refresh token (${code ?? oauthError}): re-authorize and set ROWBRIDGE_OAUTH_REFRESH_TOKEN`,
-      { method: 'POST', path: tokenUrl, category: 'auth', httpStatus: status, ...(code ? { errorCode: code } : {}) },
+      {
+        method: 'POST',
+        path: tokenUrl,
+        category: 'auth',
+        httpStatus: status,
+        ...(code ? { errorCode: code } : {}),
+      },
     );
   }
   if (code !== undefined && categoryOfCode(code) !== 'unknown') {
@@ -223,11 +235,24 @@ function tokenError(status: number, answer: TokenAnswer, tokenUrl: string): Erro
     const category = categoryOfCode(code);
     const message = `${where} failed with ${code} (${meaning})`;
     if (category === 'config') return new ConfigError(`${message}: check the ROWBRIDGE_OAUTH_* settings`);
-    return new ApiError(message, { method: 'POST', path: tokenUrl, category, errorCode: code, httpStatus: status });
+    return new ApiError(message, {
+      method: 'POST',
+      path: tokenUrl,
+      category,
+      errorCode: code,
+      httpStatus: status,
+    });
   }
   const category = status >= 500 ? 'transient' : 'config';
   if (category === 'config') {
-    return new ConfigError(`${where} answered HTTP ${status}${oauthError ? ` (${oauthError})` : ''}: check ROWBRIDGE_OAUTH_TOKEN_URL and the OAuth settings`);
+    return new ConfigError(
+      `${where} answered HTTP ${status}${oauthError ? ` (${oauthError})` : ''}: check ROWBRIDGE_OAUTH_TOKEN_URL and the OAuth settings`,
+    );
   }
-  return new ApiError(`${where} answered HTTP ${status}`, { method: 'POST', path: tokenUrl, category, httpStatus: status });
+  return new ApiError(`${where} answered HTTP ${status}`, {
+    method: 'POST',
+    path: tokenUrl,
+    category,
+    httpStatus: status,
+  });
 }

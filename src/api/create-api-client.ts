@@ -4,14 +4,14 @@ import { createAuth } from './auth.ts';
 import type { Auth, Credentials } from './auth.ts';
 import type { OAuthTokenStore } from './oauth-token-store.ts';
 import { readEnvelope } from './envelope.ts';
-import { ApiError, CATEGORY_POLICY } from './errors.ts';
-import type { ErrorCategory } from './errors.ts';
+import { ApiError, CATEGORY_POLICY } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 import { createRateLimiter } from './limiter/create-rate-limiter.ts';
 import type { RateLimiter } from './limiter/create-rate-limiter.ts';
 import { createTransport } from './transport.ts';
 import type { Transport, TransportOptions } from './transport.ts';
 import type { HttpMethod } from './types.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../ground/logger.ts';
 
 /** One request of an endpoint, as the resource modules describe it. */
 export interface ApiOperation {
@@ -128,7 +128,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     stats.requests += 1;
     const ref = { method: op.method, path: op.path, isWrite: op.write };
     try {
-      const res = await transport.send({ ...ref, headers, query: op.query, body: op.body, signal: op.signal });
+      const res = await transport.send({
+        ...ref,
+        headers,
+        query: op.query,
+        body: op.body,
+        signal: op.signal,
+      });
       const data = readEnvelope<T>(res, ref);
       limiter.onSuccess();
       emit({ type: 'request', method: op.method, path: op.path, durationMs: performance.now() - started });
@@ -152,12 +158,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         });
       } else if (err.category === 'auth-refresh') {
         if (await auth.refresh(generation)) emit({ type: 'refresh', method: op.method, path: op.path });
-        else throw new ApiError(`${err.message} (this credential cannot be refreshed: renew it)`, {
-          method: err.method,
-          path: err.path,
-          category: 'auth',
-          ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }),
-        });
+        else
+          throw new ApiError(`${err.message} (this credential cannot be refreshed: renew it)`, {
+            method: err.method,
+            path: err.path,
+            category: 'auth',
+            ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }),
+          });
       }
       throw err;
     }

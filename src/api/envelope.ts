@@ -1,5 +1,5 @@
-import { ApiError, PLATFORM_ERROR_CODES, categoryOfCode } from './errors.ts';
-import type { ErrorCategory, RequestRef } from './errors.ts';
+import { ApiError, PLATFORM_ERROR_CODES, categoryOfCode } from '../ground/errors.ts';
+import type { ErrorCategory, RequestRef } from '../ground/errors.ts';
 import type { Envelope } from './types.ts';
 
 /** A raw answer as the transport hands it over. */

@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { ConfigError, networkError } from './errors.ts';
+import { ConfigError, networkError } from '../ground/errors.ts';
 import type { RawResponse } from './envelope.ts';
 import type { HttpMethod } from './types.ts';
 
@@ -49,7 +49,8 @@ export interface Transport {
  * deployment serves it under `/api` (spec §1, platform notes §1).
  */
 export function resolveBaseUrl(options: { baseUrl?: string; privateHost?: string }): string {
-  const raw = options.privateHost !== undefined ? `${options.privateHost.replace(/\/+$/, '')}/api` : options.baseUrl;
+  const raw =
+    options.privateHost !== undefined ? `${options.privateHost.replace(/\/+$/, '')}/api` : options.baseUrl;
   if (raw === undefined || raw === '') throw new ConfigError('API base URL is not set (ROWBRIDGE_API_URL)');
   let url: URL;
   try {
@@ -61,7 +62,9 @@ export function resolveBaseUrl(options: { baseUrl?: string; privateHost?: string
     throw new ConfigError(`API base URL must be http or https, got ${url.protocol}`);
   }
   if (url.username || url.password) {
-    throw new ConfigError('API base URL must not carry credentials: use ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token');
+    throw new ConfigError(
+      'API base URL must not carry credentials: use ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token',
+    );
   }
   // Paths carry their own /v3 (platform-notes §1): a base URL copied with it would ask
   // for /v3/v3/... and get 404s, so a trailing /v3 is dropped here.

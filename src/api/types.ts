@@ -190,3 +190,17 @@ export interface BatchUpdateResult {
   successfulRowIds: string[];
   failedRowIds: string[];
 }
+
+/** Normalised worksheet row, whatever shape the server answered in (platform notes §5). */
+export interface NormalisedRow {
+  id: string;
+  /** Field values keyed by field id AND by alias when the structure tells both. */
+  values: Record<string, unknown>;
+  createdAt?: Date;
+  updatedAt?: Date;
+  createdBy?: { accountId: string; fullname?: string };
+  updatedBy?: { accountId: string; fullname?: string };
+  owner?: { accountId: string; fullname?: string };
+  /** Other system fields (`_processStatus`, ...) as received. */
+  system: Record<string, unknown>;
+}

@@ -42,8 +42,16 @@ export function createZoneClock(zone: string): ZoneClock {
     const whole = Math.floor(epochMs / 1000) * 1000;
     // Memoised per 15-minute slot (offsetAt), so this runs rarely: clarity over speed.
     const n: Partial<Record<Intl.DateTimeFormatPartTypes, number>> = {};
-    for (const part of dtf.formatToParts(whole)) if (part.type !== 'literal') n[part.type] = Number(part.value);
-    const [y, mo, d, h, mi, s] = [n.year ?? 0, n.month ?? 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0];
+    for (const part of dtf.formatToParts(whole))
+      if (part.type !== 'literal') n[part.type] = Number(part.value);
+    const [y, mo, d, h, mi, s] = [
+      n.year ?? 0,
+      n.month ?? 1,
+      n.day ?? 1,
+      n.hour ?? 0,
+      n.minute ?? 0,
+      n.second ?? 0,
+    ];
     return utcMs(y, mo, d, h, mi, s) - whole;
   }
 

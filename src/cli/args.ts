@@ -7,7 +7,11 @@ export class UsageError extends Error {
 }
 
 /** node:util parseArgs with strict options, its errors turned into UsageErrors. */
-export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = true) {
+export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: T,
+  allowPositionals = true,
+) {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
@@ -19,6 +23,7 @@ export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(
 export function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number of at least 1, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a whole number of at least 1, got "${value}"`);
   return n;
 }

@@ -6,7 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { credentialsFromEnv, loadSettings } from '../../config/settings.ts';
+import { loadSettings } from '../../config/settings.ts';
+import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { Settings } from '../../config/settings.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 import { statePrefixOf } from '../queue/runtime.ts';
@@ -70,9 +71,16 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
       (spec?.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined) ??
       'ROWBRIDGE_';
     const { credentials, apiUrl } = credentialsFromEnv(io.env, prefix);
-    const baseUrl = resolveBaseUrl({ baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '' });
+    const baseUrl = resolveBaseUrl({
+      baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '',
+    });
     const timeZone = io.env[`${prefix}PLATFORM_TIMEZONE`]?.trim() || settings.platformTimezone;
-    facts = { apiUrl: baseUrl, ...methodOf(credentials, settings.headerPrefix), headerPrefix: settings.headerPrefix, timeZone };
+    facts = {
+      apiUrl: baseUrl,
+      ...methodOf(credentials, settings.headerPrefix),
+      headerPrefix: settings.headerPrefix,
+      timeZone,
+    };
     client = createPlatformClient({
       baseUrl,
       credentials,
@@ -91,7 +99,12 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
     if (platform.steps.some((s) => !s.ok) || spec === undefined) return platform.steps;
     const settings = loadSettings(io.env);
     const job = spec.name;
-    return [...platform.steps, ...(await checkJob(spec, client, facts, platform.worksheets, file, () => lastGoodStructure(settings, job)))];
+    return [
+      ...platform.steps,
+      ...(await checkJob(spec, client, facts, platform.worksheets, file, () =>
+        lastGoodStructure(settings, job),
+      )),
+    ];
   } finally {
     await client.close().catch(() => undefined);
     await client.limiter.stop().catch(() => undefined);
@@ -102,8 +115,15 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
  * The structure of the job's last successful run, from the Redis of the settings; a
  * sentence saying why not when Redis does not answer within a second (check needs no Redis).
  */
-async function lastGoodStructure(settings: Settings, job: string): Promise<StructureSnapshot | string | undefined> {
-  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, lazyConnect: true, connectTimeoutMs: 1000 });
+async function lastGoodStructure(
+  settings: Settings,
+  job: string,
+): Promise<StructureSnapshot | string | undefined> {
+  const redis = createRedisConnection(settings.redisUrl, {
+    bullmq: false,
+    lazyConnect: true,
+    connectTimeoutMs: 1000,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

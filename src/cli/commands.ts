@@ -17,12 +17,15 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
 
 const SUMMARY: Record<string, string> = {
   validate: 'validate JOB                        check a job spec',
-  check: 'check [JOB] [--json]                reach the platform, authenticate, list worksheets; with JOB its\n' +
+  check:
+    'check [JOB] [--json]                reach the platform, authenticate, list worksheets; with JOB its\n' +
     '                                      worksheet, mapping, one page of rows and the time zone',
   plan: 'plan JOB [--json]                   dry run: what a run would create, update, delete',
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
-  enqueue: 'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',
-  worker: 'worker [--concurrency N]            work queued runs; registers the schedules of jobs/;\n' +
+  enqueue:
+    'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',
+  worker:
+    'worker [--concurrency N]            work queued runs; registers the schedules of jobs/;\n' +
     '                                      --ops-port N serves /metrics, /healthz, /readyz (--dashboard too)',
   status: 'status [RUN] [--json]               runs and their reports',
   dlq: 'dlq list|show|replay|purge          the dead-letter store',

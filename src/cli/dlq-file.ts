@@ -6,12 +6,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deadLettersToCsv, readFixedCsv } from '../sync/state/dead-letter-csv.ts';
-import type { DeadLetterEntry, DeadLetterFilter, DeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
+import type { DeadLetterFilter, DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
 /** Writes the matching dead letters as CSV to `out` (stdout when undefined); resolves to the exit code. */
-export async function exportDeadLetters(store: DeadLetterStore, filter: DeadLetterFilter, out: string | undefined, io: CliIo): Promise<number> {
+export async function exportDeadLetters(
+  store: DeadLetterStore,
+  filter: DeadLetterFilter,
+  out: string | undefined,
+  io: CliIo,
+): Promise<number> {
   const entries: DeadLetterEntry[] = [];
   for await (const entry of store.iterate(filter)) entries.push(entry);
   const csv = deadLettersToCsv(entries);
@@ -21,7 +27,9 @@ export async function exportDeadLetters(store: DeadLetterStore, filter: DeadLett
   }
   const file = path.resolve(io.cwd, out);
   await writeFile(file, csv);
-  io.err(`wrote ${entries.length} dead letter${entries.length === 1 ? '' : 's'} to ${file}: fix the rows, keep the _dlq_id column, then: rowbridge dlq replay --file ${out}`);
+  io.err(
+    `wrote ${entries.length} dead letter${entries.length === 1 ? '' : 's'} to ${file}: fix the rows, keep the _dlq_id column, then: rowbridge dlq replay --file ${out}`,
+  );
   return EXIT.ok;
 }
 
@@ -30,13 +38,19 @@ export async function exportDeadLetters(store: DeadLetterStore, filter: DeadLett
  * replay. Ids the store no longer has (replayed or purged since the export) are named
  * and skipped; a row without an id fails the whole file before anything changes.
  */
-export async function applyFixedFile(store: DeadLetterStore, file: string, io: CliIo): Promise<string[] | undefined> {
+export async function applyFixedFile(
+  store: DeadLetterStore,
+  file: string,
+  io: CliIo,
+): Promise<string[] | undefined> {
   const full = path.resolve(io.cwd, file);
   let text: string;
   try {
     text = await readFile(full, 'utf8');
   } catch (err) {
-    io.err(`dlq replay: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    io.err(
+      `dlq replay: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
     return undefined;
   }
   let rows;
@@ -48,7 +62,10 @@ export async function applyFixedFile(store: DeadLetterStore, file: string, io: C
   }
   const known: typeof rows = [];
   for (const row of rows) {
-    if ((await store.get(row.id)) === undefined) io.err(`dlq replay: ${full} line ${row.line}: no dead letter ${row.id} (replayed or purged since the export): skipped`);
+    if ((await store.get(row.id)) === undefined)
+      io.err(
+        `dlq replay: ${full} line ${row.line}: no dead letter ${row.id} (replayed or purged since the export): skipped`,
+      );
     else known.push(row);
   }
   await store.replaceSource(known.map((row) => ({ id: row.id, data: row.data })));

@@ -13,7 +13,10 @@ import { enqueueRun } from '../queue/enqueue-run.ts';
  * now lands leave the store; rows that fail again are dead-lettered anew by the replay
  * run, with the new reason. Exit 0 all landed, 2 some failed again, 1 on failure.
  */
-export async function replayDeadLetters(selection: { ids?: string[]; filter?: DeadLetterFilter }, io: CliIo): Promise<number> {
+export async function replayDeadLetters(
+  selection: { ids?: string[]; filter?: DeadLetterFilter },
+  io: CliIo,
+): Promise<number> {
   const rt = openRuntime(io);
   try {
     const byJob = new Map<string, string[]>();
@@ -40,7 +43,8 @@ export async function replayDeadLetters(selection: { ids?: string[]; filter?: De
       return EXIT.ok;
     }
     const runIds: string[] = [];
-    for (const [job, ids] of byJob) runIds.push(await enqueueRun(rt, job, { trigger: 'replay', replayIds: ids }));
+    for (const [job, ids] of byJob)
+      runIds.push(await enqueueRun(rt, job, { trigger: 'replay', replayIds: ids }));
     const results = await workRunsInProcess(rt, runIds, io, { label: 'replay' });
     const codes = results.map(({ record, report }) => {
       if (record !== undefined) io.out(formatReport(record, report));

@@ -8,12 +8,12 @@ import type { Redis } from 'ioredis';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 import { statePrefixOf } from '../queue/runtime.ts';
 import { loadSettings } from '../../config/settings.ts';
-import { ERROR_CATEGORIES } from '../api/errors.ts';
-import type { ErrorCategory } from '../api/errors.ts';
+import { ERROR_CATEGORIES } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 import { formatCounts, formatDeadLetter, formatDeadLetterTable } from '../sync/state/dead-letter-format.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
 import type {
-  DeadLetterEntry,
   DeadLetterFilter,
   DeadLetterSelection,
   DeadLetterStore,
@@ -211,11 +211,14 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
     const filter = filterOf(parsed);
     if (parsed.positionals.length > 0) {
       // Chosen entries by id: nothing else may narrow or widen what is removed.
-      if (Object.keys(filter).length > 0) throw new UsageError('give either IDs or --category/--job/--run, not both');
+      if (Object.keys(filter).length > 0)
+        throw new UsageError('give either IDs or --category/--job/--run, not both');
       const ids = parsed.positionals;
       return withStore(io, async (store) => {
         const removed = await store.remove([...ids]);
-        io.out(`purged ${plural(removed)}${removed < ids.length ? ` (${ids.length - removed} of the ids given were not in the store)` : ''}`);
+        io.out(
+          `purged ${plural(removed)}${removed < ids.length ? ` (${ids.length - removed} of the ids given were not in the store)` : ''}`,
+        );
         return EXIT.ok;
       });
     }
@@ -246,7 +249,8 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
     const filter = filterOf(parsed);
     const file = parsed.values.get('file');
     if (file !== undefined) {
-      if (parsed.positionals.length > 0 || filter.category !== undefined) throw new UsageError('give --file alone (with --job at most)');
+      if (parsed.positionals.length > 0 || filter.category !== undefined)
+        throw new UsageError('give --file alone (with --job at most)');
       const fixed = await withStore(io, (store) => applyFixedFile(store, file, io));
       if (fixed === undefined) return EXIT.failure;
       if (fixed.length === 0) {
@@ -264,7 +268,13 @@ export function createDlqCommand(deps: DlqDeps): CliCommand {
     return deps.replay(selection, io);
   }
 
-  const run: Record<string, (parsed: Parsed, io: CliIo) => Promise<number>> = { list, show, export: exportCsv, replay, purge };
+  const run: Record<string, (parsed: Parsed, io: CliIo) => Promise<number>> = {
+    list,
+    show,
+    export: exportCsv,
+    replay,
+    purge,
+  };
 
   return {
     async main(args, io) {
@@ -323,7 +333,11 @@ function reasonOf(err: unknown): string {
 /** A dead-letter store on the Redis of the settings, failing fast and clearly when it is down. */
 async function openRedisStore(io: CliIo): Promise<{ store: DeadLetterStore; close(): Promise<void> }> {
   const settings = loadSettings(io.env);
-  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, lazyConnect: true, connectTimeoutMs: 3000 });
+  const redis = createRedisConnection(settings.redisUrl, {
+    bullmq: false,
+    lazyConnect: true,
+    connectTimeoutMs: 3000,
+  });
   // ioredis reports the cause on 'error' and rejects connect() with "Connection is closed".
   let lastError: unknown;
   redis.on('error', (err) => {

@@ -62,7 +62,10 @@ function describeSeeded(emulator: EmulatorHandle, seed: EmulatorSeed): string[] 
   const apps = emulator.state.apps();
   seed.apps.forEach((app, i) => {
     const live = apps[i];
-    lines.push(`app "${app.name}" id ${live?.id ?? '?'}: to use it,`, ...exportLines(emulator, app.appKey, app.sign));
+    lines.push(
+      `app "${app.name}" id ${live?.id ?? '?'}: to use it,`,
+      ...exportLines(emulator, app.appKey, app.sign),
+    );
     for (const wsId of live?.worksheetIds ?? []) {
       const ws = emulator.state.worksheet(wsId);
       lines.push(
@@ -125,7 +128,14 @@ function waitForSignal(): Promise<string> {
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let values: { port?: string; host?: string; seed?: string; dialect?: string; 'row-shape'?: string; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    seed?: string;
+    dialect?: string;
+    'row-shape'?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args,

@@ -18,7 +18,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       to: { type: 'string' },
       chunks: { type: 'string' },
     });
-    if ((parsed.values.from === undefined) !== (parsed.values.to === undefined)) throw new UsageError('--from and --to go together');
+    if ((parsed.values.from === undefined) !== (parsed.values.to === undefined))
+      throw new UsageError('--from and --to go together');
     if (parsed.positionals.length !== 1) throw new UsageError('enqueue takes exactly one job');
   } catch (err) {
     io.err(`${(err as Error).message}\n${USAGE}`);
@@ -28,7 +29,10 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const rt = openRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
   try {
     const { from, to } = parsed.values;
-    const range = from === undefined || to === undefined ? undefined : { from, to, chunks: positiveInt(parsed.values.chunks, 'chunks') ?? 4 };
+    const range =
+      from === undefined || to === undefined
+        ? undefined
+        : { from, to, chunks: positiveInt(parsed.values.chunks, 'chunks') ?? 4 };
     const runId = await enqueueRun(rt, job.name, {
       trigger: 'enqueue',
       ...(parsed.values.force ? { force: true } : {}),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import { loadSettings } from '../../config/settings.ts';
-import { createLogger } from '../ops/logger.ts';
+import { createLogger } from '../ground/logger.ts';
 import { createRuntime } from '../queue/runtime.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import type { CliIo } from './io.ts';
@@ -23,7 +23,8 @@ export function openRuntime(
   const settings = loadSettings(io.env);
   const logger = createLogger({
     level:
-      options.quiet === true || (options.interactive === true && io.isTty && io.env.ROWBRIDGE_LOG_LEVEL === undefined)
+      options.quiet === true ||
+      (options.interactive === true && io.isTty && io.env.ROWBRIDGE_LOG_LEVEL === undefined)
         ? 'warn'
         : settings.logLevel,
     redactHeaders: [`${settings.headerPrefix}Sign`, `${settings.headerPrefix}Appkey`],

@@ -39,7 +39,11 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, { quiet: parsed.values.json === true, interactive: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
+  const rt = openRuntime(io, {
+    quiet: parsed.values.json === true,
+    interactive: true,
+    ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
+  });
   try {
     const { spec, file } = await rt.loadJob(job.name);
     if (spec.sink !== undefined) {
@@ -47,16 +51,30 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       let read = 0;
       for await (const _record of await openSource(rt, spec, file, {}, 'plan')) read += 1;
       const pull = { read, write: read, sink: spec.sink.type };
-      io.out(parsed.values.json === true ? JSON.stringify(pull, null, 2) : `plan ${job.name}: read ${read}, write ${read} to the ${spec.sink.type} sink`);
+      io.out(
+        parsed.values.json === true
+          ? JSON.stringify(pull, null, 2)
+          : `plan ${job.name}: read ${read}, write ${read} to the ${spec.sink.type} sink`,
+      );
       return EXIT.ok;
     }
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
     const source = await openSource(rt, spec, file, {}, 'plan');
-    const progress = createProgress({ label: `plan ${job.name}`, isTty: io.isTty && parsed.values.json !== true, write: (t) => process.stderr.write(t), logger: rt.logger });
+    const progress = createProgress({
+      label: `plan ${job.name}`,
+      isTty: io.isTty && parsed.values.json !== true,
+      write: (t) => process.stderr.write(t),
+      logger: rt.logger,
+    });
     const plan = await planRun(spec, prepared, source, {
       ...rt.syncDeps(client, rt.logger),
-      onProgress: (p, read) => progress.update({ read, written: p.create + p.update + p.unchanged + p.skip, deadLettered: p.reject }),
+      onProgress: (p, read) =>
+        progress.update({
+          read,
+          written: p.create + p.update + p.unchanged + p.skip,
+          deadLettered: p.reject,
+        }),
     });
     progress.done();
     io.out(parsed.values.json === true ? JSON.stringify(plan, null, 2) : formatPlan(job.name, plan));

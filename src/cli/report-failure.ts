@@ -1,4 +1,4 @@
-import { ConfigError, RowbridgeError } from '../api/errors.ts';
+import { ConfigError, RowbridgeError } from '../ground/errors.ts';
 import { JobSpecError } from '../sync/job-spec/job-spec-error.ts';
 import { BackfillRangeError } from '../sync/split-range.ts';
 import { UsageError } from './args.ts';

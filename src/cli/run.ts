@@ -16,17 +16,28 @@ const USAGE = 'usage: rowbridge run JOB [--json] [--force] [--concurrency N]';
 export async function main(args: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseCliArgs(args, { json: { type: 'boolean' }, force: { type: 'boolean' }, concurrency: { type: 'string' } });
+    parsed = parseCliArgs(args, {
+      json: { type: 'boolean' },
+      force: { type: 'boolean' },
+      concurrency: { type: 'string' },
+    });
     if (parsed.positionals.length !== 1) throw new UsageError('run takes exactly one job');
   } catch (err) {
     io.err(`${(err as Error).message}\n${USAGE}`);
     return EXIT.usage;
   }
   const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, { quiet: parsed.values.json === true, interactive: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
+  const rt = openRuntime(io, {
+    quiet: parsed.values.json === true,
+    interactive: true,
+    ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
+  });
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
-    const runId = await enqueueRun(rt, job.name, { trigger: 'cli', ...(parsed.values.force ? { force: true } : {}) });
+    const runId = await enqueueRun(rt, job.name, {
+      trigger: 'cli',
+      ...(parsed.values.force ? { force: true } : {}),
+    });
     const [result] = await workRunsInProcess(rt, [runId], io, {
       ...(concurrency === undefined ? {} : { concurrency }),
       showProgress: parsed.values.json !== true,

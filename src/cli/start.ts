@@ -13,7 +13,7 @@ import type { CreateWorksheetInput } from '../api/types.ts';
 import { startEmulator } from '../emulator/start-emulator.ts';
 import { createRedisConnection, parseRedisUrl } from '../queue/redis-connection.ts';
 import { positionLabel } from '../sync/state/dead-letter-format.ts';
-import type { DeadLetterEntry } from '../sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
 import { parseCliArgs } from './args.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';

@@ -16,7 +16,10 @@ export async function workRunsInProcess(
   io: CliIo,
   options: { concurrency?: number; showProgress?: boolean; label?: string } = {},
 ): Promise<Array<{ record: RunRecord | undefined; report: RunReport }>> {
-  const workers = createWorkers(rt, options.concurrency === undefined ? {} : { concurrency: options.concurrency });
+  const workers = createWorkers(
+    rt,
+    options.concurrency === undefined ? {} : { concurrency: options.concurrency },
+  );
   // Ctrl-C or SIGTERM: stop waiting, let the workers hand back what they hold (bounded),
   // and leave the run queued for any worker to finish; nothing written is lost.
   let interrupted = false;
@@ -53,7 +56,9 @@ export async function workRunsInProcess(
       results.push({ record, report: await rt.runs.report(runId) });
     }
     if (interrupted) {
-      io.err(`interrupted: the run stays queued; a worker (rowbridge worker) finishes it, or see rowbridge status ${runIds.join(' ')}`);
+      io.err(
+        `interrupted: the run stays queued; a worker (rowbridge worker) finishes it, or see rowbridge status ${runIds.join(' ')}`,
+      );
     }
     return results;
   } finally {

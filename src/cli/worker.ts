@@ -10,7 +10,8 @@ import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
-const USAGE = 'usage: rowbridge worker [--concurrency N] [--ops-port N [--host H] [--dashboard]] [--no-schedules]';
+const USAGE =
+  'usage: rowbridge worker [--concurrency N] [--ops-port N [--host H] [--dashboard]] [--no-schedules]';
 
 /**
  * `worker`: long-running. Registers the schedules of jobs/ once, works runs and batches,
@@ -87,7 +88,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     return reportFailure(err, io);
   } finally {
     // Released in reverse: workers first (bounded wait), then the ops server, then metrics.
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => rt.logger.warn({ err }, 'cleanup'));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((err: unknown) => rt.logger.warn({ err }, 'cleanup'));
     await rt.close();
   }
 }

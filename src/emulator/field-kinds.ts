@@ -94,13 +94,35 @@ export function isReadOnlyFieldType(name: FieldTypeName): boolean {
 }
 
 /** Kinds whose values are option keys. */
-export const OPTION_FIELD_TYPES: ReadonlySet<FieldTypeName> = new Set(['SingleSelect', 'MultipleSelect', 'Dropdown']);
+export const OPTION_FIELD_TYPES: ReadonlySet<FieldTypeName> = new Set([
+  'SingleSelect',
+  'MultipleSelect',
+  'Dropdown',
+]);
 
 /** Every wire operator name (platform-shapes §8 [C]). */
 export const FILTER_OPERATORS = [
-  'eq', 'ne', 'contains', 'notcontains', 'startswith', 'notstartswith', 'endswith', 'notendswith',
-  'concurrent', 'isempty', 'isnotempty', 'gt', 'ge', 'lt', 'le', 'between', 'notbetween', 'in',
-  'notin', 'belongsto', 'notbelongsto',
+  'eq',
+  'ne',
+  'contains',
+  'notcontains',
+  'startswith',
+  'notstartswith',
+  'endswith',
+  'notendswith',
+  'concurrent',
+  'isempty',
+  'isnotempty',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'between',
+  'notbetween',
+  'in',
+  'notin',
+  'belongsto',
+  'notbelongsto',
 ] as const;
 
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
@@ -108,8 +130,29 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 /** The fact sheet's operator table, one row per family (platform-shapes §8). */
 const FAMILIES: ReadonlyArray<{ kinds: readonly FieldTypeName[]; operators: readonly FilterOperator[] }> = [
   {
-    kinds: ['Text', 'PhoneNumber', 'LandlinePhone', 'Email', 'Certificate', 'Concatenate', 'AutoNumber', 'AmountInWords'],
-    operators: ['eq', 'ne', 'contains', 'notcontains', 'startswith', 'notstartswith', 'endswith', 'notendswith', 'concurrent', 'isempty', 'isnotempty'],
+    kinds: [
+      'Text',
+      'PhoneNumber',
+      'LandlinePhone',
+      'Email',
+      'Certificate',
+      'Concatenate',
+      'AutoNumber',
+      'AmountInWords',
+    ],
+    operators: [
+      'eq',
+      'ne',
+      'contains',
+      'notcontains',
+      'startswith',
+      'notstartswith',
+      'endswith',
+      'notendswith',
+      'concurrent',
+      'isempty',
+      'isnotempty',
+    ],
   },
   {
     kinds: ['Number', 'Currency', 'Formula', 'Rollup', 'Rating', 'FunctionFormula'],
@@ -121,12 +164,41 @@ const FAMILIES: ReadonlyArray<{ kinds: readonly FieldTypeName[]; operators: read
   },
   {
     kinds: ['Department', 'Region', 'CascadingSelect'],
-    operators: ['in', 'notin', 'eq', 'ne', 'concurrent', 'isempty', 'isnotempty', 'belongsto', 'notbelongsto'],
+    operators: [
+      'in',
+      'notin',
+      'eq',
+      'ne',
+      'concurrent',
+      'isempty',
+      'isnotempty',
+      'belongsto',
+      'notbelongsto',
+    ],
   },
   // Dates: the generator sends between/notbetween; the CLI guide reports more [U].
-  { kinds: ['Date', 'DateTime', 'Time', 'DateRange', 'DateFormula'], operators: ['between', 'notbetween', 'isempty', 'isnotempty'] },
   {
-    kinds: ['Attachment', 'Checkbox', 'Location', 'RichText', 'Signature', 'SubTable', 'DynamicLink', 'Lookup', 'CodeScan', 'OCR', 'Barcode', 'Embed', 'Role', 'QueryRecord', 'APIQuery'],
+    kinds: ['Date', 'DateTime', 'Time', 'DateRange', 'DateFormula'],
+    operators: ['between', 'notbetween', 'isempty', 'isnotempty'],
+  },
+  {
+    kinds: [
+      'Attachment',
+      'Checkbox',
+      'Location',
+      'RichText',
+      'Signature',
+      'SubTable',
+      'DynamicLink',
+      'Lookup',
+      'CodeScan',
+      'OCR',
+      'Barcode',
+      'Embed',
+      'Role',
+      'QueryRecord',
+      'APIQuery',
+    ],
     operators: ['isempty', 'isnotempty'],
   },
 ];

@@ -4,9 +4,10 @@
  * a flag the worker raises once its workers run and lowers when shutdown begins, so a
  * load balancer or orchestrator stops sending work before the process goes away.
  */
-import { credentialsFromEnv, secretVariables } from '../../config/settings.ts';
+import { secretVariables } from '../../config/settings.ts';
+import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import { readEnvelope } from '../api/envelope.ts';
-import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../api/errors.ts';
+import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../ground/errors.ts';
 import { createTransport, resolveBaseUrl } from '../api/transport.ts';
 import type { Transport } from '../api/transport.ts';
 import { describeRedisUrl } from '../queue/runtime.ts';

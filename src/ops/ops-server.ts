@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import { createDashboard } from './dashboard/create-dashboard.ts';
 import type { Dashboard } from './dashboard/create-dashboard.ts';

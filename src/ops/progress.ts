@@ -1,4 +1,4 @@
-import type { Logger } from './logger.ts';
+import type { Logger } from '../ground/logger.ts';
 
 /** Live counts of long CLI work (a run, a plan), as the progress display shows them. */
 export interface ProgressCounts {
@@ -39,7 +39,9 @@ export function createProgress(options: ProgressOptions): Progress {
       if (isTty) {
         const width = 30;
         const share = c.total ? Math.min(1, (c.written + c.deadLettered) / Math.max(1, c.total)) : 0;
-        const bar = c.total ? `[${'#'.repeat(Math.round(share * width)).padEnd(width, '.')}] ${(share * 100).toFixed(0)}% ` : '';
+        const bar = c.total
+          ? `[${'#'.repeat(Math.round(share * width)).padEnd(width, '.')}] ${(share * 100).toFixed(0)}% `
+          : '';
         write(`\r${label} ${bar}read ${c.read}, written ${c.written}, dead-lettered ${c.deadLettered}   `);
         drawn = true;
         return;
@@ -52,7 +54,8 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     done() {
       if (drawn) write('\n');
-      else if (latest !== undefined && !isTty) logger.info({ progress: label, ...latest, done: true }, 'progress');
+      else if (latest !== undefined && !isTty)
+        logger.info({ progress: label, ...latest, done: true }, 'progress');
     },
   };
 }

@@ -15,14 +15,18 @@ export interface BatchSummary {
   skippedBecauseRunStopped?: boolean;
 }
 
-type Prepared = Awaited<ReturnType<typeof planJob>> & { spec: Awaited<ReturnType<Runtime['loadJob']>>['spec'] };
+type Prepared = Awaited<ReturnType<typeof planJob>> & {
+  spec: Awaited<ReturnType<Runtime['loadJob']>>['spec'];
+};
 
 /**
  * Processes batch jobs. The compiled plan of a run is kept per process (a few runs at
  * most), so a batch costs no structure request; the rows and their outcomes live in
  * Redis, so any worker on any machine can take any batch.
  */
-export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
+export function createBatchProcessor(
+  rt: Runtime,
+): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
   const prepared = new Map<string, Promise<Prepared>>();
 
   function prepare(runId: string, jobName: string): Promise<Prepared> {
@@ -44,7 +48,11 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
   return async function processBatch(job, token) {
     const { runId, batchNo, rows } = job.data;
     const run = await rt.runs.get(runId);
-    const summary = (outcomes: Record<string, number>): BatchSummary => ({ batchNo, rows: rows.length, outcomes });
+    const summary = (outcomes: Record<string, number>): BatchSummary => ({
+      batchNo,
+      rows: rows.length,
+      outcomes,
+    });
     if (run === undefined || TERMINAL_STATUSES.has(run.status)) {
       // The run stopped (auth, permission, quota...): its remaining rows are not written
       // and not lost either: the cursor did not move, the next run reads them again.
@@ -54,7 +62,9 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
     const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
     let ctx: SyncContext | undefined;
     try {
-      const { spec, structure, plan, lookups } = await rt.withTraffic(traffic, () => prepare(runId, job.data.job));
+      const { spec, structure, plan, lookups } = await rt.withTraffic(traffic, () =>
+        prepare(runId, job.data.job),
+      );
       ctx = createSyncContext(
         spec,
         { structure, plan, lookups },
@@ -75,17 +85,25 @@ export function createBatchProcessor(rt: Runtime): (job: Job<BatchJobData>, toke
       log.warn({ err, action: action.kind }, 'batch failed');
       switch (action.kind) {
         case 'stop-run':
-          await rt.runs.update(runId, { status: 'failed', message: action.message, finishedAt: new Date().toISOString() });
+          await rt.runs.update(runId, {
+            status: 'failed',
+            message: action.message,
+            finishedAt: new Date().toISOString(),
+          });
           return { ...summary({}), skippedBecauseRunStopped: true };
         case 'delay':
-          if (action.reason === 'app-unavailable') await job.updateData({ ...job.data, pauses: (job.data.pauses ?? 0) + 1 });
+          if (action.reason === 'app-unavailable')
+            await job.updateData({ ...job.data, pauses: (job.data.pauses ?? 0) + 1 });
           return delayJob(job, token, action.delayMs);
         case 'retry':
           throw err;
         case 'dead-letter': {
           if (ctx === undefined) throw err;
           // Last attempt: every row without a final outcome goes to the dead-letter store.
-          const known = await rt.runs.getOutcomes(runId, rows.map((r) => r.index));
+          const known = await rt.runs.getOutcomes(
+            runId,
+            rows.map((r) => r.index),
+          );
           const open = rows.filter((r) => {
             const o = known.get(r.index);
             return o === undefined || o === 'pending';

@@ -31,7 +31,12 @@ export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) 
     const { spec, file } = await rt.loadJob(job.data.job);
     const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
     const prepared = await planJob(spec, client, file);
-    const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, rt.syncDeps(client, log));
+    const ctx = createSyncContext(
+      spec,
+      prepared,
+      { runId, attempt: job.attemptsMade + 1 },
+      rt.syncDeps(client, log),
+    );
     const source = await openSource(rt, spec, file, {}, runId, {
       since: chunk.since,
       sinceInclusive: chunk.sinceInclusive,

@@ -1,4 +1,4 @@
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createQueues } from './queues.ts';
 import type { RunJobData } from './queues.ts';
@@ -22,17 +22,26 @@ export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueO
   const { spec } = await rt.loadJob(jobName);
   if (options.range !== undefined) {
     if (spec.sink !== undefined || spec.target?.mode === 'mirror') {
-      throw new ConfigError(`job ${jobName}: a backfill range needs a push job in append, upsert or update mode (a mirror must read the whole source)`);
+      throw new ConfigError(
+        `job ${jobName}: a backfill range needs a push job in append, upsert or update mode (a mirror must read the whole source)`,
+      );
     }
     const sql = spec.source.type === 'postgres' || spec.source.type === 'mysql';
     if (!sql && spec.source.type !== 'worksheet' && spec.incremental === undefined) {
-      throw new ConfigError(`job ${jobName}: a backfill range is a range of cursor values: set incremental.cursor in the job`);
+      throw new ConfigError(
+        `job ${jobName}: a backfill range is a range of cursor values: set incremental.cursor in the job`,
+      );
     }
     // Fails here, with --from/--to named, rather than in a worker.
     splitRange(options.range.from, options.range.to, options.range.chunks);
   }
   const runId = newRunId(jobName);
-  await rt.runs.create({ runId, job: jobName, trigger: options.trigger, ...(options.replayIds ? { replay: `${options.replayIds.length} dead letters` } : {}) });
+  await rt.runs.create({
+    runId,
+    job: jobName,
+    trigger: options.trigger,
+    ...(options.replayIds ? { replay: `${options.replayIds.length} dead letters` } : {}),
+  });
   const queues = createQueues(rt);
   try {
     await queues.runs.add(
@@ -45,7 +54,13 @@ export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueO
         ...(options.replayIds === undefined ? {} : { replayIds: options.replayIds }),
         ...(options.range === undefined ? {} : { range: options.range }),
       },
-      { jobId: runId, attempts: 3, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 },
+      {
+        jobId: runId,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 2000 },
+        removeOnComplete: 1000,
+        removeOnFail: 1000,
+      },
     );
   } finally {
     await queues.close();

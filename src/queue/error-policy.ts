@@ -1,7 +1,7 @@
 import { DelayedError } from 'bullmq';
 import type { Job } from 'bullmq';
-import { ApiError, classifyError } from '../api/errors.ts';
-import type { ErrorCategory } from '../api/errors.ts';
+import { ApiError, classifyError } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 import { stopsRun } from '../sync/write-batch.ts';
 
 /** What to do with a batch whose writing threw (category policy of issue #4). */
@@ -42,7 +42,11 @@ export function decideBatchFailure(err: unknown, ctx: FailureContext): BatchFail
   }
   if (category === 'app-unavailable') {
     if (ctx.pauses >= MAX_APP_UNAVAILABLE_PAUSES) {
-      return { kind: 'stop-run', message: `${message} (still unavailable after ${ctx.pauses} pauses)`, category };
+      return {
+        kind: 'stop-run',
+        message: `${message} (still unavailable after ${ctx.pauses} pauses)`,
+        category,
+      };
     }
     return { kind: 'delay', delayMs: APP_UNAVAILABLE_PAUSE_MS, reason: 'app-unavailable' };
   }

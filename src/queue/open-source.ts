@@ -31,14 +31,19 @@ export async function openSource(
 ): Promise<AsyncIterable<SourceRecord>> {
   if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
   if (range !== undefined) {
-    return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, {
-      env: rt.env,
-      baseDir: path.dirname(file),
-      readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
-      platformTimeZone: platformZone(rt, spec),
-      cursorField: spec.incremental?.cursor,
-      ...range,
-    }));
+    return checkSourceColumns(
+      spec.name,
+      spec.source,
+      spec.mappings,
+      createSource(spec.source, {
+        env: rt.env,
+        baseDir: path.dirname(file),
+        readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+        platformTimeZone: platformZone(rt, spec),
+        cursorField: spec.incremental?.cursor,
+        ...range,
+      }),
+    );
   }
   const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
   // Rows can arrive after a run with the very cursor value it saved (same timestamp).
@@ -57,7 +62,7 @@ export async function openSource(
   // A file is read through once before the first write: a broken line fails the run
   // with nothing written, instead of after the rows above it landed.
   const prepass = await prepassFileSource(spec.source, deps);
-  if (prepass?.records === 0) rt.logger.warn({ job: spec.name }, `the ${spec.source.type} source holds no records: nothing to write`);
+  if (prepass?.records === 0)
+    rt.logger.warn({ job: spec.name }, `the ${spec.source.type} source holds no records: nothing to write`);
   return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, deps));
 }
-

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { BatchRow } from '../sync/write-batch.ts';
+import type { BatchRow } from '../sync/batch-row.ts';
 import type { Runtime } from './runtime.ts';
 
 export const RUN_QUEUE = 'runs';
@@ -32,7 +32,11 @@ export interface BatchJobData {
   pauses?: number;
 }
 
-export function createQueues(rt: Runtime): { runs: Queue<RunJobData>; batches: Queue<BatchJobData>; close(): Promise<void> } {
+export function createQueues(rt: Runtime): {
+  runs: Queue<RunJobData>;
+  batches: Queue<BatchJobData>;
+  close(): Promise<void>;
+} {
   const opts = { connection: rt.connection, prefix: rt.queuePrefix };
   const runs = new Queue<RunJobData>(RUN_QUEUE, opts);
   const batches = new Queue<BatchJobData>(BATCH_QUEUE, opts);

@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 
 /** A standalone Redis or a Redis Cluster client, as {@link createRedisConnection} makes it. */
 export type RedisConnection = Redis | Cluster;

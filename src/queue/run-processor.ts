@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DelayedError, WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
 import type { WorksheetStructure } from '../api/types.ts';
-import { classifyError } from '../api/errors.ts';
+import { classifyError } from '../ground/errors.ts';
 import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
@@ -70,7 +70,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     const log = rt.logger.child({ job: job.data.job, runId });
 
     if (record.status === 'failed') return finish(record.status);
-    if (record.queueJobId !== job.id && job.id !== undefined) await rt.runs.update(runId, { queueJobId: job.id });
+    if (record.queueJobId !== job.id && job.id !== undefined)
+      await rt.runs.update(runId, { queueJobId: job.id });
 
     let holder = await rt.runs.acquireJob(job.data.job, runId);
     if (holder !== undefined && (await isAbandoned(holder))) {
@@ -98,7 +99,12 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       if (spec.sink !== undefined) return await runPullJob(spec, file);
       const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
       const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file, snapshots));
-      const ctx = createSyncContext(spec, prepared, { runId, attempt: job.attemptsMade + 1 }, rt.syncDeps(client, log));
+      const ctx = createSyncContext(
+        spec,
+        prepared,
+        { runId, attempt: job.attemptsMade + 1 },
+        rt.syncDeps(client, log),
+      );
 
       if (job.data.step !== 'finalize') {
         await rt.runs.update(runId, {
@@ -107,7 +113,10 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
           mode: ctx.mode,
           worksheet: prepared.structure.name,
         });
-        log.info({ mode: ctx.mode, worksheet: prepared.structure.name, trigger: job.data.trigger }, 'run started');
+        log.info(
+          { mode: ctx.mode, worksheet: prepared.structure.name, trigger: job.data.trigger },
+          'run started',
+        );
         // Built once per run: a reader restarted after a crash must not rebuild it while
         // batches of its first attempt are still writing (it would drop their entries).
         if (ctx.index !== undefined && record.indexedAt === undefined) {
@@ -157,7 +166,11 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await flushTraffic();
     }
 
-    async function finalize(ctx: SyncContext, spec: JobSpec, structure: WorksheetStructure): Promise<RunRecord | undefined> {
+    async function finalize(
+      ctx: SyncContext,
+      spec: JobSpec,
+      structure: WorksheetStructure,
+    ): Promise<RunRecord | undefined> {
       const current = await rt.runs.get(runId);
       if (current?.status === 'failed') return finish('failed');
       await rt.runs.update(runId, { status: 'finalizing' });
@@ -182,7 +195,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       }
       if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
       const superseded = await supersedeDeadLetters(rt.deadLetters, ctx.plan, spec.name, runId);
-      if (superseded > 0) log.info({ superseded }, 'older dead letters of rows that failed again were replaced');
+      if (superseded > 0)
+        log.info({ superseded }, 'older dead letters of rows that failed again were replaced');
       // The structure this mapping last worked with: the next run compares against it.
       await snapshots.save(spec.name, structure, spec.mappings);
       await rt.runs.update(runId, {

@@ -2,17 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { credentialsFromEnv } from '../../config/settings.ts';
+import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { Settings } from '../../config/settings.ts';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import { createPlatformClient } from '../api/create-platform-client.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createAuth } from '../api/auth.ts';
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { createRedisTokenStore } from '../api/oauth-token-store.ts';
 import { resolveBaseUrl, createTransport } from '../api/transport.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../ground/logger.ts';
 import type { SyncDeps } from '../sync/create-sync-context.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
@@ -95,15 +95,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
   // A Cluster (redis+cluster:// URLs) offers the same commands as Redis for everything
   // done with these two; the cast stands until Runtime's types say Redis | Cluster.
-  const connection = createRedisConnection(settings.redisUrl, { bullmq: true, keyPrefix: settings.queuePrefix }) as Redis;
-  const redis = createRedisConnection(settings.redisUrl, { bullmq: false, keyPrefix: settings.queuePrefix }) as Redis;
+  const connection = createRedisConnection(settings.redisUrl, {
+    bullmq: true,
+    keyPrefix: settings.queuePrefix,
+  }) as Redis;
+  const redis = createRedisConnection(settings.redisUrl, {
+    bullmq: false,
+    keyPrefix: settings.queuePrefix,
+  }) as Redis;
   for (const client of [connection, redis]) {
-    client.on('error', (err: Error) => logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`));
+    client.on('error', (err: Error) =>
+      logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`),
+    );
   }
   const queuePrefix = settings.queuePrefix;
   const statePrefix = statePrefixOf(queuePrefix);
   const runs = createRunStore({ redis, prefix: statePrefix });
-  const deadLetters = createDeadLetterStore({ redis, prefix: statePrefix, retentionMs: settings.dlqRetentionDays * 86_400_000 });
+  const deadLetters = createDeadLetterStore({
+    redis,
+    prefix: statePrefix,
+    retentionMs: settings.dlqRetentionDays * 86_400_000,
+  });
   const clients = new Map<string, PlatformClient>();
   const traffic = new AsyncLocalStorage<Traffic>();
 
@@ -111,7 +123,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const cached = clients.get(prefix);
     if (cached !== undefined) return cached;
     const { credentials, apiUrl } = credentialsFromEnv(env, prefix);
-    const baseUrl = resolveBaseUrl({ baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '' });
+    const baseUrl = resolveBaseUrl({
+      baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '',
+    });
     // The budget key comes from the credential's identity, so every process using the
     // same credential shares one budget in Redis.
     const identity = createAuth(credentials, createTransport({ baseUrl })).identity;
@@ -169,7 +183,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     deadLetters,
     jobsDir,
     async loadJob(name) {
-      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError(`job name "${name}" is not a job file name`);
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
+        throw new ConfigError(`job name "${name}" is not a job file name`);
       for (const ext of ['.yaml', '.yml']) {
         const file = path.join(jobsDir, `${name}${ext}`);
         if (existsSync(file)) return { spec: await loadJobSpec(file), file };

@@ -19,7 +19,10 @@ export async function registerSchedules(rt: Runtime): Promise<{ registered: stri
       try {
         ({ spec } = await rt.loadJob(name));
       } catch (err) {
-        rt.logger.error({ err: { message: (err as Error).message } }, `job ${name} is invalid: not scheduled`);
+        rt.logger.error(
+          { err: { message: (err as Error).message } },
+          `job ${name} is invalid: not scheduled`,
+        );
         continue;
       }
       if (spec.schedule === undefined) continue;
@@ -27,7 +30,16 @@ export async function registerSchedules(rt: Runtime): Promise<{ registered: stri
       await queues.runs.upsertJobScheduler(
         name,
         { pattern: spec.schedule },
-        { name: 'run', data: { job: name, trigger: 'schedule' }, opts: { attempts: 3, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 1000 } },
+        {
+          name: 'run',
+          data: { job: name, trigger: 'schedule' },
+          opts: {
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 2000 },
+            removeOnComplete: 1000,
+            removeOnFail: 1000,
+          },
+        },
       );
       registered.push(name);
     }

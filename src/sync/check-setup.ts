@@ -4,7 +4,7 @@
  * sees the one thing to fix (a wrong prefix, a missing worksheet, a mapping error).
  */
 import type { PlatformClient } from '../api/create-platform-client.ts';
-import { ApiError, ConfigError } from '../api/errors.ts';
+import { ApiError, ConfigError } from '../ground/errors.ts';
 import type { WorksheetStructure } from '../api/types.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { MappingError } from './mapping/mapping-error.ts';
@@ -31,7 +31,16 @@ export interface ConnectionFacts {
 }
 
 /** System fields a pull job may map besides the worksheet's fields (worksheet-source.ts). */
-const SYSTEM_COLUMNS = new Set(['rowid', '_id', '_createdAt', '_updatedAt', '_createdBy', '_updatedBy', '_owner', '_autoId']);
+const SYSTEM_COLUMNS = new Set([
+  'rowid',
+  '_id',
+  '_createdAt',
+  '_updatedAt',
+  '_createdBy',
+  '_updatedBy',
+  '_owner',
+  '_autoId',
+]);
 
 const AUTH_CODES = new Set([10101, 10102, 10105, 10106, 600100, 600101, 600102, 600112]);
 
@@ -50,7 +59,11 @@ function explain(err: unknown, facts: ConnectionFacts): string {
     if (err.errorCode === undefined && err.httpStatus === undefined) {
       return `cannot reach ${hostOf(facts.apiUrl)} (ROWBRIDGE_API_URL=${facts.apiUrl}): ${err.message}`;
     }
-    if (err.category === 'auth' || (err.errorCode !== undefined && AUTH_CODES.has(err.errorCode)) || err.httpStatus === 401) {
+    if (
+      err.category === 'auth' ||
+      (err.errorCode !== undefined && AUTH_CODES.has(err.errorCode)) ||
+      err.httpStatus === 401
+    ) {
       return (
         `authentication refused${code}: ${err.message}. Sent ${facts.method} as ${facts.headers} ` +
         `(ROWBRIDGE_HEADER_PREFIX=${facts.headerPrefix}); the public platform uses the prefix HAP-`
@@ -67,7 +80,9 @@ export function worksheetsOfApp(app: unknown): Array<{ id: string; name: string;
   const walk = (sections: unknown) => {
     if (!Array.isArray(sections)) return;
     for (const section of sections as Array<Record<string, unknown>>) {
-      for (const item of Array.isArray(section.items) ? (section.items as Array<Record<string, unknown>>) : []) {
+      for (const item of Array.isArray(section.items)
+        ? (section.items as Array<Record<string, unknown>>)
+        : []) {
         // platform-shapes §4 [C]: type 0 worksheet, 1 custom page, 2 sub-group.
         if (Number(item.type) === 0 && typeof item.id === 'string') {
           out.push({ id: item.id, name: stringOf(item.name), alias: stringOf(item.alias) });
@@ -92,9 +107,16 @@ function label(ws: { name: string; alias: string }): string {
 export async function checkPlatform(
   client: PlatformClient,
   facts: ConnectionFacts,
-): Promise<{ steps: CheckStep[]; worksheets: Array<{ id: string; name: string; alias: string }> | undefined }> {
+): Promise<{
+  steps: CheckStep[];
+  worksheets: Array<{ id: string; name: string; alias: string }> | undefined;
+}> {
   const steps: CheckStep[] = [
-    { name: 'settings', ok: true, detail: `${facts.apiUrl}, ${facts.method} (${facts.headers}), time zone ${facts.timeZone}` },
+    {
+      name: 'settings',
+      ok: true,
+      detail: `${facts.apiUrl}, ${facts.method} (${facts.headers}), time zone ${facts.timeZone}`,
+    },
   ];
   let app: unknown;
   try {
@@ -133,8 +155,12 @@ async function readStructure(
   try {
     return await client.worksheets.get(ref);
   } catch (err) {
-    const known = worksheets === undefined || worksheets.length === 0 ? '' : `; the app has ${worksheets.map(label).join(', ')}`;
-    if (err instanceof ApiError && err.category === 'not-found') return `no worksheet "${ref}" in this app${known}`;
+    const known =
+      worksheets === undefined || worksheets.length === 0
+        ? ''
+        : `; the app has ${worksheets.map(label).join(', ')}`;
+    if (err instanceof ApiError && err.category === 'not-found')
+      return `no worksheet "${ref}" in this app${known}`;
     return `worksheet "${ref}": ${explain(err, facts)}${known}`;
   }
 }
@@ -151,24 +177,41 @@ export async function checkJob(
 ): Promise<CheckStep[]> {
   const steps: CheckStep[] = [];
   const pull = spec.target === undefined;
-  const ref = spec.target?.worksheet ?? (spec.source.type === 'worksheet' ? spec.source.worksheet : undefined);
+  const ref =
+    spec.target?.worksheet ?? (spec.source.type === 'worksheet' ? spec.source.worksheet : undefined);
   if (ref === undefined) {
-    return [{ name: 'job', ok: false, detail: `job ${spec.name} has neither a target worksheet nor a worksheet source` }];
+    return [
+      {
+        name: 'job',
+        ok: false,
+        detail: `job ${spec.name} has neither a target worksheet nor a worksheet source`,
+      },
+    ];
   }
   const role = pull ? 'source worksheet' : 'target worksheet';
   const structure = await readStructure(client, ref, worksheets, facts);
   if (typeof structure === 'string') return [{ name: role, ok: false, detail: structure }];
-  steps.push({ name: role, ok: true, detail: `${structure.name} (${structure.id}): ${structure.fields.length} fields` });
+  steps.push({
+    name: role,
+    ok: true,
+    detail: `${structure.name} (${structure.id}): ${structure.fields.length} fields`,
+  });
 
   if (spec.target !== undefined && lastGood !== undefined) {
     const before = await lastGood();
-    if (typeof before === 'string') steps.push({ name: 'drift', ok: true, detail: `not compared: ${before}` });
-    else if (before === undefined) steps.push({ name: 'drift', ok: true, detail: 'no successful run yet to compare with' });
+    if (typeof before === 'string')
+      steps.push({ name: 'drift', ok: true, detail: `not compared: ${before}` });
+    else if (before === undefined)
+      steps.push({ name: 'drift', ok: true, detail: 'no successful run yet to compare with' });
     else {
       const drift = structureDrift(before, structure, spec.mappings, spec.target.mode !== 'update');
       steps.push(
         drift.length === 0
-          ? { name: 'drift', ok: true, detail: 'nothing the mapping uses changed since the last successful run' }
+          ? {
+              name: 'drift',
+              ok: true,
+              detail: 'nothing the mapping uses changed since the last successful run',
+            }
           : { name: 'drift', ok: false, detail: drift.join('; ') },
       );
       if (drift.length > 0) return steps;
@@ -183,7 +226,11 @@ export async function checkJob(
         targetTimezone: facts.timeZone,
       });
       const key = spec.target.key === undefined ? '' : ` by ${[spec.target.key].flat().join(' + ')}`;
-      steps.push({ name: 'mapping', ok: true, detail: `${plan.fields.length} fields mapped, ${spec.target.mode}${key}` });
+      steps.push({
+        name: 'mapping',
+        ok: true,
+        detail: `${plan.fields.length} fields mapped, ${spec.target.mode}${key}`,
+      });
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
       const problems = err.problems.map((p) => `${p.target}: ${p.message}`).join('; ');
@@ -203,16 +250,27 @@ export async function checkJob(
         : {
             name: 'mapping',
             ok: false,
-            detail: missing.map((m) => `${m.target}: no field "${m.from}" in worksheet ${structure.name}`).join('; '),
+            detail: missing
+              .map((m) => `${m.target}: no field "${m.from}" in worksheet ${structure.name}`)
+              .join('; '),
           },
     );
     if (missing.length > 0) return steps;
   }
 
   try {
-    const page = await client.rows.list(structure.id, { pageSize: 10, pageIndex: 1, includeTotalCount: true, includeSystemFields: true });
+    const page = await client.rows.list(structure.id, {
+      pageSize: 10,
+      pageIndex: 1,
+      includeTotalCount: true,
+      includeSystemFields: true,
+    });
     const total = page.total === undefined ? '' : ` of ${page.total}`;
-    steps.push({ name: 'rows', ok: true, detail: `read one page: ${page.rows.length} row${page.rows.length === 1 ? '' : 's'}${total}` });
+    steps.push({
+      name: 'rows',
+      ok: true,
+      detail: `read one page: ${page.rows.length} row${page.rows.length === 1 ? '' : 's'}${total}`,
+    });
   } catch (err) {
     steps.push({ name: 'rows', ok: false, detail: explain(err, facts) });
     return steps;
@@ -227,5 +285,9 @@ export async function checkJob(
 
 /** A setting problem as a failed step (nothing was sent). */
 export function settingsFailure(err: unknown): CheckStep {
-  return { name: 'settings', ok: false, detail: err instanceof ConfigError || err instanceof Error ? err.message : String(err) };
+  return {
+    name: 'settings',
+    ok: false,
+    detail: err instanceof ConfigError || err instanceof Error ? err.message : String(err),
+  };
 }

@@ -5,13 +5,13 @@
  * exact `name`, platform-shapes §9 [C]), so a name on 10,000 rows costs one request.
  */
 import type { PlatformClient } from '../api/create-platform-client.ts';
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
 import type { Filter, WireRow, WorksheetStructure } from '../api/types.ts';
 import { createReferenceCache } from './mapping/reference-cache.ts';
 import type { ReferenceLookups } from './mapping/resolve-references.ts';
-import type { NormalisedRow } from './types.ts';
+import type { NormalisedRow } from '../api/types.ts';
 
 const LOOKUP_CHUNK = 100;
 
@@ -32,7 +32,8 @@ export function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
 export function text(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   return JSON.stringify(value);
 }
 
@@ -94,7 +95,12 @@ export function createReferenceLookups(client: PlatformClient, reader: RowReader
       // The lookups resource sends the organisation's orgId (ROWBRIDGE_ORG_ID) itself.
       found =
         kind === 'users'
-          ? client.lookups.users({ name }).then((users) => onlyMatch(users.map((u) => ({ id: u.accountId, name: u.fullname })), name))
+          ? client.lookups.users({ name }).then((users) =>
+              onlyMatch(
+                users.map((u) => ({ id: u.accountId, name: u.fullname })),
+                name,
+              ),
+            )
           : client.lookups.departments({ name }).then((departments) => onlyMatch(departments, name));
       byName.set(memo, found);
       // A failed request is not an answer: the next batch asks again.
@@ -120,7 +126,9 @@ export function createReferenceLookups(client: PlatformClient, reader: RowReader
     lookupDepartments: async (values) => byNames('departments', values),
     async lookupRelations(relatedWorksheet, relatedKey, values) {
       const structure = await reader.structureOf(relatedWorksheet);
-      const keyField = structure.fields.find((f) => f.id === relatedKey || (f.alias !== undefined && f.alias === relatedKey));
+      const keyField = structure.fields.find(
+        (f) => f.id === relatedKey || (f.alias !== undefined && f.alias === relatedKey),
+      );
       if (keyField === undefined) {
         const names = structure.fields.map((f) => (f.alias !== undefined && f.alias !== '' ? f.alias : f.id));
         throw new ConfigError(

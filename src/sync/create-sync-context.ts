@@ -1,9 +1,9 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import type { Filter, WorksheetStructure } from '../api/types.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../ground/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { groupChangeSets } from './mapping/group-change-sets.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
@@ -20,8 +20,8 @@ import { createKeyIndex } from './state/key-index.ts';
 import type { RedisClient } from './state/redis-types.ts';
 import type { RunStore } from './state/run-store.ts';
 import type { SyncContext } from './sync-context.ts';
-import type { NormalisedRow } from './types.ts';
-import type { Failure } from './write-batch.ts';
+import type { NormalisedRow } from '../api/types.ts';
+import type { Failure } from './batch-row.ts';
 
 /** What the sync engine is given by whoever composes it (the queue worker, the CLI). */
 export interface SyncDeps {
@@ -56,7 +56,8 @@ export async function planJob(
   lastGood?: { get(job: string): Promise<StructureSnapshot | undefined> },
 ): Promise<Required<PreparedJob>> {
   const target = spec.target;
-  if (target === undefined) throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
+  if (target === undefined)
+    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   const structure = await client.worksheets.get(target.worksheet);
   // Drift first: "field Spend was deleted" says more than "no field spend".
   const before = await lastGood?.get(spec.name);
@@ -66,7 +67,7 @@ export async function planJob(
       throw new ConfigError(
         `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
           drift.map((d) => `  - ${d}`).join('\n') +
-          '\n  fix the worksheet, or update the job\'s mapping to fit (an edited mapping counts as reviewed)',
+          "\n  fix the worksheet, or update the job's mapping to fit (an edited mapping counts as reviewed)",
       );
     }
   }
@@ -98,7 +99,12 @@ export function keysFilter(keyIds: readonly string[], keys: readonly string[]): 
     children: keys.map((key) => ({
       type: 'group' as const,
       logic: 'AND' as const,
-      children: keyParts(key, keyIds.length).map((value, i) => ({ type: 'condition' as const, field: keyIds[i]!, operator: 'eq' as const, value })),
+      children: keyParts(key, keyIds.length).map((value, i) => ({
+        type: 'condition' as const,
+        field: keyIds[i]!,
+        operator: 'eq' as const,
+        value,
+      })),
     })),
   };
 }
@@ -130,14 +136,21 @@ export function createSyncContext(
     batchSize: target.batchSize,
     plan,
     rows,
-    index: target.mode === 'append' ? undefined : createKeyIndex({ redis: deps.redis, prefix: deps.prefix, job: spec.name }),
+    index:
+      target.mode === 'append'
+        ? undefined
+        : createKeyIndex({ redis: deps.redis, prefix: deps.prefix, job: spec.name }),
     runs: deps.runs,
     deadLetters: deps.deadLetters,
     log: deps.log,
     async resolveReferences(batch) {
       const failures = new Map<number, Failure>();
       if (!batch.some((r) => r.mapped.pending !== undefined)) return failures;
-      const resolved = await resolveReferences(plan, batch.map((r) => r.mapped), lookups);
+      const resolved = await resolveReferences(
+        plan,
+        batch.map((r) => r.mapped),
+        lookups,
+      );
       batch.forEach((row, i) => {
         const result = resolved[i]!;
         if (result.ok) row.mapped = result;

@@ -12,6 +12,7 @@ export function isLaterCursor(a: unknown, b: unknown): boolean {
 function cursorText(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+    return String(value);
   return JSON.stringify(value) ?? '';
 }

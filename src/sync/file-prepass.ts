@@ -8,7 +8,7 @@
  * line of the first bad byte instead of letting U+FFFD into the worksheet; that the file
  * parses to its end (a thrown SourceError names the line); and counts the records.
  */
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import { openSourceFile } from './sources/file-input.ts';
 import type { SourceDeps } from './sources/source-deps.ts';
 import { SourceError } from './sources/source-error.ts';
@@ -40,7 +40,7 @@ function sequenceLength(byte: number): number {
 /** Line (1-based) of the first byte of `bytes` that is not well-formed UTF-8; undefined when all are. */
 export function firstInvalidUtf8Line(bytes: Uint8Array, startLine = 1): number | undefined {
   let line = startLine;
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const byte = bytes[i]!;
     const n = sequenceLength(byte);
     if (n === 0 || i + n > bytes.length) return line;
@@ -68,7 +68,10 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
     } catch {
       const bad = firstInvalidUtf8Line(bytes, line) ?? line;
       stream.destroy();
-      throw new SourceError('SOURCE_FORMAT', `${file} line ${bad}: not valid UTF-8; save the file as UTF-8, or set source.encoding: latin1`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${file} line ${bad}: not valid UTF-8; save the file as UTF-8, or set source.encoding: latin1`,
+      );
     }
     // Keep an unfinished sequence at the end for the line search of the next chunk.
     let cut = bytes.length;
@@ -85,7 +88,10 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
   try {
     decoder.decode();
   } catch {
-    throw new SourceError('SOURCE_FORMAT', `${file} line ${line}: the file ends inside a UTF-8 character; save it as UTF-8`);
+    throw new SourceError(
+      'SOURCE_FORMAT',
+      `${file} line ${line}: the file ends inside a UTF-8 character; save it as UTF-8`,
+    );
   }
 }
 
@@ -94,7 +100,10 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
  * a file that cannot be read to its end; record-level problems are counted, not thrown
  * (each becomes a dead letter). Not a file source: undefined.
  */
-export async function prepassFileSource(spec: SourceSpec, deps: SourceDeps): Promise<PrepassResult | undefined> {
+export async function prepassFileSource(
+  spec: SourceSpec,
+  deps: SourceDeps,
+): Promise<PrepassResult | undefined> {
   if (!isFileSource(spec)) return undefined;
   if (spec.type !== 'csv' || spec.encoding !== 'latin1') await checkUtf8(spec, deps);
   const result: PrepassResult = { records: 0, invalid: 0 };

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.ts';
+import { ApiError } from '../ground/errors.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { SyncContext } from './sync-context.ts';
 
@@ -14,13 +14,20 @@ export interface FinalizeResult {
  * after every batch of the run landed (the index then holds exactly the rows the run
  * wrote or found), and refuses when it would delete more than the configured share.
  */
-export async function mirrorDeletes(spec: JobSpec, ctx: SyncContext, force: boolean): Promise<FinalizeResult> {
+export async function mirrorDeletes(
+  spec: JobSpec,
+  ctx: SyncContext,
+  force: boolean,
+): Promise<FinalizeResult> {
   if (ctx.mode !== 'mirror' || ctx.index === undefined) return { deleted: 0 };
   const doomed: Array<{ key: string; rowId: string }> = [];
   let page: Array<[string, string]> = [];
   let total = 0;
   const flush = async () => {
-    const seen = await ctx.runs.isSeen(ctx.runId, page.map(([key]) => key));
+    const seen = await ctx.runs.isSeen(
+      ctx.runId,
+      page.map(([key]) => key),
+    );
     page.forEach(([key, rowId], i) => {
       if (!seen[i]) doomed.push({ key, rowId });
     });
@@ -49,7 +56,11 @@ export async function mirrorDeletes(spec: JobSpec, ctx: SyncContext, force: bool
   let deleted = 0;
   for (let i = 0; i < doomed.length; i += ctx.batchSize) {
     const chunk = doomed.slice(i, i + ctx.batchSize);
-    await deleteChunk(ctx, chunk.map((d) => d.rowId), spec.options.permanentDelete);
+    await deleteChunk(
+      ctx,
+      chunk.map((d) => d.rowId),
+      spec.options.permanentDelete,
+    );
     await ctx.index.removeMany(chunk.map((d) => d.key));
     deleted += chunk.length;
   }
@@ -60,7 +71,11 @@ export async function mirrorDeletes(spec: JobSpec, ctx: SyncContext, force: bool
 async function deleteChunk(ctx: SyncContext, rowIds: string[], permanent: boolean): Promise<void> {
   for (let round = 0; ; round += 1) {
     try {
-      await ctx.rows.batchDelete(ctx.worksheetId, { rowIds, permanent, triggerWorkflow: ctx.triggerWorkflow });
+      await ctx.rows.batchDelete(ctx.worksheetId, {
+        rowIds,
+        permanent,
+        triggerWorkflow: ctx.triggerWorkflow,
+      });
       return;
     } catch (err) {
       if (err instanceof ApiError && err.errorCode === 10007) {

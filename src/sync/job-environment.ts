@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { credentialsFromEnv } from '../../config/settings.ts';
+import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { COLUMN_SAMPLE, missingColumnsError } from './source-columns.ts';
 import { createSource } from './sources/create-source.ts';
@@ -41,20 +41,34 @@ export function environmentProblems(spec: JobSpec, env: NodeJS.ProcessEnv): Envi
     ['source', spec.source],
     ['sink', spec.sink],
   ] as const) {
-    if (part !== undefined && 'urlEnv' in part && typeof part.urlEnv === 'string' && unset(env, part.urlEnv)) {
-      problems.push({ path: `${at}.urlEnv`, message: `names ${part.urlEnv}, but that environment variable is not set` });
+    if (
+      part !== undefined &&
+      'urlEnv' in part &&
+      typeof part.urlEnv === 'string' &&
+      unset(env, part.urlEnv)
+    ) {
+      problems.push({
+        path: `${at}.urlEnv`,
+        message: `names ${part.urlEnv}, but that environment variable is not set`,
+      });
     }
   }
   const refs: Array<{ path: string; name: string }> = [];
   references(spec.source, 'source', refs);
   for (const ref of refs) {
     if (unset(env, ref.name)) {
-      problems.push({ path: ref.path, message: `refers to \${${ref.name}}, but the environment variable ${ref.name} is not set` });
+      problems.push({
+        path: ref.path,
+        message: `refers to \${${ref.name}}, but the environment variable ${ref.name} is not set`,
+      });
     }
   }
   const prefixes: Array<[string, string | undefined]> = [
     ['target.app.credentialsEnvPrefix', spec.target?.app?.credentialsEnvPrefix],
-    ['source.credentialsEnvPrefix', spec.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined],
+    [
+      'source.credentialsEnvPrefix',
+      spec.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined,
+    ],
   ];
   for (const [at, prefix] of prefixes) {
     if (prefix === undefined) continue;
@@ -72,7 +86,11 @@ export function environmentProblems(spec: JobSpec, env: NodeJS.ProcessEnv): Envi
  * names every mapped column it lacks. Other sources are checked by `run` before its
  * first write.
  */
-export async function fileColumnProblems(spec: JobSpec, jobFile: string, env: NodeJS.ProcessEnv): Promise<EnvironmentProblem[]> {
+export async function fileColumnProblems(
+  spec: JobSpec,
+  jobFile: string,
+  env: NodeJS.ProcessEnv,
+): Promise<EnvironmentProblem[]> {
   const source = spec.source;
   if (source.type !== 'csv' && source.type !== 'ndjson' && source.type !== 'json') return [];
   // A file that is not there yet (delivered before each run) is the run's to find.

@@ -7,7 +7,9 @@ import type { MappingPlan } from './mapping/plan-types.ts';
  */
 export function keyOfRecord(plan: MappingPlan, data: Readonly<Record<string, unknown>>): string | undefined {
   try {
-    return keyOf(plan, (field) => (field.hasConstant ? field.constant : field.column === undefined ? undefined : data[field.column]));
+    return keyOf(plan, (field) =>
+      field.hasConstant ? field.constant : field.column === undefined ? undefined : data[field.column],
+    );
   } catch {
     return undefined;
   }

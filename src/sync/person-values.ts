@@ -18,7 +18,16 @@ const NUMERIC: ReadonlySet<FieldTypeName> = new Set([
 ]);
 
 /** Keys of the readable part of a list item, in order of preference, by read shape. */
-const LABEL_KEYS = ['value', 'fullname', 'departmentName', 'name', 'file_name', 'fileName', 'title', 'address'];
+const LABEL_KEYS = [
+  'value',
+  'fullname',
+  'departmentName',
+  'name',
+  'file_name',
+  'fileName',
+  'title',
+  'address',
+];
 
 function label(item: unknown): string {
   if (item === null || item === undefined) return '';

@@ -21,7 +21,14 @@ export interface RunPlan {
   delete: number;
   reject: number;
   /** Requests the writes would take (reads to build the index and compare rows included). */
-  apiCalls: { total: number; reads: number; batchCreates: number; batchUpdates: number; singleUpdates: number; batchDeletes: number };
+  apiCalls: {
+    total: number;
+    reads: number;
+    batchCreates: number;
+    batchUpdates: number;
+    singleUpdates: number;
+    batchDeletes: number;
+  };
   /** Mirror: the deletes exceed the safety share and the run would be refused. */
   deleteRefused: boolean;
   /** The first rejected records, with their reasons. */
@@ -35,7 +42,10 @@ export interface RunPlan {
 }
 
 const isBlank = (value: unknown): boolean =>
-  value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+  value === undefined ||
+  value === null ||
+  (typeof value === 'string' && value.trim() === '') ||
+  (Array.isArray(value) && value.length === 0);
 
 /**
  * A dry run: reads the worksheet's keys and the source, maps every record, compares
@@ -80,23 +90,39 @@ export async function planRun(
       if (key !== undefined) seen.add(key);
       if (result.rejects.length < 20) {
         const p = r.source.position;
-        result.rejects.push({ position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`, message: r.failure.message });
+        result.rejects.push({
+          position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`,
+          message: r.failure.message,
+        });
       }
     }
   };
   const onRejected = (records: RejectedRecord[]) => Promise.resolve(reject(records));
   const progress = { read: 0, cursor: undefined as unknown };
-  for await (const rows of readBatches(source, { plan: prepared.plan, batchSize: ctx.batchSize, onRejected, progress })) {
+  for await (const rows of readBatches(source, {
+    plan: prepared.plan,
+    batchSize: ctx.batchSize,
+    onRejected,
+    progress,
+  })) {
     deps.onProgress?.(result, progress.read);
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
     for (const row of rows) {
       for (const f of prepared.plan.fields) {
-        if (f.column !== undefined && !isBlank(row.source.data[f.column])) filled.set(f.column, (filled.get(f.column) ?? 0) + 1);
+        if (f.column !== undefined && !isBlank(row.source.data[f.column]))
+          filled.set(f.column, (filled.get(f.column) ?? 0) + 1);
       }
     }
-    reject(rows.filter((r) => failures.has(r.index)).map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })));
-    const hashes: Map<string, IndexEntry> = ctx.index === undefined ? new Map<string, IndexEntry>() : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
+    reject(
+      rows
+        .filter((r) => failures.has(r.index))
+        .map((r) => ({ index: r.index, source: r.source, failure: failures.get(r.index)! })),
+    );
+    const hashes: Map<string, IndexEntry> =
+      ctx.index === undefined
+        ? new Map<string, IndexEntry>()
+        : await ctx.index.getMany(ready.map((r) => r.mapped.key ?? ''));
     const candidates: Array<{ rowId: string; fields: FieldValue[] }> = [];
     let creates = 0;
     for (const row of ready) {
@@ -126,7 +152,11 @@ export async function planRun(
         if (row !== undefined) {
           for (const fv of diff.changed) {
             const field = prepared.plan.byTarget.get(fv.id);
-            if (field !== undefined && isBlank(fv.value) && !isBlank(row.values[field.id] ?? row.values[field.alias ?? '']))
+            if (
+              field !== undefined &&
+              isBlank(fv.value) &&
+              !isBlank(row.values[field.id] ?? row.values[field.alias ?? ''])
+            )
               clears.set(field.id, (clears.get(field.id) ?? 0) + 1);
           }
         }
@@ -141,7 +171,8 @@ export async function planRun(
   result.read = progress.read;
   for (const f of prepared.plan.fields) {
     const cleared = clears.get(f.id) ?? 0;
-    if (f.column === undefined || result.read === 0 || (filled.get(f.column) ?? 0) > 0 || cleared === 0) continue;
+    if (f.column === undefined || result.read === 0 || (filled.get(f.column) ?? 0) > 0 || cleared === 0)
+      continue;
     result.warnings.push(
       `column "${f.column}" is empty in all ${result.read} rows read, and the run would clear ${f.name} (${f.target}) on ${cleared} worksheet rows that hold a value: check the mapping`,
     );
@@ -153,6 +184,7 @@ export async function planRun(
     result.deleteRefused = share > spec.options.deleteThreshold && !spec.options.forceDelete;
   }
   const a = result.apiCalls;
-  a.total = a.reads + a.batchCreates + a.batchUpdates + a.singleUpdates + (result.deleteRefused ? 0 : a.batchDeletes);
+  a.total =
+    a.reads + a.batchCreates + a.batchUpdates + a.singleUpdates + (result.deleteRefused ? 0 : a.batchDeletes);
   return result;
 }

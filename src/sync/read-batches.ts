@@ -4,7 +4,7 @@ import { mapRecord } from './mapping/map-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import type { SourceItem } from './sources/source-error.ts';
 import type { SourceRecord } from './types.ts';
-import type { BatchRow, Failure } from './write-batch.ts';
+import type { BatchRow, Failure } from './batch-row.ts';
 
 /** A record the mapping refused, or whose key an earlier record already had. */
 export interface RejectedRecord {
@@ -27,9 +27,14 @@ export interface ReadBatchesOptions {
   progress: ReadProgress;
 }
 
-function describeRejection(errors: Array<{ field: string; column: string | undefined; value: string; reason: string }>): Failure {
+function describeRejection(
+  errors: Array<{ field: string; column: string | undefined; value: string; reason: string }>,
+): Failure {
   const message = errors
-    .map((e) => `${e.field}${e.column === undefined ? '' : ` (column ${e.column})`}: ${e.reason}${e.value === '' || e.reason.includes(e.value) ? '' : `; got "${e.value}"`}`)
+    .map(
+      (e) =>
+        `${e.field}${e.column === undefined ? '' : ` (column ${e.column})`}: ${e.reason}${e.value === '' || e.reason.includes(e.value) ? '' : `; got "${e.value}"`}`,
+    )
     .join('; ');
   return { message, ...(errors[0] === undefined ? {} : { field: errors[0].field }) };
 }
@@ -49,10 +54,15 @@ function describePlace(place: number): string {
  * earlier in the same run is refused too: two rows racing for one key in two batches
  * is how a sync duplicates rows.
  */
-export async function* readBatches(source: AsyncIterable<SourceRecord>, options: ReadBatchesOptions): AsyncGenerator<BatchRow[]> {
+export async function* readBatches(
+  source: AsyncIterable<SourceRecord>,
+  options: ReadBatchesOptions,
+): AsyncGenerator<BatchRow[]> {
   const { plan, batchSize, progress } = options;
   const keyed = plan.keyIndex !== undefined;
-  const keyField = keyFields(plan).map((f) => f.target).join(' + ');
+  const keyField = keyFields(plan)
+    .map((f) => f.target)
+    .join(' + ');
   // Key → where it was first seen: one number per key keeps a million-key run small.
   const firstSeen = new Map<string, number>();
   let batch: BatchRow[] = [];
@@ -61,11 +71,16 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
   for await (const record of source) {
     progress.read += 1;
     const index = record.position.index;
-    if (record.cursor !== undefined && record.cursor !== null && isLaterCursor(record.cursor, progress.cursor)) {
+    if (
+      record.cursor !== undefined &&
+      record.cursor !== null &&
+      isLaterCursor(record.cursor, progress.cursor)
+    ) {
       progress.cursor = record.cursor;
     }
     const unreadable = (record as SourceItem).error;
-    const result = unreadable === undefined ? mapRecord(plan, record.data, { position: record.position }) : undefined;
+    const result =
+      unreadable === undefined ? mapRecord(plan, record.data, { position: record.position }) : undefined;
     if (unreadable !== undefined) {
       // The source could not parse this record (wrong column count, bad JSON line): it
       // is dead-lettered with the source's own message and the read goes on.
@@ -84,7 +99,11 @@ export async function* readBatches(source: AsyncIterable<SourceRecord>, options:
         },
       });
     } else if (keyed && result.key === undefined) {
-      rejected.push({ index, source: record, failure: { field: keyField, message: `key field ${keyField} is empty` } });
+      rejected.push({
+        index,
+        source: record,
+        failure: { field: keyField, message: `key field ${keyField} is empty` },
+      });
     } else {
       if (keyed && result.key !== undefined) firstSeen.set(result.key, placeOf(record));
       batch.push({ index, source: record, mapped: result });

@@ -16,18 +16,24 @@ export function topLevelGroup(filter: Filter): Filter {
  * system fields (they are absent unless asked for, platform-shapes §5 [L]) read in the
  * organisation's zone.
  */
-export function createWorksheetReader(clientFor: (credentialsEnvPrefix?: string) => PlatformClient): ReadWorksheetRows {
+export function createWorksheetReader(
+  clientFor: (credentialsEnvPrefix?: string) => PlatformClient,
+): ReadWorksheetRows {
   return async function* readWorksheetRows(query) {
     const client = clientFor(query.credentialsEnvPrefix);
     const structure = await client.worksheets.get(query.worksheet);
     const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
     const personForm = query.values === 'raw' ? undefined : createPersonForm(structure);
-    for await (const row of iterateRows((body) => client.rows.list(structure.id, body), {
-      includeSystemFields: true,
-      ...(query.filter === undefined ? {} : { filter: topLevelGroup(query.filter) }),
-      ...(query.view === undefined ? {} : { viewId: query.view }),
-      ...(query.fields === undefined ? {} : { fields: query.fields }),
-    }, query.signal === undefined ? {} : { signal: query.signal })) {
+    for await (const row of iterateRows(
+      (body) => client.rows.list(structure.id, body),
+      {
+        includeSystemFields: true,
+        ...(query.filter === undefined ? {} : { filter: topLevelGroup(query.filter) }),
+        ...(query.view === undefined ? {} : { viewId: query.view }),
+        ...(query.fields === undefined ? {} : { fields: query.fields }),
+      },
+      query.signal === undefined ? {} : { signal: query.signal },
+    )) {
       const normalised = normalise(row);
       yield personForm === undefined ? normalised : { ...normalised, values: personForm(normalised.values) };
     }

@@ -34,7 +34,10 @@ export function mappingHashOf(mappings: readonly FieldMapping[]): string {
   return createHash('sha1').update(JSON.stringify(mappings)).digest('hex').slice(0, 16);
 }
 
-export function snapshotOf(structure: WorksheetStructure, mappings: readonly FieldMapping[]): StructureSnapshot {
+export function snapshotOf(
+  structure: WorksheetStructure,
+  mappings: readonly FieldMapping[],
+): StructureSnapshot {
   return {
     worksheetId: structure.id,
     mappingHash: mappingHashOf(mappings),
@@ -44,13 +47,20 @@ export function snapshotOf(structure: WorksheetStructure, mappings: readonly Fie
       alias: f.alias ?? '',
       type: fieldTypeName(f.type) ?? f.type,
       required: f.required === true,
-      options: (f.options ?? []).filter((o) => o.isDeleted !== true).map((o) => ({ key: o.key, value: o.value })),
+      options: (f.options ?? [])
+        .filter((o) => o.isDeleted !== true)
+        .map((o) => ({ key: o.key, value: o.value })),
     })),
   };
 }
 
-function mappedField<F extends { id: string; alias?: string | undefined }>(fields: readonly F[], target: string): F | undefined {
-  return fields.find((f) => f.id === target || (f.alias !== undefined && f.alias !== '' && f.alias === target));
+function mappedField<F extends { id: string; alias?: string | undefined }>(
+  fields: readonly F[],
+  target: string,
+): F | undefined {
+  return fields.find(
+    (f) => f.id === target || (f.alias !== undefined && f.alias !== '' && f.alias === target),
+  );
 }
 
 /**
@@ -70,16 +80,24 @@ export function structureDrift(
   for (const m of mappings) {
     // The mapping names fields by id or alias; the snapshot keeps ids (aliases can change).
     const current = mappedField(now.fields, m.target);
-    const old = current === undefined ? mappedField(before.fields, m.target) : before.fields.find((f) => f.id === current.id);
+    const old =
+      current === undefined
+        ? mappedField(before.fields, m.target)
+        : before.fields.find((f) => f.id === current.id);
     if (current !== undefined) mappedIds.add(current.id);
     if (old === undefined) continue;
     const field = byId.get(old.id);
     if (field === undefined) {
-      problems.push(`${m.target}: field "${old.name}" (${old.id}) was deleted from the worksheet since the last successful run`);
+      problems.push(
+        `${m.target}: field "${old.name}" (${old.id}) was deleted from the worksheet since the last successful run`,
+      );
       continue;
     }
     const type = fieldTypeName(field.type) ?? field.type;
-    if (type !== old.type) problems.push(`${m.target}: field "${field.name}" changed type from ${old.type} to ${type} since the last successful run`);
+    if (type !== old.type)
+      problems.push(
+        `${m.target}: field "${field.name}" changed type from ${old.type} to ${type} since the last successful run`,
+      );
     if (m.createOptions === true) continue;
     const live = new Set((field.options ?? []).filter((o) => o.isDeleted !== true).map((o) => o.key));
     const gone = old.options.filter((o) => !live.has(o.key));
@@ -93,7 +111,9 @@ export function structureDrift(
     const known = new Set(before.fields.map((f) => f.id));
     for (const field of now.fields) {
       if (field.required === true && !known.has(field.id) && !mappedIds.has(field.id)) {
-        problems.push(`${field.alias || field.id}: field "${field.name}" is new and required since the last successful run, and the mapping does not fill it`);
+        problems.push(
+          `${field.alias || field.id}: field "${field.name}" is new and required since the last successful run, and the mapping does not fill it`,
+        );
       }
     }
   }

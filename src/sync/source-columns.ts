@@ -5,7 +5,7 @@
  * none of them has stops the run as a configuration error naming the column, the field
  * and the columns the source does have.
  */
-import { ConfigError } from '../api/errors.ts';
+import { ConfigError } from '../ground/errors.ts';
 import type { SourceSpec } from './sources/source-spec.ts';
 import type { SourceItem } from './sources/source-error.ts';
 import type { FieldMapping } from './types.ts';
@@ -34,7 +34,8 @@ function closest(name: string, columns: readonly string[]): string | undefined {
   let best: { column: string; d: number } | undefined;
   for (const column of columns) {
     const d = distance(name.toLowerCase(), column.toLowerCase());
-    if (d <= Math.max(2, Math.floor(name.length / 3)) && (best === undefined || d < best.d)) best = { column, d };
+    if (d <= Math.max(2, Math.floor(name.length / 3)) && (best === undefined || d < best.d))
+      best = { column, d };
   }
   return best?.column;
 }
@@ -69,7 +70,8 @@ export function missingColumns(
     for (const key of Object.keys(data)) columns.add(key);
   }
   const missing = mappings.filter(
-    (m) => m.from !== undefined && !columns.has(m.from) && (FIXED_COLUMNS.has(spec.type) || !('default' in m)),
+    (m) =>
+      m.from !== undefined && !columns.has(m.from) && (FIXED_COLUMNS.has(spec.type) || !('default' in m)),
   );
   return { missing, columns: [...columns] };
 }

@@ -1,6 +1,7 @@
 import { keyOfRecord } from './key-of-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
-import type { DeadLetterEntry, DeadLetterStore } from './state/dead-letter-store.ts';
+import type { DeadLetterEntry } from './state/dead-letter-entry.ts';
+import type { DeadLetterStore } from './state/dead-letter-store.ts';
 
 /**
  * Which source row a dead letter is about: the source's own id (a primary key, a row

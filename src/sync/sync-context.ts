@@ -1,14 +1,14 @@
 import type { FieldValue } from '../api/types.ts';
 import type { RowsResource } from '../api/resources/rows.ts';
-import type { Logger } from '../ops/logger.ts';
+import type { Logger } from '../ground/logger.ts';
 import type { ChangeSetGroup } from './mapping/group-change-sets.ts';
 import type { MappingPlan, SyncMode } from './mapping/plan-types.ts';
 import type { RowComparison } from './mapping/row-matches.ts';
 import type { DeadLetterStore } from './state/dead-letter-store.ts';
 import type { KeyIndex } from './state/key-index.ts';
 import type { RunStore } from './state/run-store.ts';
-import type { NormalisedRow } from './types.ts';
-import type { BatchRow, Failure } from './write-batch.ts';
+import type { NormalisedRow } from '../api/types.ts';
+import type { BatchRow, Failure } from './batch-row.ts';
 
 /**
  * Everything writing a batch needs, decided once per run and process: the compiled
@@ -41,5 +41,7 @@ export interface SyncContext {
   /** Current rows by id (deleted ones are absent). */
   fetchRows(rowIds: readonly string[]): Promise<Map<string, NormalisedRow>>;
   compare(fields: readonly FieldValue[], existing: NormalisedRow): RowComparison;
-  groupChangeSets(updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>): ChangeSetGroup[];
+  groupChangeSets(
+    updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>,
+  ): ChangeSetGroup[];
 }

@@ -26,20 +26,6 @@ export interface SourceRecord {
 /** A source is an async generator of records (the faros/airbyte shape). */
 export type Source = AsyncIterable<SourceRecord>;
 
-/** Normalised worksheet row, whatever shape the server answered in (platform notes §5). */
-export interface NormalisedRow {
-  id: string;
-  /** Field values keyed by field id AND by alias when the structure tells both. */
-  values: Record<string, unknown>;
-  createdAt?: Date;
-  updatedAt?: Date;
-  createdBy?: { accountId: string; fullname?: string };
-  updatedBy?: { accountId: string; fullname?: string };
-  owner?: { accountId: string; fullname?: string };
-  /** Other system fields (`_processStatus`, ...) as received. */
-  system: Record<string, unknown>;
-}
-
 /** One target-field mapping, after the job spec's shorthand is expanded. */
 export interface FieldMapping {
   /** Target field id or alias (the key in the job spec's `fields`). */

@@ -1,25 +1,9 @@
-import { ApiError, CATEGORY_POLICY, ConfigError } from '../api/errors.ts';
-import type { ErrorCategory } from '../api/errors.ts';
+import { ApiError, CATEGORY_POLICY, ConfigError } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue } from '../api/types.ts';
-import type { MappedRow } from './mapping/map-result.ts';
 import type { RowOutcome } from './state/run-store.ts';
+import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
 import type { SyncContext } from './sync-context.ts';
-import type { SourceRecord } from './types.ts';
-
-/** One source record on its way to the worksheet. */
-export interface BatchRow {
-  /** The record's ordinal in the run (position.index): the unit of exactly-once. */
-  index: number;
-  source: SourceRecord;
-  mapped: MappedRow;
-}
-
-/** A row on its way to the dead-letter store: the mapping may have refused it (no payload). */
-export interface DeadRow {
-  index: number;
-  source: SourceRecord;
-  mapped?: MappedRow;
-}
 
 /** Outcomes of one batch, by row index. */
 export type BatchOutcomes = Map<number, RowOutcome>;
@@ -49,7 +33,10 @@ function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiErr
  */
 export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): Promise<BatchOutcomes> {
   const outcomes: BatchOutcomes = new Map();
-  const known = await ctx.runs.getOutcomes(ctx.runId, rows.map((r) => r.index));
+  const known = await ctx.runs.getOutcomes(
+    ctx.runId,
+    rows.map((r) => r.index),
+  );
   const todo: BatchRow[] = [];
   const pending: BatchRow[] = [];
   for (const row of rows) {
@@ -78,12 +65,17 @@ export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): P
 }
 
 /** Rows whose create was in flight when a worker died: found by key, or created again. */
-async function reconcilePending(ctx: SyncContext, pending: BatchRow[], outcomes: BatchOutcomes): Promise<BatchRow[]> {
+async function reconcilePending(
+  ctx: SyncContext,
+  pending: BatchRow[],
+  outcomes: BatchOutcomes,
+): Promise<BatchRow[]> {
   if (ctx.plan.keyIndex === undefined) {
     // Without a key nothing can tell whether the create landed: never guess, never
     // create twice. The rows go to the dead-letter store for a person to check.
     await deadLetter(ctx, outcomes, pending, 'ambiguous', {
-      message: 'the worker stopped while this row was being created and the job has no key to check it: ' +
+      message:
+        'the worker stopped while this row was being created and the job has no key to check it: ' +
         'look for it in the worksheet before replaying',
     });
     return [];
@@ -132,7 +124,12 @@ async function classify(
   return { creates, updates };
 }
 
-async function createChunk(ctx: SyncContext, chunk: BatchRow[], outcomes: BatchOutcomes, round: number): Promise<void> {
+async function createChunk(
+  ctx: SyncContext,
+  chunk: BatchRow[],
+  outcomes: BatchOutcomes,
+  round: number,
+): Promise<void> {
   if (chunk.length === 0) return;
   await record(ctx, outcomes, new Map(chunk.map((r) => [r.index, 'pending'] as const)));
   try {
@@ -146,7 +143,11 @@ async function createChunk(ctx: SyncContext, chunk: BatchRow[], outcomes: BatchO
         'unknown',
       );
     }
-    await landed(ctx, outcomes, chunk.map((row, i) => ({ row, rowId: rowIds[i]!, outcome: 'created' })));
+    await landed(
+      ctx,
+      outcomes,
+      chunk.map((row, i) => ({ row, rowId: rowIds[i]!, outcome: 'created' })),
+    );
   } catch (err) {
     if (isCategory(err, 'invalid-row', 'conflict')) {
       // Batch create is all-or-nothing (platform notes §2 [U]): halve until the bad rows stand alone.
@@ -170,7 +171,10 @@ async function createChunk(ctx: SyncContext, chunk: BatchRow[], outcomes: BatchO
     }
     // The server answered (or the request never left): the create did not happen, so
     // the rows are not pending any more; a retry creates them without a lookup.
-    await ctx.runs.clearOutcomes(ctx.runId, chunk.map((r) => r.index));
+    await ctx.runs.clearOutcomes(
+      ctx.runId,
+      chunk.map((r) => r.index),
+    );
     for (const r of chunk) outcomes.delete(r.index);
     throw err;
   }
@@ -209,7 +213,11 @@ async function writeUpdates(
     let failed: string[];
     try {
       const result = await ambiguousSafe(() =>
-        ctx.rows.batchUpdate(ctx.worksheetId, { rowIds: group.rowIds, fields: group.fields, triggerWorkflow: ctx.triggerWorkflow }),
+        ctx.rows.batchUpdate(ctx.worksheetId, {
+          rowIds: group.rowIds,
+          fields: group.fields,
+          triggerWorkflow: ctx.triggerWorkflow,
+        }),
       );
       failed = result.failedRowIds ?? [];
     } catch (err) {
@@ -223,7 +231,8 @@ async function writeUpdates(
       members.filter((m) => !failedSet.has(m.rowId)).map((m) => ({ ...m, outcome: 'updated' as const })),
     );
     // One by one, so that each failing row is dead-lettered with its own code.
-    for (const m of members.filter((x) => failedSet.has(x.rowId))) await updateOne(ctx, m, group.fields, outcomes);
+    for (const m of members.filter((x) => failedSet.has(x.rowId)))
+      await updateOne(ctx, m, group.fields, outcomes);
   }
 }
 
@@ -240,7 +249,8 @@ async function updateOne(
     await landed(ctx, outcomes, [{ ...item, outcome: 'updated' }]);
   } catch (err) {
     if (isCategory(err, 'not-found') && err.errorCode === 10007) return rowGone(ctx, [item.row], outcomes);
-    if (isCategory(err, 'invalid-row', 'conflict')) return deadLetter(ctx, outcomes, [item.row], err.category, apiFailure(err));
+    if (isCategory(err, 'invalid-row', 'conflict'))
+      return deadLetter(ctx, outcomes, [item.row], err.category, apiFailure(err));
     throw err;
   }
 }
@@ -254,7 +264,8 @@ async function rowGone(ctx: SyncContext, rows: BatchRow[], outcomes: BatchOutcom
       message: 'the matching worksheet row was deleted during the run (update mode creates no rows)',
     });
   }
-  for (let i = 0; i < rows.length; i += ctx.batchSize) await createChunk(ctx, rows.slice(i, i + ctx.batchSize), outcomes, 0);
+  for (let i = 0; i < rows.length; i += ctx.batchSize)
+    await createChunk(ctx, rows.slice(i, i + ctx.batchSize), outcomes, 0);
 }
 
 /** Updates are idempotent: one whose outcome is unknown is simply sent again. */
@@ -275,21 +286,21 @@ async function landed(
 ): Promise<void> {
   if (items.length === 0) return;
   if (ctx.index !== undefined) {
-    await ctx.index.setMany(new Map(items.map((i) => [i.row.mapped.key ?? '', { rowId: i.rowId, hash: i.row.mapped.hash }])));
+    await ctx.index.setMany(
+      new Map(items.map((i) => [i.row.mapped.key ?? '', { rowId: i.rowId, hash: i.row.mapped.hash }])),
+    );
   }
   await record(ctx, outcomes, new Map(items.map((i) => [i.row.index, i.outcome])));
 }
 
-async function record(ctx: SyncContext, outcomes: BatchOutcomes, items: ReadonlyMap<number, RowOutcome>): Promise<void> {
+async function record(
+  ctx: SyncContext,
+  outcomes: BatchOutcomes,
+  items: ReadonlyMap<number, RowOutcome>,
+): Promise<void> {
   if (items.size === 0) return;
   await ctx.runs.setOutcomes(ctx.runId, items);
   for (const [index, outcome] of items) outcomes.set(index, outcome);
-}
-
-export interface Failure {
-  message: string;
-  errorCode?: number;
-  field?: string;
 }
 
 function apiFailure(err: ApiError): Failure {

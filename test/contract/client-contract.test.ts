@@ -15,7 +15,7 @@ import type { PivotBody } from '../../src/api/answers/parse-pivot.ts';
 import { parseWorksheetStructure } from '../../src/api/answers/parse-worksheet-structure.ts';
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
-import { ApiError, categoryOfCode, classifyError } from '../../src/api/errors.ts';
+import { ApiError, categoryOfCode, classifyError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { RateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { LookupQuery } from '../../src/api/resources/lookups.ts';
@@ -27,7 +27,7 @@ import type {
 } from '../../src/api/resources/rows-types.ts';
 import { createRowNormaliser } from '../../src/api/rows/normalise-row.ts';
 import type { ListRowsBody, ListRowsData, WireRow } from '../../src/api/types.ts';
-import type { NormalisedRow } from '../../src/sync/types.ts';
+import type { NormalisedRow } from '../../src/api/types.ts';
 import { startRecordingServer } from '../helpers/recording-server.ts';
 import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.ts';
 

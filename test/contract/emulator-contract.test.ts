@@ -37,12 +37,14 @@ function formatOf(value: string): string {
 function shapeDiff(expected: unknown, actual: unknown, at: string, inRow = false): string | undefined {
   if (expected === null || expected === undefined) return undefined;
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return `${at}: expected an array, got ${JSON.stringify(actual)?.slice(0, 60)}`;
+    if (!Array.isArray(actual))
+      return `${at}: expected an array, got ${JSON.stringify(actual)?.slice(0, 60)}`;
     if (expected.length === 0 || actual.length === 0) return undefined;
     return shapeDiff(expected[0], actual[0], `${at}[0]`, at.endsWith('.rows'));
   }
   if (typeof expected === 'object') {
-    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return `${at}: expected an object`;
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual))
+      return `${at}: expected an object`;
     // Maps keyed by the request's own field ids (pivot cells, summary): data, not shape.
     if (/\.(pivot\[0\]\.(rows|columns|values)|summary)$/.test(at)) return undefined;
     for (const [key, value] of Object.entries(expected as Record<string, unknown>)) {
@@ -53,16 +55,20 @@ function shapeDiff(expected: unknown, actual: unknown, at: string, inRow = false
     }
     return undefined;
   }
-  if (typeof expected !== typeof actual) return `${at}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`;
-  if (typeof expected === 'string' && formatOf(expected) !== formatOf(actual as string) && formatOf(expected) !== 'text') {
+  if (typeof expected !== typeof actual)
+    return `${at}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`;
+  if (
+    typeof expected === 'string' &&
+    formatOf(expected) !== formatOf(actual as string) &&
+    formatOf(expected) !== 'text'
+  ) {
     return `${at}: expected the ${formatOf(expected)} form, got ${JSON.stringify(actual)}`;
   }
   return undefined;
 }
 
 /** Operations whose emulator answer does not match yet, with why: each runs as an expected failure. */
-const KNOWN_GAPS: Record<string, string> = {
-};
+const KNOWN_GAPS: Record<string, string> = {};
 
 describe("the emulator answers in the platform's shapes", () => {
   let emulator: EmulatorHandle;
@@ -90,11 +96,21 @@ describe("the emulator answers in the platform's shapes", () => {
         { name: 'Customer', alias: 'customer', type: 'Relation', dataSource: customers },
       ],
     }).id;
-    const customer = (await call('POST', `/v3/app/worksheets/${customers}/rows`, { fields: [{ id: 'company_name', value: 'Northwind' }] })) as {
+    const customer = (await call('POST', `/v3/app/worksheets/${customers}/rows`, {
+      fields: [{ id: 'company_name', value: 'Northwind' }],
+    })) as {
       data: { id: string };
     };
     const created = (await call('POST', `/v3/app/worksheets/${ws}/rows/batch`, {
-      rows: [{ fields: [{ id: 'project_name', value: 'A' }, { id: 'customer', value: [customer.data.id] }] }, { fields: [{ id: 'project_name', value: 'B' }] }],
+      rows: [
+        {
+          fields: [
+            { id: 'project_name', value: 'A' },
+            { id: 'customer', value: [customer.data.id] },
+          ],
+        },
+        { fields: [{ id: 'project_name', value: 'B' }] },
+      ],
     })) as { data: { rowIds: string[] } };
     [rowId, other] = created.data.rowIds as [string, string];
   });
@@ -102,10 +118,19 @@ describe("the emulator answers in the platform's shapes", () => {
     await emulator.close();
   });
 
-  async function call(method: string, p: string, body?: unknown, query: Record<string, unknown> = {}): Promise<unknown> {
+  async function call(
+    method: string,
+    p: string,
+    body?: unknown,
+    query: Record<string, unknown> = {},
+  ): Promise<unknown> {
     const url = new URL(`${emulator.url}${p}`);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
-    const res = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(url, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return res.json();
   }
 
@@ -113,22 +138,46 @@ describe("the emulator answers in the platform's shapes", () => {
   const senders: Record<string, (f: Fixture) => Promise<unknown>> = {
     'GET /v3/app': () => call('GET', '/v3/app'),
     'POST /v3/app/worksheets/list': (f) => call('POST', '/v3/app/worksheets/list', f.request.body),
-    'GET /v3/app/worksheets/{worksheet_id}': (f) => call('GET', `/v3/app/worksheets/${ws}`, undefined, f.request.query),
+    'GET /v3/app/worksheets/{worksheet_id}': (f) =>
+      call('GET', `/v3/app/worksheets/${ws}`, undefined, f.request.query),
     'POST /v3/app/worksheets/{worksheet_id}/rows/list': () =>
-      call('POST', `/v3/app/worksheets/${ws}/rows/list`, { pageSize: 100, pageIndex: 1, includeTotalCount: true, includeSystemFields: true }),
-    'GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}': (f) => call('GET', `/v3/app/worksheets/${ws}/rows/${rowId}`, undefined, f.request.query),
-    'POST /v3/app/worksheets/{worksheet_id}/rows': () => call('POST', `/v3/app/worksheets/${ws}/rows`, { fields: [{ id: 'project_name', value: 'C' }] }),
+      call('POST', `/v3/app/worksheets/${ws}/rows/list`, {
+        pageSize: 100,
+        pageIndex: 1,
+        includeTotalCount: true,
+        includeSystemFields: true,
+      }),
+    'GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}': (f) =>
+      call('GET', `/v3/app/worksheets/${ws}/rows/${rowId}`, undefined, f.request.query),
+    'POST /v3/app/worksheets/{worksheet_id}/rows': () =>
+      call('POST', `/v3/app/worksheets/${ws}/rows`, { fields: [{ id: 'project_name', value: 'C' }] }),
     'PATCH /v3/app/worksheets/{worksheet_id}/rows/{row_id}': () =>
-      call('PATCH', `/v3/app/worksheets/${ws}/rows/${rowId}`, { fields: [{ id: 'budget', value: 131000 }], triggerWorkflow: false }),
-    'DELETE /v3/app/worksheets/{worksheet_id}/rows/{row_id}': (f) => call('DELETE', `/v3/app/worksheets/${ws}/rows/${other}`, f.request.body),
+      call('PATCH', `/v3/app/worksheets/${ws}/rows/${rowId}`, {
+        fields: [{ id: 'budget', value: 131000 }],
+        triggerWorkflow: false,
+      }),
+    'DELETE /v3/app/worksheets/{worksheet_id}/rows/{row_id}': (f) =>
+      call('DELETE', `/v3/app/worksheets/${ws}/rows/${other}`, f.request.body),
     'POST /v3/app/worksheets/{worksheet_id}/rows/batch': () =>
-      call('POST', `/v3/app/worksheets/${ws}/rows/batch`, { rows: [{ fields: [{ id: 'project_name', value: 'D' }] }], triggerWorkflow: false }),
+      call('POST', `/v3/app/worksheets/${ws}/rows/batch`, {
+        rows: [{ fields: [{ id: 'project_name', value: 'D' }] }],
+        triggerWorkflow: false,
+      }),
     'PATCH /v3/app/worksheets/{worksheet_id}/rows/batch': () =>
-      call('PATCH', `/v3/app/worksheets/${ws}/rows/batch`, { rowIds: [rowId], fields: [{ id: 'budget', value: 1 }], triggerWorkflow: false }),
+      call('PATCH', `/v3/app/worksheets/${ws}/rows/batch`, {
+        rowIds: [rowId],
+        fields: [{ id: 'budget', value: 1 }],
+        triggerWorkflow: false,
+      }),
     'DELETE /v3/app/worksheets/{worksheet_id}/rows/batch': () =>
-      call('DELETE', `/v3/app/worksheets/${ws}/rows/batch`, { rowIds: ['00000000-0000-4000-8000-000000000000'], permanent: false }),
-    'GET /v3/users/lookup': () => call('GET', '/v3/users/lookup', undefined, { name: emulator.state.users()[0]!.fullname }),
-    'GET /v3/departments/lookup': () => call('GET', '/v3/departments/lookup', undefined, { name: 'nobody in particular' }),
+      call('DELETE', `/v3/app/worksheets/${ws}/rows/batch`, {
+        rowIds: ['00000000-0000-4000-8000-000000000000'],
+        permanent: false,
+      }),
+    'GET /v3/users/lookup': () =>
+      call('GET', '/v3/users/lookup', undefined, { name: emulator.state.users()[0]!.fullname }),
+    'GET /v3/departments/lookup': () =>
+      call('GET', '/v3/departments/lookup', undefined, { name: 'nobody in particular' }),
     'GET /v3/regions': (f) => call('GET', '/v3/regions', undefined, f.request.query),
     'GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}/relations/{field}': (f) =>
       call('GET', `/v3/app/worksheets/${ws}/rows/${rowId}/relations/customer`, undefined, f.request.query),
@@ -141,19 +190,26 @@ describe("the emulator answers in the platform's shapes", () => {
       }),
   };
 
-  for (const file of readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const fixture = JSON.parse(readFileSync(path.join(EXAMPLES, file), 'utf8')) as Fixture;
     const operation = `${fixture.method} ${fixture.path}`;
     const gap = KNOWN_GAPS[operation];
     const test = gap === undefined ? it : it.fails;
     test(`${file}: ${operation}${gap === undefined ? '' : ` (known gap: ${gap})`}`, async () => {
       const send = senders[operation];
-      if (send === undefined) throw new Error(`${file}: no request for ${operation} in test/contract/emulator-contract.test.ts: add one to senders`);
+      if (send === undefined)
+        throw new Error(
+          `${file}: no request for ${operation} in test/contract/emulator-contract.test.ts: add one to senders`,
+        );
       const answer = (await send(fixture)) as { data?: unknown };
       // A single row's `data` is a row: only its id and system keys are the platform's.
       const oneRow = fixture.method === 'GET' && fixture.path.endsWith('/rows/{row_id}');
       const expected = fixture.answer as { data?: unknown };
-      const diff = oneRow ? shapeDiff(expected.data, answer.data, 'answer.data', true) : shapeDiff(expected, answer, 'answer');
+      const diff = oneRow
+        ? shapeDiff(expected.data, answer.data, 'answer.data', true)
+        : shapeDiff(expected, answer, 'answer');
       expect(diff).toBeUndefined();
     });
   }

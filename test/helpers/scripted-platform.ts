@@ -55,7 +55,13 @@ function send(res: ServerResponse, payload: unknown): void {
 /** Values of an `eq` / `in` filter on one alias, at any depth of groups. */
 function wanted(filter: unknown, out: Map<string, Set<string>> = new Map()): Map<string, Set<string>> {
   if (typeof filter !== 'object' || filter === null) return out;
-  const f = filter as { type?: string; field?: string; operator?: string; value?: unknown; children?: unknown[] };
+  const f = filter as {
+    type?: string;
+    field?: string;
+    operator?: string;
+    value?: unknown;
+    children?: unknown[];
+  };
   if (f.type === 'group') for (const child of f.children ?? []) wanted(child, out);
   else if (f.field !== undefined) {
     const set = out.get(f.field) ?? new Set<string>();
@@ -81,9 +87,12 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
           script.failCreates! -= 1;
           return send(res, fail(99999, 'data operation exception'));
         }
-        const batch = (input.rows as Array<{ fields: FieldValue[] }>).map((r) => Object.fromEntries(r.fields.map((f) => [f.id, f.value])));
+        const batch = (input.rows as Array<{ fields: FieldValue[] }>).map((r) =>
+          Object.fromEntries(r.fields.map((f) => [f.id, f.value])),
+        );
         const bad = batch.findIndex((r) => Object.values(r).includes(script.badValue));
-        if (script.badValue !== undefined && bad >= 0) return send(res, fail(10002, `rows[${bad}]: value not allowed`));
+        if (script.badValue !== undefined && bad >= 0)
+          return send(res, fail(10002, `rows[${bad}]: value not allowed`));
         const ids = batch.map((r) => {
           const id = randomUUID();
           rows.set(id, r);
@@ -106,7 +115,10 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
           [...filters].every(([field, values]) => values.has(field === 'rowid' ? id : String(r[field]))),
         );
         const size = Number(input.pageSize ?? 1000);
-        const page = match.slice((Number(input.pageIndex ?? 1) - 1) * size, Number(input.pageIndex ?? 1) * size);
+        const page = match.slice(
+          (Number(input.pageIndex ?? 1) - 1) * size,
+          Number(input.pageIndex ?? 1) * size,
+        );
         return send(res, ok({ rows: page.map(([id, r]) => ({ id, ...r })) }));
       }
       const dropUpdate = () => {
@@ -118,15 +130,25 @@ export async function startScriptedPlatform(worksheetId: string): Promise<Script
       if (req.method === 'PATCH' && path === `${base}/batch`) {
         const ids = input.rowIds as string[];
         const fields = input.fields as FieldValue[];
-        if (script.refuseBatchUpdateValue !== undefined && fields.some((f) => f.value === script.refuseBatchUpdateValue)) {
+        if (
+          script.refuseBatchUpdateValue !== undefined &&
+          fields.some((f) => f.value === script.refuseBatchUpdateValue)
+        ) {
           return send(res, fail(10002, 'value not allowed'));
         }
         for (const id of ids) if (script.vanishOnUpdate?.has(id) === true) rows.delete(id);
-        const refused = fields.some((f) => f.value === script.badUpdateValue && script.badUpdateValue !== undefined);
+        const refused = fields.some(
+          (f) => f.value === script.badUpdateValue && script.badUpdateValue !== undefined,
+        );
         const failed = ids.filter((id) => !rows.has(id) || (refused && ids.indexOf(id) === 0));
-        for (const id of ids) if (!failed.includes(id)) Object.assign(rows.get(id)!, Object.fromEntries(fields.map((f) => [f.id, f.value])));
+        for (const id of ids)
+          if (!failed.includes(id))
+            Object.assign(rows.get(id)!, Object.fromEntries(fields.map((f) => [f.id, f.value])));
         if (dropUpdate()) return;
-        return send(res, ok({ successfulRowIds: ids.filter((id) => !failed.includes(id)), failedRowIds: failed }));
+        return send(
+          res,
+          ok({ successfulRowIds: ids.filter((id) => !failed.includes(id)), failedRowIds: failed }),
+        );
       }
       if (req.method === 'PATCH' && path.startsWith(`${base}/`)) {
         const id = path.slice(base.length + 1);

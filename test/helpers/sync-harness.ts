@@ -7,7 +7,7 @@ import { loadSettings } from '../../config/settings.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorOptions } from '../../src/emulator/options.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { createWorkers } from '../../src/queue/create-workers.ts';
 import type { Workers } from '../../src/queue/create-workers.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
@@ -120,7 +120,8 @@ export async function createHarness(
         if (record !== undefined && TERMINAL_STATUSES.has(record.status)) {
           return { record, report: await rt.runs.report(runId) };
         }
-        if (Date.now() > deadline) throw new Error(`run ${runId} not finished after ${timeoutMs} ms: ${JSON.stringify(record)}`);
+        if (Date.now() > deadline)
+          throw new Error(`run ${runId} not finished after ${timeoutMs} ms: ${JSON.stringify(record)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/create-api-client.ts';
-import { ApiError, ConfigError } from '../../src/api/errors.ts';
+import { ApiError, ConfigError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import { createRedisTokenStore } from '../../src/api/oauth-token-store.ts';
 import { Redis } from 'ioredis';
@@ -57,7 +57,13 @@ async function startOAuthServer(): Promise<OAuthServer> {
         const form = new URLSearchParams(body);
         state.seenRefreshTokens.push(form.get('refresh_token') ?? '');
         if (state.rejectIp) {
-          res.end(JSON.stringify({ success: false, error_code: 600113, error_msg: 'client IP not on the allow-list' }));
+          res.end(
+            JSON.stringify({
+              success: false,
+              error_code: 600113,
+              error_msg: 'client IP not on the allow-list',
+            }),
+          );
           return;
         }
         const presented = form.get('refresh_token') ?? '';
@@ -67,7 +73,13 @@ async function startOAuthServer(): Promise<OAuthServer> {
         }
         state.usedRefreshTokens.add(presented);
         if (state.rejectClient || form.get('client_secret') !== 'client-secret-value') {
-          res.end(JSON.stringify({ success: false, error_code: 600112, error_msg: 'client_id or client_secret wrong' }));
+          res.end(
+            JSON.stringify({
+              success: false,
+              error_code: 600112,
+              error_msg: 'client_id or client_secret wrong',
+            }),
+          );
           return;
         }
         // Answer slowly so that concurrent requests pile up behind the refresh.
@@ -131,7 +143,11 @@ describe('OAuth refresh', () => {
         ...(accessToken === undefined ? {} : { accessToken, expiresAt: Date.now() + 3_600_000 }),
       },
       retry: { retries: 2, baseDelayMs: 1 },
-      limiter: createRateLimiter({ budgetKey: `test:auth:${Math.random()}`, initialRatePerSec: 1000, maxRatePerSec: 1000 }),
+      limiter: createRateLimiter({
+        budgetKey: `test:auth:${Math.random()}`,
+        initialRatePerSec: 1000,
+        maxRatePerSec: 1000,
+      }),
     });
   }
 
@@ -140,7 +156,9 @@ describe('OAuth refresh', () => {
     const api = client('initial-expired-but-client-does-not-know');
     srv.current = 'something-else';
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => api.call<{ ok: boolean }>({ method: 'GET', path: '/v3/app', write: false })),
+      Array.from({ length: 50 }, () =>
+        api.call<{ ok: boolean }>({ method: 'GET', path: '/v3/app', write: false }),
+      ),
     );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(srv.grants).toBe(1);
@@ -151,7 +169,9 @@ describe('OAuth refresh', () => {
 
   it('fetches a token before the first request when it has none, once for concurrent callers', async () => {
     const api = client();
-    await Promise.all(Array.from({ length: 20 }, () => api.call({ method: 'GET', path: '/v3/app', write: false })));
+    await Promise.all(
+      Array.from({ length: 20 }, () => api.call({ method: 'GET', path: '/v3/app', write: false })),
+    );
     expect(srv.grants).toBe(1);
     expect(srv.apiCalls).toBe(20);
     await api.close();
@@ -210,9 +230,20 @@ describe('OAuth refresh', () => {
     const make = () =>
       createApiClient({
         baseUrl: srv.url,
-        credentials: { kind: 'oauth', tokenUrl: `${srv.url}/oauth2/token`, clientId: 'client-id', clientSecret: 'client-secret-value', refreshToken: 'refresh-0', appId: 'app-1' },
+        credentials: {
+          kind: 'oauth',
+          tokenUrl: `${srv.url}/oauth2/token`,
+          clientId: 'client-id',
+          clientSecret: 'client-secret-value',
+          refreshToken: 'refresh-0',
+          appId: 'app-1',
+        },
         retry: { retries: 2, baseDelayMs: 1 },
-        limiter: createRateLimiter({ budgetKey: `test:auth:${Math.random()}`, initialRatePerSec: 1000, maxRatePerSec: 1000 }),
+        limiter: createRateLimiter({
+          budgetKey: `test:auth:${Math.random()}`,
+          initialRatePerSec: 1000,
+          maxRatePerSec: 1000,
+        }),
         tokenStore: store(),
       });
     const a = make();
@@ -224,13 +255,17 @@ describe('OAuth refresh', () => {
       // The server expires the token: both processes meet 600100 at once.
       srv.current = 'expired';
       const get = { method: 'GET', path: '/v3/app', write: false } as const;
-      await Promise.all([...Array.from({ length: 10 }, () => a.call(get)), ...Array.from({ length: 10 }, () => b.call(get))]);
+      await Promise.all([
+        ...Array.from({ length: 10 }, () => a.call(get)),
+        ...Array.from({ length: 10 }, () => b.call(get)),
+      ]);
       expect(srv.grants).toBe(2);
       // Without the shared store the second process would present the revoked refresh-0.
       expect(srv.seenRefreshTokens).toEqual(['refresh-0', 'refresh-1']);
       const sealed = (await redis.get(key)) ?? '';
       expect(sealed).not.toBe('');
-      for (const secret of [srv.current, 'refresh-2', 'client-secret-value']) expect(sealed).not.toContain(secret);
+      for (const secret of [srv.current, 'refresh-2', 'client-secret-value'])
+        expect(sealed).not.toContain(secret);
     } finally {
       await a.close();
       await b.close();

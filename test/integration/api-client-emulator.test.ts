@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import { validateFilter, where, and, or } from '../../src/api/rows/filter-builder.ts';
 import { iterateRows } from '../../src/api/rows/iterate-rows.ts';
@@ -10,7 +10,13 @@ import type { WorksheetStructure } from '../../src/api/types.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 
-const fast = () => createRateLimiter({ budgetKey: `test:emu:${Math.random()}`, initialRatePerSec: 2000, maxRatePerSec: 2000, maxConcurrent: 16 });
+const fast = () =>
+  createRateLimiter({
+    budgetKey: `test:emu:${Math.random()}`,
+    initialRatePerSec: 2000,
+    maxRatePerSec: 2000,
+    maxConcurrent: 16,
+  });
 
 /** The emulator's header prefix (its handle gains `headerPrefix`; older ones speak APP-). */
 function prefixOf(emulator: EmulatorHandle): string {
@@ -38,7 +44,15 @@ describe('the client against the emulator', () => {
       fields: [
         { name: 'Sku', alias: 'sku', type: '2', required: true, isTitle: true },
         { name: 'Price', alias: 'price', type: '6' },
-        { name: 'Tier', alias: 'tier', type: '11', options: [{ value: 'Gold', index: 1 }, { value: 'Silver', index: 2 }] },
+        {
+          name: 'Tier',
+          alias: 'tier',
+          type: '11',
+          options: [
+            { value: 'Gold', index: 1 },
+            { value: 'Silver', index: 2 },
+          ],
+        },
       ],
     });
     // Worksheets answer to their alias as well as their id.
@@ -71,7 +85,10 @@ describe('the client against the emulator', () => {
   });
 
   it('filters with operators checked against the structure, and rejects ones the type does not support', async () => {
-    const filter = and(where('price', 'ge', 95), or(where('sku', 'startswith', 'P-1'), where('sku', 'startswith', 'P-2')));
+    const filter = and(
+      where('price', 'ge', 95),
+      or(where('sku', 'startswith', 'P-1'), where('sku', 'startswith', 'P-2')),
+    );
     validateFilter(filter, sheet);
     const found: number[] = [];
     for await (const row of iterateRows((body) => client.rows.list(sheet.id, body), { filter })) {
@@ -81,13 +98,18 @@ describe('the client against the emulator', () => {
     // 10 hundreds of P-1000..P-1999 and 5 hundreds of P-2000..P-2499.
     expect(found).toHaveLength(5 + 5 + 50 + 25);
     expect(found.every((p) => p >= 95)).toBe(true);
-    expect(() => validateFilter(where('price', 'startswith', '9'), sheet)).toThrow(/price.*startswith.*allowed/s);
+    expect(() => validateFilter(where('price', 'startswith', '9'), sheet)).toThrow(
+      /price.*startswith.*allowed/s,
+    );
   });
 
   it('batch update writes one set of fields to all rows and reports failures', async () => {
     const page = await client.rows.list(sheet.id, { pageSize: 3, pageIndex: 1 });
     const ids = page.rows.map((r) => normaliseRow(r, sheet).id);
-    const result = await client.rows.batchUpdate(sheet.id, { rowIds: [...ids, 'no-such-row'], fields: [{ id: 'price', value: 1234 }] });
+    const result = await client.rows.batchUpdate(sheet.id, {
+      rowIds: [...ids, 'no-such-row'],
+      fields: [{ id: 'price', value: 1234 }],
+    });
     expect(result.successfulRowIds.sort()).toEqual([...ids].sort());
     expect(result.failedRowIds).toEqual(['no-such-row']);
     const row = normaliseRow(await client.rows.get(sheet.id, ids[0]!), sheet);
@@ -95,7 +117,9 @@ describe('the client against the emulator', () => {
   });
 
   it('surfaces validation failures with their code and category', async () => {
-    const err = await client.rows.create(sheet.id, { fields: [{ id: 'price', value: 5 }] }).catch((e: unknown) => e);
+    const err = await client.rows
+      .create(sheet.id, { fields: [{ id: 'price', value: 5 }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ errorCode: 430019, category: 'invalid-row' });
     const gone = await client.worksheets.get('000000000000000000000000').catch((e: unknown) => e);
@@ -108,10 +132,17 @@ describe('the client against the emulator', () => {
       baseUrl: emulator.url,
       headerPrefix: prefixOf(emulator),
       credentials: { kind: 'appkey', appKey: app.appKey, sign: app.sign },
-      limiter: createRateLimiter({ budgetKey: `test:paced:${Math.random()}`, initialRatePerSec: 60, maxRatePerSec: 60, backoff51Ms: 200 }),
+      limiter: createRateLimiter({
+        budgetKey: `test:paced:${Math.random()}`,
+        initialRatePerSec: 60,
+        maxRatePerSec: 60,
+        backoff51Ms: 200,
+      }),
     });
     try {
-      const results = await Promise.all(Array.from({ length: 60 }, () => paced.rows.list(sheet.id, { pageSize: 1, pageIndex: 1 })));
+      const results = await Promise.all(
+        Array.from({ length: 60 }, () => paced.rows.list(sheet.id, { pageSize: 1, pageIndex: 1 })),
+      );
       expect(results).toHaveLength(60);
       expect(paced.stats.throttled).toBeGreaterThan(0);
       expect(paced.limiter.currentRate()).toBeLessThan(60);
@@ -145,8 +176,18 @@ describe('the client against the emulator', () => {
   it('a personal token works only with its own application', async () => {
     const token = emulator.createPersonalToken([app.appId]);
     const other = emulator.createApp({ name: 'other' });
-    const mine = createPlatformClient({ baseUrl: emulator.url, headerPrefix: prefixOf(emulator), credentials: { kind: 'token', token, appId: app.appId }, limiter: fast() });
-    const theirs = createPlatformClient({ baseUrl: emulator.url, headerPrefix: prefixOf(emulator), credentials: { kind: 'token', token, appId: other.appId }, limiter: fast() });
+    const mine = createPlatformClient({
+      baseUrl: emulator.url,
+      headerPrefix: prefixOf(emulator),
+      credentials: { kind: 'token', token, appId: app.appId },
+      limiter: fast(),
+    });
+    const theirs = createPlatformClient({
+      baseUrl: emulator.url,
+      headerPrefix: prefixOf(emulator),
+      credentials: { kind: 'token', token, appId: other.appId },
+      limiter: fast(),
+    });
     try {
       expect((await mine.worksheets.get(sheet.id)).id).toBe(sheet.id);
       const err = await theirs.worksheets.get(sheet.id).catch((e: unknown) => e);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/create-api-client.ts';
 import type { ApiClient } from '../../src/api/create-api-client.ts';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 
 /**
@@ -66,8 +66,18 @@ describe('client retry policy per category', () => {
     });
   }
 
-  const write = { method: 'POST', path: '/v3/app/worksheets/w/rows/batch', body: { rows: [] }, write: true } as const;
-  const read = { method: 'POST', path: '/v3/app/worksheets/w/rows/list', body: { pageSize: 1, pageIndex: 1 }, write: false } as const;
+  const write = {
+    method: 'POST',
+    path: '/v3/app/worksheets/w/rows/batch',
+    body: { rows: [] },
+    write: true,
+  } as const;
+  const read = {
+    method: 'POST',
+    path: '/v3/app/worksheets/w/rows/list',
+    body: { pageSize: 1, pageIndex: 1 },
+    write: false,
+  } as const;
 
   it('retries throttled answers (51, 90000, 429) without charging an attempt', async () => {
     const api = client(1);
@@ -106,14 +116,17 @@ describe('client retry policy per category', () => {
     await api.close();
   });
 
-  it.each([10002, 430019, 100005, 10101, 10005, 430022, 430017, 600300])('fails at once on %i', async (code) => {
-    const api = client(3);
-    script = [{ code }];
-    const err = await api.call(write).catch((e: unknown) => e);
-    expect(err).toMatchObject({ errorCode: code });
-    expect(received).toBe(1);
-    await api.close();
-  });
+  it.each([10002, 430019, 100005, 10101, 10005, 430022, 430017, 600300])(
+    'fails at once on %i',
+    async (code) => {
+      const api = client(3);
+      script = [{ code }];
+      const err = await api.call(write).catch((e: unknown) => e);
+      expect(err).toMatchObject({ errorCode: code });
+      expect(received).toBe(1);
+      await api.close();
+    },
+  );
 
   it('retries an unknown code a little, then fails with it', async () => {
     const api = client(6);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
-import { ApiError, ConfigError } from '../../src/api/errors.ts';
+import { ApiError, ConfigError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { RateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { ListRowsBody } from '../../src/api/types.ts';
@@ -105,8 +105,10 @@ describe('triggerWorkflow is always sent', () => {
   beforeEach(() => {
     server.respond((req) => {
       const rowIds = (req.body as { rowIds?: unknown } | undefined)?.rowIds;
-      if (req.method === 'POST' && req.path.endsWith('/batch')) return { body: envelope({ rowIds: ['r-new'] }) };
-      if (req.method === 'PATCH' && req.path.endsWith('/batch')) return { body: envelope({ successfulRowIds: rowIds, failedRowIds: [] }) };
+      if (req.method === 'POST' && req.path.endsWith('/batch'))
+        return { body: envelope({ rowIds: ['r-new'] }) };
+      if (req.method === 'PATCH' && req.path.endsWith('/batch'))
+        return { body: envelope({ successfulRowIds: rowIds, failedRowIds: [] }) };
       return { body: envelope({}) };
     });
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../src/api/auth.ts';
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { RateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import { envelope, startRecordingServer } from '../helpers/recording-server.ts';
@@ -249,7 +249,8 @@ const CASES: EndpointCase[] = [
   },
   {
     endpoint: 'rows.relations',
-    invoke: (c) => c.rows.relations(WS, ROW, FIELD, { pageSize: 20, pageIndex: 1, isReturnSystemFields: true }),
+    invoke: (c) =>
+      c.rows.relations(WS, ROW, FIELD, { pageSize: 20, pageIndex: 1, isReturnSystemFields: true }),
     method: 'GET',
     path: `${rowPath}/relations/${FIELD_E}`,
     query: { pageSize: '20', pageIndex: '1', isReturnSystemFields: 'true' },
@@ -258,12 +259,20 @@ const CASES: EndpointCase[] = [
   },
   {
     endpoint: 'rows.pivot',
-    invoke: (c) => c.rows.pivot(WS, { values: [{ field: 'record_count', aggregation: 'COUNT' }], rows: [{ field: 'status' }] }),
+    invoke: (c) =>
+      c.rows.pivot(WS, {
+        values: [{ field: 'record_count', aggregation: 'COUNT' }],
+        rows: [{ field: 'status' }],
+      }),
     method: 'POST',
     path: `${rowsBase}/pivot`,
     body: { values: [{ field: 'record_count', aggregation: 'COUNT' }], rows: [{ field: 'status' }] },
     write: false,
-    data: { meta: {}, pivot: [{ columns: {}, rows: { status: 'Open' }, values: { record_count: 3 } }], totalPages: 1 },
+    data: {
+      meta: {},
+      pivot: [{ columns: {}, rows: { status: 'Open' }, values: { record_count: 3 } }],
+      totalPages: 1,
+    },
     result: {
       meta: {},
       pivot: [{ columns: {}, rows: { status: 'Open' }, values: { record_count: 3 } }],
@@ -549,7 +558,10 @@ const CASES: EndpointCase[] = [
     path: '/v3/regions',
     query: { id: '310000' },
     write: false,
-    data: { regions: [{ id: '310101', name: 'Huangpu', path: 'Shanghai/Huangpu', last: true }], currentRegion: {} },
+    data: {
+      regions: [{ id: '310101', name: 'Huangpu', path: 'Shanghai/Huangpu', last: true }],
+      currentRegion: {},
+    },
     result: [{ id: '310101', name: 'Huangpu', path: 'Shanghai/Huangpu', last: true }],
   },
   {
@@ -708,7 +720,9 @@ describe('resource methods', () => {
     it.each(CASES.map((c) => [caseName(c), c] as const))('%s', async (_name, c) => {
       const echo = { echo: `${c.method} ${c.path}` };
       const served = 'data' in c ? c.data : echo;
-      server.respond(() => ({ body: served === undefined ? { success: true, error_code: 1 } : envelope(served) }));
+      server.respond(() => ({
+        body: served === undefined ? { success: true, error_code: 1 } : envelope(served),
+      }));
       const data = await c.invoke(client);
 
       expect(server.requests).toHaveLength(1);

@@ -103,13 +103,22 @@ describe('rowbridge check: a connection doctor', () => {
         { target: 'budget', from: 'Budget' },
       ];
       // The last good run saw Budget as Text; today it is a Number.
-      await snapshots.save('good', { ...structure, fields: structure.fields.map((f) => (f.alias === 'budget' ? { ...f, type: 'Text' } : f)) }, mappings);
+      await snapshots.save(
+        'good',
+        {
+          ...structure,
+          fields: structure.fields.map((f) => (f.alias === 'budget' ? { ...f, type: 'Text' } : f)),
+        },
+        mappings,
+      );
     } finally {
       redis.disconnect();
     }
     const { code, out } = await run(['good']);
     expect(code).toBe(1);
-    expect(out).toMatch(/drift\s+FAILED\s+budget: field "Budget" changed type from Text to Number since the last successful run/);
+    expect(out).toMatch(
+      /drift\s+FAILED\s+budget: field "Budget" changed type from Text to Number since the last successful run/,
+    );
   });
 
   it('--json gives the same steps as data', async () => {
@@ -132,13 +141,17 @@ describe('rowbridge check: a connection doctor', () => {
   it('a missing worksheet: names it and lists the ones the app has; exit 1', async () => {
     const { code, out } = await run(['lost']);
     expect(code).toBe(1);
-    expect(out).toMatch(/target worksheet\s+FAILED\s+no worksheet "nope" in this app; the app has Projects \(projects\)/);
+    expect(out).toMatch(
+      /target worksheet\s+FAILED\s+no worksheet "nope" in this app; the app has Projects \(projects\)/,
+    );
   });
 
   it('a mapping error: names the field and suggests the close one; exit 1', async () => {
     const { code, out } = await run(['typo']);
     expect(code).toBe(1);
-    expect(out).toMatch(/mapping\s+FAILED\s+budgte: no field with this id or alias in worksheet Projects.*budget/);
+    expect(out).toMatch(
+      /mapping\s+FAILED\s+budgte: no field with this id or alias in worksheet Projects.*budget/,
+    );
   });
 
   it('a wrong port: names the host, the port and ROWBRIDGE_API_URL; exit 1', async () => {
@@ -156,6 +169,8 @@ describe('rowbridge check: a connection doctor', () => {
   it('missing credentials: a settings failure naming the variables, nothing sent; exit 1', async () => {
     const { code, out } = await run([], { ROWBRIDGE_APPKEY: '', ROWBRIDGE_SIGN: '' });
     expect(code).toBe(1);
-    expect(out).toMatch(/settings\s+FAILED\s+no platform credentials: set ROWBRIDGE_APPKEY and ROWBRIDGE_SIGN/);
+    expect(out).toMatch(
+      /settings\s+FAILED\s+no platform credentials: set ROWBRIDGE_APPKEY and ROWBRIDGE_SIGN/,
+    );
   });
 });

@@ -88,7 +88,10 @@ schedule: "*/15 * * * *"
     await h.writeFile('items.csv', 'sku,qty\nS-1,1\nS-2,5\n');
     const io = captureIo(h.env);
     expect(await runMain(['items', '--json'], io)).toBe(0);
-    expect(JSON.parse(io.stdout.join(''))).toMatchObject({ run: { status: 'completed' }, report: { updated: 1, unchanged: 1 } });
+    expect(JSON.parse(io.stdout.join(''))).toMatchObject({
+      run: { status: 'completed' },
+      report: { updated: 1, unchanged: 1 },
+    });
 
     const bad = captureIo(h.env);
     expect(await runMain(['nope'], bad)).toBe(1);
@@ -115,11 +118,24 @@ schedule: "*/15 * * * *"
   it('skips a run while another run of the job is live, and takes over from one whose queue job is gone', async () => {
     // A live holder: its queue job is waiting in the runs queue.
     const queues = createQueues(h.rt);
-    await queues.runs.add('run', { runId: 'items-live', job: 'items', trigger: 'enqueue' }, { jobId: 'items-live', delay: 60_000 });
-    await h.rt.runs.create({ runId: 'items-live', job: 'items', trigger: 'enqueue', status: 'running', queueJobId: 'items-live' });
+    await queues.runs.add(
+      'run',
+      { runId: 'items-live', job: 'items', trigger: 'enqueue' },
+      { jobId: 'items-live', delay: 60_000 },
+    );
+    await h.rt.runs.create({
+      runId: 'items-live',
+      job: 'items',
+      trigger: 'enqueue',
+      status: 'running',
+      queueJobId: 'items-live',
+    });
     expect(await h.rt.runs.acquireJob('items', 'items-live')).toBeUndefined();
     const skipped = await h.runJob('items');
-    expect(skipped.record).toMatchObject({ status: 'skipped', message: 'run items-live of job items is still active' });
+    expect(skipped.record).toMatchObject({
+      status: 'skipped',
+      message: 'run items-live of job items is still active',
+    });
 
     // The same holder once BullMQ has lost its job: the next run fails it and proceeds.
     await (await queues.runs.getJob('items-live'))?.remove();

@@ -49,7 +49,9 @@ fields: { no: no, amount: amount, note: note }
     expect(await dlq(['export', '--csv', '--job', 'orders', '--out', 'fix.csv'], io)).toBe(0);
     const csv = await readFile(path.join(h.dir, 'fix.csv'), 'utf8');
     const [header, ...rows] = csv.trimEnd().split('\r\n');
-    expect(header).toBe('_dlq_id,_dlq_job,_dlq_category,_dlq_code,_dlq_field,_dlq_position,_dlq_reason,no,amount,note');
+    expect(header).toBe(
+      '_dlq_id,_dlq_job,_dlq_category,_dlq_code,_dlq_field,_dlq_position,_dlq_reason,no,amount,note',
+    );
     expect(rows).toHaveLength(2);
     const o2 = rows.find((r) => r.includes(',O-2,'))!;
     expect(o2).toMatch(/,orders,invalid-row,,amount,line 3,/);
@@ -60,7 +62,9 @@ fields: { no: no, amount: amount, note: note }
 
   it('replays the fixed file under the job mapping: the rows land, their entries leave the store', async () => {
     const file = path.join(h.dir, 'fix.csv');
-    const fixed = (await readFile(file, 'utf8')).replace(',O-2,ten,', ',O-2,11,').replace(',O-4,"1,2,3",', ',O-4,14,');
+    const fixed = (await readFile(file, 'utf8'))
+      .replace(',O-2,ten,', ',O-2,11,')
+      .replace(',O-4,"1,2,3",', ',O-4,14,');
     await writeFile(file, fixed);
     const io = captureIo({ ...h.env });
     io.cwd = h.dir;
@@ -82,8 +86,24 @@ fields: { no: no, amount: amount, note: note }
 
   it('purges chosen entries by id', async () => {
     await h.rt.deadLetters.add([
-      { id: 'r:0', job: 'orders', runId: 'r', category: 'invalid-row', message: 'x', source: { data: {}, position: { index: 0 } }, attempts: 1 },
-      { id: 'r:1', job: 'orders', runId: 'r', category: 'invalid-row', message: 'y', source: { data: {}, position: { index: 1 } }, attempts: 1 },
+      {
+        id: 'r:0',
+        job: 'orders',
+        runId: 'r',
+        category: 'invalid-row',
+        message: 'x',
+        source: { data: {}, position: { index: 0 } },
+        attempts: 1,
+      },
+      {
+        id: 'r:1',
+        job: 'orders',
+        runId: 'r',
+        category: 'invalid-row',
+        message: 'y',
+        source: { data: {}, position: { index: 1 } },
+        attempts: 1,
+      },
     ]);
     const io = captureIo({ ...h.env });
     expect(await dlq(['purge', 'r:1', 'nope:9'], io)).toBe(0);

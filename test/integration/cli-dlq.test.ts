@@ -1,22 +1,23 @@
 import { statePrefixOf } from '../../src/queue/runtime.ts';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { ERROR_CATEGORIES } from '../../src/api/errors.ts';
+import { ERROR_CATEGORIES } from '../../src/ground/errors.ts';
 import { createDlqCommand, main } from '../../src/cli/dlq.ts';
 import type { DlqDeps } from '../../src/cli/dlq.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts';
-import type {
-  DeadLetterEntry,
-  DeadLetterInput,
-  DeadLetterSelection,
-} from '../../src/sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry, DeadLetterInput } from '../../src/sync/state/dead-letter-entry.ts';
+import type { DeadLetterSelection } from '../../src/sync/state/dead-letter-store.ts';
 
 const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
 const PREFIX = `rbtest-cli-dlq-${process.pid}`;
 // The CLI reads the state keys under the queue prefix, as the runtime writes them.
 // Entries are dated 2024: the store judges their age by the same clock.
-const store = createDeadLetterStore({ redis, prefix: statePrefixOf(PREFIX), now: () => Date.parse('2024-05-02T00:00:00.000Z') });
+const store = createDeadLetterStore({
+  redis,
+  prefix: statePrefixOf(PREFIX),
+  now: () => Date.parse('2024-05-02T00:00:00.000Z'),
+});
 const T0 = Date.parse('2024-05-01T10:00:00.000Z');
 
 async function deleteKeys(): Promise<void> {

@@ -20,13 +20,18 @@ function oldNode(): string | undefined {
 describe('the rowbridge command on an old Node', () => {
   const old = oldNode();
 
-  it.skipIf(old === undefined)('says which Node it needs and how to get it, exit 1, instead of ERR_UNKNOWN_FILE_EXTENSION', () => {
-    const result = spawnSync(old!, [BIN, 'run', 'orders'], { cwd: ROOT, encoding: 'utf8' });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/^rowbridge needs Node\.js 22\.18 or newer \(Node 24 LTS recommended\); this is Node \d+\./);
-    expect(result.stderr).toContain('nvm install 24');
-    expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
-  });
+  it.skipIf(old === undefined)(
+    'says which Node it needs and how to get it, exit 1, instead of ERR_UNKNOWN_FILE_EXTENSION',
+    () => {
+      const result = spawnSync(old!, [BIN, 'run', 'orders'], { cwd: ROOT, encoding: 'utf8' });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(
+        /^rowbridge needs Node\.js 22\.18 or newer \(Node 24 LTS recommended\); this is Node \d+\./,
+      );
+      expect(result.stderr).toContain('nvm install 24');
+      expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+    },
+  );
 
   it('on this Node it runs the CLI (package.json bin and npm start use the same file)', () => {
     const result = spawnSync(process.execPath, [BIN, '--help'], { cwd: ROOT, encoding: 'utf8' });

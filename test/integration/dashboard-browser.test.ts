@@ -9,7 +9,7 @@ import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Metrics } from '../../src/ops/metrics.ts';
 import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
-import type { DeadLetterEntry } from '../../src/sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry } from '../../src/sync/state/dead-letter-entry.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 import { ORDERS_WITH_STATUS } from '../helpers/orders-status-sheet.ts';
 import { createHarness } from '../helpers/sync-harness.ts';

@@ -1,12 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ErrorCategory } from '../../src/api/errors.ts';
+import type { ErrorCategory } from '../../src/ground/errors.ts';
 import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts';
-import type {
-  DeadLetterEntry,
-  DeadLetterInput,
-  DeadLetterStore,
-} from '../../src/sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry, DeadLetterInput } from '../../src/sync/state/dead-letter-entry.ts';
+import type { DeadLetterStore } from '../../src/sync/state/dead-letter-store.ts';
 import { MAX_VALUE_BYTES, TRUNCATION_MARKER } from '../../src/sync/state/dead-letter-sanitise.ts';
 
 const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
@@ -352,7 +349,12 @@ describe('dead-letter store', () => {
 
   it('removes entries older than the retention window as new ones arrive, keeping the indexes consistent', async () => {
     const day = 86_400_000;
-    const aged = createDeadLetterStore({ redis, prefix: PREFIX, now: () => T0 + 40 * day, retentionMs: 30 * day });
+    const aged = createDeadLetterStore({
+      redis,
+      prefix: PREFIX,
+      now: () => T0 + 40 * day,
+      retentionMs: 30 * day,
+    });
     await aged.add([entry('old', 0), entry('old', 1)]);
     // Both were created at T0: 40 days ago by this clock, past the 30-day window: pruned on add.
     expect(await aged.get('old:0')).toBeUndefined();

@@ -26,9 +26,17 @@ describe('key index', () => {
 
   it('stores, reads, removes and lists entries with their hashes; keys with separators survive', async () => {
     const index = fresh();
-    await index.setMany(new Map([['A-1', { rowId: 'r1', hash: 'h1' }], ['x\u001fy:z', { rowId: 'r2', hash: '' }]]));
+    await index.setMany(
+      new Map([
+        ['A-1', { rowId: 'r1', hash: 'h1' }],
+        ['x\u001fy:z', { rowId: 'r2', hash: '' }],
+      ]),
+    );
     expect(await index.getMany(['A-1', 'x\u001fy:z', 'missing'])).toEqual(
-      new Map([['A-1', { rowId: 'r1', hash: 'h1' }], ['x\u001fy:z', { rowId: 'r2', hash: '' }]]),
+      new Map([
+        ['A-1', { rowId: 'r1', hash: 'h1' }],
+        ['x\u001fy:z', { rowId: 'r2', hash: '' }],
+      ]),
     );
     expect(await index.size()).toBe(2);
     await index.removeMany(['A-1']);
@@ -41,11 +49,28 @@ describe('key index', () => {
 
   it('a rebuild keeps the hash of a key still on the same row, forgets it when the row changed, keeps the first of duplicate keys', async () => {
     const index = fresh();
-    await index.setMany(new Map([['K1', { rowId: 'r1', hash: 'h1' }], ['K2', { rowId: 'r2', hash: 'h2' }], ['K3', { rowId: 'r3', hash: 'h3' }]]));
-    const result = await index.rebuild(rows([['K1', 'r1'], ['K2', 'r2-new'], ['K1', 'r9'], ['K4', 'r4']]));
+    await index.setMany(
+      new Map([
+        ['K1', { rowId: 'r1', hash: 'h1' }],
+        ['K2', { rowId: 'r2', hash: 'h2' }],
+        ['K3', { rowId: 'r3', hash: 'h3' }],
+      ]),
+    );
+    const result = await index.rebuild(
+      rows([
+        ['K1', 'r1'],
+        ['K2', 'r2-new'],
+        ['K1', 'r9'],
+        ['K4', 'r4'],
+      ]),
+    );
     expect(result).toEqual({ keys: 3, duplicates: 1 });
     expect(await index.getMany(['K1', 'K2', 'K3', 'K4'])).toEqual(
-      new Map([['K1', { rowId: 'r1', hash: 'h1' }], ['K2', { rowId: 'r2-new', hash: '' }], ['K4', { rowId: 'r4', hash: '' }]]),
+      new Map([
+        ['K1', { rowId: 'r1', hash: 'h1' }],
+        ['K2', { rowId: 'r2-new', hash: '' }],
+        ['K4', { rowId: 'r4', hash: '' }],
+      ]),
     );
     // Nothing of the rebuild is left behind.
     expect(await redis.keys(`${PREFIX}:index:job-${n}:rebuild:*`)).toEqual([]);

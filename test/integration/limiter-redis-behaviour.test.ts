@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, it, expect } from 'vitest';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
-import type { RateLimiter, RateLimiterOptions } from '../../src/api/limiter/create-rate-limiter.ts';
+import type { RateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
+import type { RateLimiterOptions } from '../../src/api/limiter/limiter-options.ts';
 import { createLimiterTestRedis, REDIS_URL } from './fixtures/limiter-redis.ts';
 
 /**
@@ -135,7 +136,11 @@ describe('rate limiter on a Redis budget', () => {
 
   it('fails closed, naming the budget, when Redis is unreachable', async () => {
     const budgetKey = env.key('down');
-    const dead = new Redis('redis://127.0.0.1:1', { retryStrategy: () => null, maxRetriesPerRequest: 0, lazyConnect: true });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+    });
     // The refused connection is the point of this test; the limiter reports it through its own errors.
     dead.on('error', () => undefined);
     const errors: Error[] = [];
@@ -148,7 +153,9 @@ describe('rate limiter on a Redis budget', () => {
       }),
     ).rejects.toThrow(`rate limiter: budget acquire failed for ${budgetKey}`);
     expect(called).toBe(false);
-    await expect(limiter.onThrottled({ code: 51 })).rejects.toThrow(`budget throttled failed for ${budgetKey}`);
+    await expect(limiter.onThrottled({ code: 51 })).rejects.toThrow(
+      `budget throttled failed for ${budgetKey}`,
+    );
     limiter.onSuccess();
     await limiter.stop();
     expect(errors.map((e) => e.message)).toEqual([`rate limiter: budget success failed for ${budgetKey}`]);

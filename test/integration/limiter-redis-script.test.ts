@@ -26,7 +26,12 @@ const config: BudgetConfig = {
 
 type Step = { op: 'acquire' } | { op: 'success' } | { op: 'throttled'; pauseMs: number };
 
-async function runScript(key: string, step: Step, nowMs: number, idleTtlMs = 60_000): Promise<{ waitMs: number; rate: number }> {
+async function runScript(
+  key: string,
+  step: Step,
+  nowMs: number,
+  idleTtlMs = 60_000,
+): Promise<{ waitMs: number; rate: number }> {
   const pauseMs = step.op === 'throttled' ? step.pauseMs : 0;
   const reply = (await env.redis.eval(
     BUDGET_SCRIPT,
@@ -81,7 +86,12 @@ describe('budget Lua script', () => {
     const seen = { increase: 0, decrease: 0, waited: 0, paused: 0, granted: 0 };
     for (let i = 0; i < 400; i += 1) {
       const r = rnd();
-      const step: Step = r < 0.6 ? { op: 'acquire' } : r < 0.93 ? { op: 'success' } : { op: 'throttled', pauseMs: Math.floor(rnd() * 900) };
+      const step: Step =
+        r < 0.6
+          ? { op: 'acquire' }
+          : r < 0.93
+            ? { op: 'success' }
+            : { op: 'throttled', pauseMs: Math.floor(rnd() * 900) };
       const lua = await runScript(key, step, now);
       const pure = pureStep(state, step, now);
       if (pure.state.rate > state.rate) seen.increase += 1;
@@ -100,10 +110,19 @@ describe('budget Lua script', () => {
 
   it('clamps a stored rate into the caller bounds and rejects an unknown op', async () => {
     const key = env.key('clamp');
-    await env.redis.hset(key, { tokens: '0', lastRefillMs: '1000', rate: '99', pausedUntilMs: '0', lastIncreaseMs: '1000', lastWaitMs: '0' });
+    await env.redis.hset(key, {
+      tokens: '0',
+      lastRefillMs: '1000',
+      rate: '99',
+      pausedUntilMs: '0',
+      lastIncreaseMs: '1000',
+      lastWaitMs: '0',
+    });
     const reply = await runScript(key, { op: 'acquire' }, 1000);
     expect(reply.rate).toBe(config.maxRate);
-    await expect(runScript(key, { op: 'bogus' } as unknown as Step, 1000)).rejects.toThrow(/unknown op bogus/);
+    await expect(runScript(key, { op: 'bogus' } as unknown as Step, 1000)).rejects.toThrow(
+      /unknown op bogus/,
+    );
   });
 
   it('expires an idle budget, but not before a pause has run out', async () => {

@@ -47,7 +47,12 @@ describe('shared rate budget across processes', () => {
     const rate = 20;
     const durationMs = 3000;
     const startAt = Date.now() + BOOT_MS;
-    const limiter = { budgetKey: env.key('combined'), initialRatePerSec: rate, maxRatePerSec: rate, burstMs: 200 };
+    const limiter = {
+      budgetKey: env.key('combined'),
+      initialRatePerSec: rate,
+      maxRatePerSec: rate,
+      burstMs: 200,
+    };
     const reports = await Promise.all(
       [1, 2, 3].map(() => runWorker({ limiter, startAt, durationMs, lanes: 4 })),
     );

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { createHealthCheck, createReadiness } from '../../src/ops/health.ts';
 import type { HealthCheck, HealthReport, HealthSource } from '../../src/ops/health.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';

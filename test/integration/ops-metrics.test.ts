@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialsFromEnv } from '../../config/settings.ts';
+import { credentialsFromEnv } from '../../src/api/credentials-from-env.ts';
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';

@@ -125,7 +125,9 @@ describe('npm start (rowbridge start)', () => {
         `ROWBRIDGE_QUEUE_PREFIX='${prefix}' node src/cli.ts dlq list --run ${runId}`,
       );
       // The cleanup hint keeps the host and database of REDIS_URL, without printing it.
-      expect(result.stdout).toContain(`redis-cli -u "$REDIS_URL" --scan --pattern '${prefix}:*' | xargs redis-cli -u "$REDIS_URL" del`);
+      expect(result.stdout).toContain(
+        `redis-cli -u "$REDIS_URL" --scan --pattern '${prefix}:*' | xargs redis-cli -u "$REDIS_URL" del`,
+      );
       // The dead letters are still in Redis for that command to find.
       const redis = new Redis(REDIS_URL);
       try {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { hasHashTag, parseRedisUrl } from '../../src/queue/redis-connection.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';
 import { startRedisCluster } from '../helpers/redis-cluster.ts';

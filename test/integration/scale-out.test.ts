@@ -13,7 +13,7 @@ import { parseSeed } from '../../src/emulator/seed-schema.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 import { commands } from '../../src/cli/commands.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { BATCH_QUEUE } from '../../src/queue/queues.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';
@@ -223,7 +223,15 @@ describe('scale-out with Docker: compose.yaml and Dockerfile', () => {
     // `--scale worker=3` fails with a fixed container name or host port.
     expect(worker?.container_name).toBeUndefined();
     expect(worker?.ports).toBeUndefined();
-    expect(worker?.command).toEqual(['node', 'src/cli.ts', 'worker', '--ops-port', '9464', '--host', '0.0.0.0']);
+    expect(worker?.command).toEqual([
+      'node',
+      'src/cli.ts',
+      'worker',
+      '--ops-port',
+      '9464',
+      '--host',
+      '0.0.0.0',
+    ]);
     expect(dashboard?.ports).toEqual(['127.0.0.1:${DASHBOARD_PORT:-3000}:3000']);
     expect(dashboard?.healthcheck?.test?.[0]).toBe('CMD');
     expect(emulator?.profiles).toEqual(['demo']);

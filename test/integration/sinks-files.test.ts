@@ -24,7 +24,11 @@ describe('csv sink', () => {
       { id: 1, name: 'Smith, Jo', note: 'said "hi"', tags: ['a', 'b'] },
       { id: 2, name: 'Zoë 🚀', note: 'two\nlines\r\nthree', tags: null },
     ]);
-    await sink.write([{ id: 3, name: ' padded ', note: '', when: undefined, tags: { k: true } }].map(({ when: _w, ...r }) => r));
+    await sink.write(
+      [{ id: 3, name: ' padded ', note: '', when: undefined, tags: { k: true } }].map(
+        ({ when: _w, ...r }) => r,
+      ),
+    );
     await sink.write([{ id: 4, name: 'date', note: new Date('2024-05-06T07:08:09.010Z'), tags: 3.5 }]);
     await sink.close();
     expect(await readBack('csv', 'out/rows.csv')).toEqual([
@@ -51,7 +55,9 @@ describe('csv sink', () => {
     const err = await rejection(sink.write([{ a: 2 }, { a: 3, extra: 'x' }]));
     expect(err.code).toBe('SINK_INVALID_RECORD');
     expect((err as unknown as { recordIndexes: number[] }).recordIndexes).toEqual([1]);
-    expect(err.message).toBe(`${join(tmp.dir, 'strict.csv')}: record(s) 2 of the batch have columns not in the CSV header (extra); the header is: a`);
+    expect(err.message).toBe(
+      `${join(tmp.dir, 'strict.csv')}: record(s) 2 of the batch have columns not in the CSV header (extra); the header is: a`,
+    );
     await sink.write([{ a: 4 }]);
     await sink.close();
     expect(await readBack('csv', 'strict.csv')).toEqual([{ a: '1' }, { a: '4' }]);

@@ -65,12 +65,16 @@ describe('postgres sink', () => {
   });
 
   it('writes into an existing typed table with quoted identifiers', async () => {
-    await admin.query(`CREATE TABLE ${schema}."odd ""name""" ("Key" int PRIMARY KEY, "select" numeric, doc json, at timestamptz)`);
+    await admin.query(
+      `CREATE TABLE ${schema}."odd ""name""" ("Key" int PRIMARY KEY, "select" numeric, doc json, at timestamptz)`,
+    );
     const sink = sinkOf({ table: `${schema}.odd "name"`, key: 'Key' });
     await sink.write([{ Key: 7, select: '9.99', doc: 'plain string', at: new Date('2024-01-01T00:00:00Z') }]);
     await sink.write([{ Key: 7, select: 1.5, doc: [1, 2], at: '2024-02-01T00:00:00Z' }]);
     await sink.close();
-    expect(await rows(`SELECT * FROM ${schema}."odd ""name"""`)).toEqual([{ Key: 7, select: '1.5', doc: [1, 2], at: new Date('2024-02-01T00:00:00Z') }]);
+    expect(await rows(`SELECT * FROM ${schema}."odd ""name"""`)).toEqual([
+      { Key: 7, select: '1.5', doc: [1, 2], at: new Date('2024-02-01T00:00:00Z') },
+    ]);
   });
 
   it('rejects records without a key, listing them, and writes nothing of that batch', async () => {
@@ -87,7 +91,12 @@ describe('postgres sink', () => {
   it('rolls a batch back when the database rejects one of its values', async () => {
     await admin.query(`CREATE TABLE ${schema}.typed (id int PRIMARY KEY, n int)`);
     const sink = sinkOf({ table: `${schema}.typed`, key: 'id' });
-    const err = await rejection(sink.write([{ id: 1, n: 5 }, { id: 2, n: 'five' }]));
+    const err = await rejection(
+      sink.write([
+        { id: 1, n: 5 },
+        { id: 2, n: 'five' },
+      ]),
+    );
     expect(err.code).toBe('SINK_INVALID_RECORD');
     expect(err.message).toContain('invalid input syntax for type integer: "five"');
     await sink.close();
@@ -97,20 +106,31 @@ describe('postgres sink', () => {
   it('explains a missing table, unknown columns, a key without unique constraint and an unset env var', async () => {
     const missing = await failedWrite(sinkOf({ table: `${schema}.absent`, key: 'id' }), [{ id: 1 }]);
     expect(missing.code).toBe('SINK_CONFIG');
-    expect(missing.message).toBe(`postgres sink ${schema}.absent (PG_SINK_URL): table ${schema}.absent does not exist; create it or set createTable: true`);
+    expect(missing.message).toBe(
+      `postgres sink ${schema}.absent (PG_SINK_URL): table ${schema}.absent does not exist; create it or set createTable: true`,
+    );
     await admin.query(`CREATE TABLE ${schema}.fixed (id text PRIMARY KEY, name text, other text)`);
-    const unknown = await failedWrite(sinkOf({ table: `${schema}.fixed`, key: 'id' }), [{ id: '1', nmae: 'x' }]);
+    const unknown = await failedWrite(sinkOf({ table: `${schema}.fixed`, key: 'id' }), [
+      { id: '1', nmae: 'x' },
+    ]);
     expect(unknown.message).toContain('column(s) nmae do not exist');
     expect(unknown.message).toContain('its columns are id, name, other');
-    const notUnique = await failedWrite(sinkOf({ table: `${schema}.fixed`, key: 'name' }), [{ id: '1', name: 'x' }]);
+    const notUnique = await failedWrite(sinkOf({ table: `${schema}.fixed`, key: 'name' }), [
+      { id: '1', name: 'x' },
+    ]);
     expect(notUnique.code).toBe('SINK_CONFIG');
     expect(notUnique.message).toContain('no unique or exclusion constraint');
     const noEnv = await failedWrite(sinkOf({ table: 't', key: 'id' }, {}), [{ id: 1 }]);
-    expect(noEnv.message).toBe('postgres sink: urlEnv names PG_SINK_URL, but that environment variable is not set');
+    expect(noEnv.message).toBe(
+      'postgres sink: urlEnv names PG_SINK_URL, but that environment variable is not set',
+    );
   });
 
   it('keeps the password out of connection errors', async () => {
-    const sink = sinkOf({ table: 't', key: 'id' }, { PG_SINK_URL: 'postgres://root:hunter2secret@127.0.0.1:1/test' });
+    const sink = sinkOf(
+      { table: 't', key: 'id' },
+      { PG_SINK_URL: 'postgres://root:hunter2secret@127.0.0.1:1/test' },
+    );
     const err = await failedWrite(sink, [{ id: 1 }]);
     expect(err.code).toBe('SINK_UNAVAILABLE');
     expect(JSON.stringify([err.message, err.stack])).not.toContain('hunter2secret');

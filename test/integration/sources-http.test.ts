@@ -12,7 +12,12 @@ interface Seen {
   headers: IncomingHttpHeaders;
   body: string;
 }
-type Handler = (req: Seen) => { status?: number; headers?: Record<string, string>; body: unknown; reset?: boolean };
+type Handler = (req: Seen) => {
+  status?: number;
+  headers?: Record<string, string>;
+  body: unknown;
+  reset?: boolean;
+};
 
 let server: Server;
 let base: string;
@@ -25,7 +30,13 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const request = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body };
+      const request = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        body,
+      };
       seen.push(request);
       const reply = handler(request);
       if (reply.reset === true) {
@@ -44,11 +55,17 @@ afterAll(async () => {
 });
 
 // API_TOKEN is named like a secret: job specs may read it only because the allow-list names it.
-const env = { API_TOKEN: 'tok-secret-123', API_KEY: 'key-secret-456', ROWBRIDGE_SOURCE_ENV_ALLOW: '*,API_TOKEN' };
+const env = {
+  API_TOKEN: 'tok-secret-123',
+  API_KEY: 'key-secret-456',
+  ROWBRIDGE_SOURCE_ENV_ALLOW: '*,API_TOKEN',
+};
 const fastRetry = { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 };
 function read(spec: Omit<HttpSourceSpec, 'type'>, extra: { since?: unknown; cursorField?: string } = {}) {
   seen.length = 0;
-  return collect(createSource({ type: 'http', ...spec }, { env, baseDir: '/', httpRetry: fastRetry, ...extra }));
+  return collect(
+    createSource({ type: 'http', ...spec }, { env, baseDir: '/', httpRetry: fastRetry, ...extra }),
+  );
 }
 const people = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, updated: `2024-01-0${i + 1}` }));
 
@@ -73,13 +90,22 @@ describe('http source', () => {
       [4, 2],
       [5, 3],
     ]);
-    expect(seen.map((r) => r.query)).toEqual([1, 2, 3].map((page) => ({ key: 'key-secret-456', active: 'true', page: String(page), pageSize: '2' })));
-    expect(seen.every((r) => r.headers.authorization === 'Bearer tok-secret-123' && r.headers['x-static'] === 'plain')).toBe(true);
+    expect(seen.map((r) => r.query)).toEqual(
+      [1, 2, 3].map((page) => ({ key: 'key-secret-456', active: 'true', page: String(page), pageSize: '2' })),
+    );
+    expect(
+      seen.every(
+        (r) => r.headers.authorization === 'Bearer tok-secret-123' && r.headers['x-static'] === 'plain',
+      ),
+    ).toBe(true);
   });
 
   it('stops at an empty page when the last full page ends the data', async () => {
     handler = (req) => ({ body: people.slice((Number(req.query.p) - 1) * 5, Number(req.query.p) * 5) });
-    const items = await read({ url: `${base}/all`, pagination: { type: 'page', pageParam: 'p', sizeParam: 'n', pageSize: 5 } });
+    const items = await read({
+      url: `${base}/all`,
+      pagination: { type: 'page', pageParam: 'p', sizeParam: 'n', pageSize: 5 },
+    });
     expect(items).toHaveLength(5);
     expect(seen.map((r) => r.query.p)).toEqual(['1', '2']);
   });
@@ -90,14 +116,23 @@ describe('http source', () => {
       const next = after + 2 < people.length ? String(after + 2) : null;
       return { body: { results: people.slice(after, after + 2), paging: { next } } };
     };
-    const items = await read({ url: `${base}/c`, itemsPath: 'results', pagination: { type: 'cursor', cursorParam: 'after', cursorPath: 'paging.next' } });
+    const items = await read({
+      url: `${base}/c`,
+      itemsPath: 'results',
+      pagination: { type: 'cursor', cursorParam: 'after', cursorPath: 'paging.next' },
+    });
     expect(items.map((i) => i.data.id)).toEqual([1, 2, 3, 4, 5]);
     expect(seen.map((r) => r.query.after)).toEqual([undefined, '2', '4']);
   });
 
   it('sends paging in a JSON body for POST and respects maxPages', async () => {
     handler = () => ({ body: people.slice(0, 2) });
-    const items = await read({ url: `${base}/search`, method: 'POST', pagination: { type: 'page', pageSize: 2, startPage: 3 }, maxPages: 2 });
+    const items = await read({
+      url: `${base}/search`,
+      method: 'POST',
+      pagination: { type: 'page', pageSize: 2, startPage: 3 },
+      maxPages: 2,
+    });
     expect(items).toHaveLength(4);
     expect(seen.map((r) => [r.method, JSON.parse(r.body) as unknown])).toEqual([
       ['POST', { page: 3, pageSize: 2 }],
@@ -122,12 +157,19 @@ describe('http source', () => {
 
   it('fails after the retries with the status and a URL free of secrets', async () => {
     handler = () => ({ status: 500, body: { echo: 'tok-secret-123' } });
-    const err = await rejection(read({ url: `${base}/down?token=literal-secret`, headers: { Authorization: 'Bearer ${API_TOKEN}' }, query: { key: '${API_KEY}' } }));
+    const err = await rejection(
+      read({
+        url: `${base}/down?token=literal-secret`,
+        headers: { Authorization: 'Bearer ${API_TOKEN}' },
+        query: { key: '${API_KEY}' },
+      }),
+    );
     expect(seen).toHaveLength(3);
     expect(err.code).toBe('SOURCE_UNAVAILABLE');
     expect((err as { status?: number }).status).toBe(500);
     expect(err.message).toBe(`http source: GET ${base}/down (page 1) answered HTTP 500 after 3 attempts`);
-    for (const secret of ['tok-secret-123', 'key-secret-456', 'literal-secret']) expect(JSON.stringify([err.message, err.stack])).not.toContain(secret);
+    for (const secret of ['tok-secret-123', 'key-secret-456', 'literal-secret'])
+      expect(JSON.stringify([err.message, err.stack])).not.toContain(secret);
   });
 
   it('resolves env references in the URL and masks them in messages', async () => {
@@ -145,7 +187,9 @@ describe('http source', () => {
   });
 
   it('names an unset environment variable without reading on', async () => {
-    const err = await rejection(read({ url: `${base}/x`, headers: { Authorization: 'Bearer ${NOT_SET_API_KEY}' } }));
+    const err = await rejection(
+      read({ url: `${base}/x`, headers: { Authorization: 'Bearer ${NOT_SET_API_KEY}' } }),
+    );
     expect(err.code).toBe('SOURCE_CONFIG');
     expect(err.message).toBe(
       'http source header "Authorization" (source.headers.Authorization) refers to ${NOT_SET_API_KEY}, but the environment variable NOT_SET_API_KEY is not set',
@@ -159,13 +203,19 @@ describe('http source', () => {
       `GET ${base}/obj (page 1): the response is an object, expected an array; set itemsPath to the array inside it`,
     );
     handler = () => ({ body: '<html>proxy error</html>', headers: { 'content-type': 'text/html' } });
-    expect((await rejection(read({ url: `${base}/html` }))).message).toBe(`GET ${base}/html (page 1): the response is not JSON (text/html)`);
+    expect((await rejection(read({ url: `${base}/html` }))).message).toBe(
+      `GET ${base}/html (page 1): the response is not JSON (text/html)`,
+    );
   });
 
   it('yields items that are not objects as invalid records, and filters by the incremental cursor', async () => {
     handler = () => ({ body: [...people, 7] });
     const items = await read({ url: `${base}/inc` }, { since: '2024-01-03', cursorField: 'updated' });
-    expect(items.map((i) => i.data.id ?? i.error?.message)).toEqual([4, 5, `GET ${base}/inc (page 1): item 6 is a number, expected an object`]);
+    expect(items.map((i) => i.data.id ?? i.error?.message)).toEqual([
+      4,
+      5,
+      `GET ${base}/inc (page 1): item 6 is a number, expected an object`,
+    ]);
     expect(items[0]?.cursor).toBe('2024-01-04');
   });
 });

@@ -12,7 +12,9 @@ let admin: mysql.Connection;
 beforeAll(async () => {
   admin = await mysql.createConnection({ uri: URL });
   await admin.query(`CREATE DATABASE ${db}`);
-  await admin.query(`CREATE TABLE ${db}.items (id int PRIMARY KEY, name varchar(20), updated_at datetime(6) NULL, seq bigint)`);
+  await admin.query(
+    `CREATE TABLE ${db}.items (id int PRIMARY KEY, name varchar(20), updated_at datetime(6) NULL, seq bigint)`,
+  );
   const rows: Array<[number, string, string | null, string]> = [
     [1, 'a', '2024-01-01 00:00:00', '10'],
     [2, 'b', '2024-01-02 00:00:00', '20'],
@@ -31,10 +33,19 @@ afterAll(async () => {
   await admin.end();
 });
 
-const read = (spec: Partial<MysqlSourceSpec>, extra: { since?: unknown; env?: Record<string, string> } = {}) =>
+const read = (
+  spec: Partial<MysqlSourceSpec>,
+  extra: { since?: unknown; env?: Record<string, string> } = {},
+) =>
   collect(
     createSource(
-      { type: 'mysql', urlEnv: 'MY_SOURCE_URL', cursorColumn: 'updated_at', ...(spec.query === undefined ? { table: `${db}.items` } : {}), ...spec },
+      {
+        type: 'mysql',
+        urlEnv: 'MY_SOURCE_URL',
+        cursorColumn: 'updated_at',
+        ...(spec.query === undefined ? { table: `${db}.items` } : {}),
+        ...spec,
+      },
       { env: extra.env ?? env, baseDir: '/', ...(extra.since === undefined ? {} : { since: extra.since }) },
     ),
   );
@@ -44,7 +55,10 @@ describe('mysql source', () => {
     const items = await read({ keyColumn: 'id', batchSize: 2 });
     expect(items.map((i) => i.data.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(items.map((i) => i.position.id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
-    expect(items[6]).toMatchObject({ data: { name: 'g', seq: '9007199254740993' }, cursor: '2024-01-05 00:00:00.123456' });
+    expect(items[6]).toMatchObject({
+      data: { name: 'g', seq: '9007199254740993' },
+      cursor: '2024-01-05 00:00:00.123456',
+    });
     // A zone-less DATETIME stays the wall clock it holds: the mapping's timezone reads it.
     expect(items[0]?.data.updated_at).toBe('2024-01-01 00:00:00.000000');
   });
@@ -60,7 +74,9 @@ describe('mysql source', () => {
     const all = await read({});
     const saved = all.find((i) => i.data.id === 7)?.cursor;
     expect((await read({}, { since: saved })).map((i) => i.data.id)).toEqual([8]);
-    expect((await read({ keyColumn: 'id', batchSize: 2 }, { since: '2024-01-02 00:00:00' })).map((i) => i.data.id)).toEqual([6, 7, 8]);
+    expect(
+      (await read({ keyColumn: 'id', batchSize: 2 }, { since: '2024-01-02 00:00:00' })).map((i) => i.data.id),
+    ).toEqual([6, 7, 8]);
   });
 
   it('reads a query and reports settings mistakes clearly', async () => {
@@ -70,11 +86,15 @@ describe('mysql source', () => {
     expect(badColumn.code).toBe('SOURCE_CONFIG');
     expect(badColumn.message).toContain("Unknown column 'rowbridge_src.nope'");
     const noEnv = await rejection(read({}, { env: {} }));
-    expect(noEnv.message).toBe('mysql source: urlEnv names MY_SOURCE_URL, but that environment variable is not set');
+    expect(noEnv.message).toBe(
+      'mysql source: urlEnv names MY_SOURCE_URL, but that environment variable is not set',
+    );
   });
 
   it('keeps the password out of connection errors', async () => {
-    const err = await rejection(read({}, { env: { MY_SOURCE_URL: 'mysql://root:hunter2secret@127.0.0.1:3306/test' } }));
+    const err = await rejection(
+      read({}, { env: { MY_SOURCE_URL: 'mysql://root:hunter2secret@127.0.0.1:3306/test' } }),
+    );
     expect(err.code).toBe('SOURCE_UNAVAILABLE');
     expect(err.message).toMatch(/^mysql source \(MY_SOURCE_URL\): cannot connect: /);
     expect(JSON.stringify([err.message, err.stack])).not.toContain('hunter2secret');

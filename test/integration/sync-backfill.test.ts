@@ -43,7 +43,9 @@ incremental: { cursor: seq }
 
   it('lands exactly the rows whose cursor is in [from, to], each once, and leaves the job cursor alone', async () => {
     const io = captureIo(h.env);
-    expect(await enqueueMain(['history', '--from', '51', '--to', '450', '--chunks', '4', '--json'], io)).toBe(0);
+    expect(await enqueueMain(['history', '--from', '51', '--to', '450', '--chunks', '4', '--json'], io)).toBe(
+      0,
+    );
     const { runId } = JSON.parse(io.all.join('')) as { runId: string };
     h.startWorkers();
     const { record, report } = await h.waitForRun(runId, 120_000);

@@ -41,7 +41,10 @@ options: { deleteThreshold: 0.5 }
       .sort();
 
   it('creates one row per combination, even when a part repeats', async () => {
-    await h.writeFile('accounts.csv', 'customer,region,owner\nC-1,north,Ann\nC-1,south,Bo\nC-2,north,Cy\nC-2,south,Di\n');
+    await h.writeFile(
+      'accounts.csv',
+      'customer,region,owner\nC-1,north,Ann\nC-1,south,Bo\nC-2,north,Cy\nC-2,south,Di\n',
+    );
     const { report } = await h.runJob('accounts');
     expect(report).toMatchObject({ created: 4, deadLetteredTotal: 0 });
     expect(landed()).toEqual(['C-1/north=Ann', 'C-1/south=Bo', 'C-2/north=Cy', 'C-2/south=Di']);
@@ -51,14 +54,23 @@ options: { deleteThreshold: 0.5 }
     await h.writeFile('accounts.csv', 'customer,region,owner\nC-1,north,Ann\nC-1,south,Eve\nC-2,north,Cy\n');
     const io = captureIo(h.env);
     expect(await planMain(['accounts', '--json'], io)).toBe(0);
-    expect(JSON.parse(io.stdout.join(''))).toMatchObject({ read: 3, create: 0, update: 1, unchanged: 2, delete: 1 });
+    expect(JSON.parse(io.stdout.join(''))).toMatchObject({
+      read: 3,
+      create: 0,
+      update: 1,
+      unchanged: 2,
+      delete: 1,
+    });
     const { report } = await h.runJob('accounts');
     expect(report).toMatchObject({ created: 0, updated: 1, unchanged: 2, deleted: 1 });
     expect(landed()).toEqual(['C-1/north=Ann', 'C-1/south=Eve', 'C-2/north=Cy']);
   });
 
   it('a repeated combination in the source is refused as a duplicate key; the same customer in another region is not', async () => {
-    await h.writeFile('accounts.csv', 'customer,region,owner\nC-1,north,Ann\nC-1,south,Eve\nC-2,north,Cy\nC-2,north,Zed\n');
+    await h.writeFile(
+      'accounts.csv',
+      'customer,region,owner\nC-1,north,Ann\nC-1,south,Eve\nC-2,north,Cy\nC-2,north,Zed\n',
+    );
     const { report } = await h.runJob('accounts');
     expect(report).toMatchObject({ created: 0, updated: 0, unchanged: 3, deadLetteredTotal: 1 });
     const { entries } = await h.rt.deadLetters.list({ job: 'accounts' });
@@ -84,6 +96,12 @@ options: { deleteThreshold: 0.5 }
     const { report } = await h.runJob('accounts');
     h.emulator.setOptions({ faults: undefined });
     expect(report).toMatchObject({ created: 2, deadLetteredTotal: 0 });
-    expect(landed()).toEqual(['C-1/north=Ann', 'C-1/south=Eve', 'C-2/north=Cy', 'C-3/north=Fay', 'C-3/south=Gus']);
+    expect(landed()).toEqual([
+      'C-1/north=Ann',
+      'C-1/south=Eve',
+      'C-2/north=Cy',
+      'C-3/north=Fay',
+      'C-3/south=Gus',
+    ]);
   });
 });

@@ -36,7 +36,11 @@ describe('crash safety', () => {
 
   it('a worker killed with SIGKILL mid-run and restarted finishes with every row landed exactly once', async () => {
     // Slow answers so the kill lands while batches are in flight.
-    h = await createHarness('crash', { faults: { seed: 3, latencyMs: [15, 30] } }, { ROWBRIDGE_LOCK_DURATION_MS: '3000' });
+    h = await createHarness(
+      'crash',
+      { faults: { seed: 3, latencyMs: [15, 30] } },
+      { ROWBRIDGE_LOCK_DURATION_MS: '3000' },
+    );
     const ws = h.createWorksheet({
       name: 'Ledger',
       alias: 'ledger',
@@ -80,7 +84,11 @@ fields: { entry: entry, amount: amount }
   }, 180_000);
 
   it('run interrupted with SIGINT exits 1 in time and leaves the run for a worker to finish exactly once', async () => {
-    h = await createHarness('interrupt', { faults: { seed: 5, latencyMs: [10, 20] } }, { ROWBRIDGE_LOCK_DURATION_MS: '2000' });
+    h = await createHarness(
+      'interrupt',
+      { faults: { seed: 5, latencyMs: [10, 20] } },
+      { ROWBRIDGE_LOCK_DURATION_MS: '2000' },
+    );
     const ws = h.createWorksheet({
       name: 'Notes',
       alias: 'notes',

@@ -102,7 +102,11 @@ describe('failures that do not mend', () => {
   });
 
   it('dead-letters the rows of a batch whose transient failures outlast every attempt, with their category', async () => {
-    h = await createHarness('faults-exhaust', {}, { ROWBRIDGE_RETRIES: '1', ROWBRIDGE_BATCH_ATTEMPTS: '2', ROWBRIDGE_BATCH_BACKOFF_MS: '50' });
+    h = await createHarness(
+      'faults-exhaust',
+      {},
+      { ROWBRIDGE_RETRIES: '1', ROWBRIDGE_BATCH_ATTEMPTS: '2', ROWBRIDGE_BATCH_BACKOFF_MS: '50' },
+    );
     const ws = h.createWorksheet(SHEET);
     await h.writeFile('events.csv', rowsCsv(30));
     await h.writeJob('events', jobYaml('append', false));

@@ -62,7 +62,11 @@ fields: { no: no, name: name }
     const before = h.emulator.state.rowCount(sheet);
     const text = csv();
     const at = text.indexOf('N-1500,');
-    const bytes = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0x4e, 0xff, 0x2d]), Buffer.from(text.slice(at + 2))]);
+    const bytes = Buffer.concat([
+      Buffer.from(text.slice(0, at)),
+      Buffer.from([0x4e, 0xff, 0x2d]),
+      Buffer.from(text.slice(at + 2)),
+    ]);
     await writeFile(path.join(h.dir, 'names.csv'), bytes);
     const failed = await h.runJob('names');
     expect(failed.record.status).toBe('failed');

@@ -59,7 +59,9 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
   });
 
   const byOrder = () =>
-    new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.order_no), { ...r.text, id: r.id }] as const));
+    new Map(
+      h.emulator.state.rows(ws).map((r) => [String(r.values.order_no), { ...r.text, id: r.id }] as const),
+    );
 
   it('appends every row of a CSV with values coerced, then upserts with zero writes on a re-run', async () => {
     h = await recreate(h);
@@ -75,16 +77,29 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
 
     const first = await h.runJob('orders');
     expect(first.record.status).toBe('completed');
-    expect(first.report).toMatchObject({ read: 10, created: 10, updated: 0, unchanged: 0, deadLetteredTotal: 0 });
+    expect(first.report).toMatchObject({
+      read: 10,
+      created: 10,
+      updated: 0,
+      unchanged: 0,
+      deadLetteredTotal: 0,
+    });
     const landed = byOrder();
     expect(landed.size).toBe(10);
-    expect(landed.get('A-1')).toMatchObject({ amount: '10.5', status: 'New', placed: '2026-03-01', channel: 'web' });
+    expect(landed.get('A-1')).toMatchObject({
+      amount: '10.5',
+      status: 'New',
+      placed: '2026-03-01',
+      channel: 'web',
+    });
     expect(landed.get('A-2')).toMatchObject({ status: 'Paid' });
 
     const requestsBefore = h.emulator.requests.length;
     const second = await h.runJob('orders');
     expect(second.report).toMatchObject({ read: 10, created: 0, updated: 0, unchanged: 10 });
-    const writes = h.emulator.requests.slice(requestsBefore).filter((r) => r.method !== 'GET' && !r.path.endsWith('/list'));
+    const writes = h.emulator.requests
+      .slice(requestsBefore)
+      .filter((r) => r.method !== 'GET' && !r.path.endsWith('/list'));
     expect(writes).toEqual([]);
     expect(h.emulator.state.rowCount(ws)).toBe(10);
   });
@@ -92,13 +107,20 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
   it('upsert updates changed rows (grouping identical change sets) and creates new ones', async () => {
     h = await recreate(h);
     ws = h.createWorksheet(ORDERS);
-    const base: Array<[string, string, string, string]> = Array.from({ length: 6 }, (_, i) => [`B-${i}`, '1', 'New', '01/01/2026']);
+    const base: Array<[string, string, string, string]> = Array.from({ length: 6 }, (_, i) => [
+      `B-${i}`,
+      '1',
+      'New',
+      '01/01/2026',
+    ]);
     await h.writeFile('orders.csv', csv(base));
     await h.writeJob('orders', job('upsert'));
     await h.runJob('orders');
     const ids = byOrder();
 
-    const next = base.map((r, i): [string, string, string, string] => (i < 4 ? [r[0], r[1], 'Shipped', r[3]] : r));
+    const next = base.map((r, i): [string, string, string, string] =>
+      i < 4 ? [r[0], r[1], 'Shipped', r[3]] : r,
+    );
     next[5] = ['B-5', '99', 'New', '01/01/2026'];
     next.push(['B-new', '5', 'Paid', '02/02/2026']);
     await h.writeFile('orders.csv', csv(next));
@@ -121,7 +143,13 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
     await h.writeFile('orders.csv', csv([['C-1', '1', 'New', '01/01/2026']]));
     await h.writeJob('orders', job('upsert'));
     await h.runJob('orders');
-    await h.writeFile('orders.csv', csv([['C-1', '2', 'New', '01/01/2026'], ['C-2', '3', 'New', '01/01/2026']]));
+    await h.writeFile(
+      'orders.csv',
+      csv([
+        ['C-1', '2', 'New', '01/01/2026'],
+        ['C-2', '3', 'New', '01/01/2026'],
+      ]),
+    );
     await h.writeJob('orders', job('update'));
     const run = await h.runJob('orders');
     expect(run.report).toMatchObject({ updated: 1, created: 0, skipped: 1 });
@@ -132,7 +160,12 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
   it('mirror deletes rows the source no longer has, softly, and refuses past the safety share', async () => {
     h = await recreate(h);
     ws = h.createWorksheet(ORDERS);
-    const all: Array<[string, string, string, string]> = Array.from({ length: 20 }, (_, i) => [`M-${i}`, '1', 'New', '01/01/2026']);
+    const all: Array<[string, string, string, string]> = Array.from({ length: 20 }, (_, i) => [
+      `M-${i}`,
+      '1',
+      'New',
+      '01/01/2026',
+    ]);
     await h.writeFile('orders.csv', csv(all));
     await h.writeJob('orders', job('mirror'));
     await h.runJob('orders');
@@ -144,7 +177,9 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
     expect(one.record.status).toBe('completed');
     expect(one.report.deleted).toBe(1);
     expect(byOrder().has('M-0')).toBe(false);
-    expect(h.emulator.state.rows(ws, { includeDeleted: true }).find((r) => r.values.order_no === 'M-0')?.deleted).toBe(true);
+    expect(
+      h.emulator.state.rows(ws, { includeDeleted: true }).find((r) => r.values.order_no === 'M-0')?.deleted,
+    ).toBe(true);
 
     // 10 of 19 gone: refused, nothing deleted, run failed with the reason.
     await h.writeFile('orders.csv', csv(all.slice(1, 10)));
@@ -175,7 +210,12 @@ describe.each(['platform', 'spec'] as const)('sync modes against the emulator (%
     await h.writeJob('orders', job('append'));
     const run = await h.runJob('orders');
     expect(run.record.status).toBe('completed');
-    expect(run.report).toMatchObject({ read: 7, created: 2, deadLetteredTotal: 5, deadLettered: { 'invalid-row': 5 } });
+    expect(run.report).toMatchObject({
+      read: 7,
+      created: 2,
+      deadLetteredTotal: 5,
+      deadLettered: { 'invalid-row': 5 },
+    });
     expect([...byOrder().keys()].sort()).toEqual(['D-1', 'D-5']);
     const { entries } = await h.rt.deadLetters.list({ runId: run.record.runId });
     const byLine = new Map(entries.map((e) => [e.source.position.line, e]));

@@ -107,19 +107,30 @@ incremental: { cursor: _updatedAt }
     expect(first.record.status).toBe('completed');
     const all = await pulled();
     expect(all.map((r) => r.code).sort()).toEqual(['E-1', 'E-2', 'E-3', 'E-9']);
-    expect(all[0]).toMatchObject({ changed: expect.stringMatching(/^2025-06-01T00:00:00\.000Z$/), by: expect.any(String) });
+    expect(all[0]).toMatchObject({
+      changed: expect.stringMatching(/^2025-06-01T00:00:00\.000Z$/),
+      by: expect.any(String),
+    });
     expect(all.every((r) => typeof r.row === 'string' && r.row !== '')).toBe(true);
 
     // One second later, two rows change; the next pull brings exactly those two.
     clock += 1_000;
     const client = h.rt.clientFor();
     const ids = new Map(all.map((r) => [r.code, r.row as string]));
-    await client.rows.batchUpdate(events, { rowIds: [ids.get('E-2')!, ids.get('E-9')!], fields: [{ id: 'note', value: 'moved' }] });
+    await client.rows.batchUpdate(events, {
+      rowIds: [ids.get('E-2')!, ids.get('E-9')!],
+      fields: [{ id: 'note', value: 'moved' }],
+    });
     clock += 60_000;
     const second = await h.runJob('events-changes');
     expect(second.record.status).toBe('completed');
     const afterSecond = await pulled();
-    expect(afterSecond.slice(all.length).map((r) => [r.code, r.note, r.changed]).sort()).toEqual([
+    expect(
+      afterSecond
+        .slice(all.length)
+        .map((r) => [r.code, r.note, r.changed])
+        .sort(),
+    ).toEqual([
       ['E-2', 'moved', '2025-06-01T00:01:01.000Z'],
       ['E-9', 'moved', '2025-06-01T00:01:01.000Z'],
     ]);

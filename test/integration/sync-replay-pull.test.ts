@@ -21,7 +21,15 @@ describe('dead-letter replay and the pull direction', () => {
       alias: 'tickets',
       fields: [
         { name: 'Ticket', alias: 'ticket', type: '2', required: true, isTitle: true },
-        { name: 'Status', alias: 'status', type: '11', options: [{ value: 'Open', index: 1 }, { value: 'Closed', index: 2 }] },
+        {
+          name: 'Status',
+          alias: 'status',
+          type: '11',
+          options: [
+            { value: 'Open', index: 1 },
+            { value: 'Closed', index: 2 },
+          ],
+        },
       ],
     });
     await pgQuery(`CREATE SCHEMA ${SCHEMA}`);
@@ -55,7 +63,14 @@ fields:
     expect(code).toBe(0);
     expect(io.all.join('\n')).toMatch(/created\s+2/);
     const rows = new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.ticket), r.text.status]));
-    expect(rows).toEqual(new Map([['T-1', 'Open'], ['T-2', 'Escalated'], ['T-3', 'Closed'], ['T-4', 'Escalated']]));
+    expect(rows).toEqual(
+      new Map([
+        ['T-1', 'Open'],
+        ['T-2', 'Escalated'],
+        ['T-3', 'Closed'],
+        ['T-4', 'Escalated'],
+      ]),
+    );
     expect(await h.rt.deadLetters.counts({ job: 'tickets' })).toEqual({});
   });
 
@@ -89,6 +104,11 @@ fields: { ticket: ticket }
     );
     await h.runJob('tickets-file');
     const lines = (await readFile(path.join(h.dir, 'tickets-out.ndjson'), 'utf8')).trim().split('\n');
-    expect(lines.map((l) => (JSON.parse(l) as { ticket: string }).ticket).sort()).toEqual(['T-1', 'T-2', 'T-3', 'T-4']);
+    expect(lines.map((l) => (JSON.parse(l) as { ticket: string }).ticket).sort()).toEqual([
+      'T-1',
+      'T-2',
+      'T-3',
+      'T-4',
+    ]);
   });
 });

@@ -36,14 +36,25 @@ fields: { no: no, spend: spend }
     expect((await h.runJob('customers')).record.status).toBe('completed');
     const spend = h.emulator.state.worksheet(sheet)!.fields.find((f) => f.alias === 'spend')!.id;
     // The seed spec's structure path: the emulator serves it in both dialects.
-    await h.rt.clientFor().call(buildOperation('POST', `/v3/app/worksheets/${sheet}/structure`, true, { body: { removeFields: [spend] } }));
+    await h.rt.clientFor().call(
+      buildOperation('POST', `/v3/app/worksheets/${sheet}/structure`, true, {
+        body: { removeFields: [spend] },
+      }),
+    );
     await h.writeFile('c.csv', 'no,spend\nC-1,11\nC-3,30\n');
-    const writes = () => h.emulator.requests.filter((r) => r.method !== 'GET' && r.path.includes('/rows') && !r.path.endsWith('/list')).length;
+    const writes = () =>
+      h.emulator.requests.filter(
+        (r) => r.method !== 'GET' && r.path.includes('/rows') && !r.path.endsWith('/list'),
+      ).length;
     const before = writes();
     const { record } = await h.runJob('customers');
     expect(record.status).toBe('failed');
-    expect(record.message).toContain('worksheet Customers changed since the job\'s last successful run; nothing was written');
-    expect(record.message).toMatch(/spend: field "Spend" \(\w+\) was deleted from the worksheet since the last successful run/);
+    expect(record.message).toContain(
+      "worksheet Customers changed since the job's last successful run; nothing was written",
+    );
+    expect(record.message).toMatch(
+      /spend: field "Spend" \(\w+\) was deleted from the worksheet since the last successful run/,
+    );
     expect(writes()).toBe(before);
     expect(h.emulator.state.rowCount(sheet)).toBe(2);
   });

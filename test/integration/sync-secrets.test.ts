@@ -47,7 +47,13 @@ describe('secrets stay out of Redis and the logs', () => {
         res.end('{}');
         return;
       }
-      res.end(JSON.stringify([{ code: 'K-1', name: 'ok' }, { code: 'K-2', name: 'also ok' }, { code: '', name: 'no key' }]));
+      res.end(
+        JSON.stringify([
+          { code: 'K-1', name: 'ok' },
+          { code: 'K-2', name: 'also ok' },
+          { code: '', name: 'no key' },
+        ]),
+      );
     });
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     const sink = new Writable({
@@ -56,7 +62,12 @@ describe('secrets stay out of Redis and the logs', () => {
         done();
       },
     });
-    h = await createHarness('secrets', {}, { SOURCE_TOKEN: API_TOKEN, ROWBRIDGE_SOURCE_ENV_ALLOW: '*,SOURCE_TOKEN' }, sink);
+    h = await createHarness(
+      'secrets',
+      {},
+      { SOURCE_TOKEN: API_TOKEN, ROWBRIDGE_SOURCE_ENV_ALLOW: '*,SOURCE_TOKEN' },
+      sink,
+    );
     h.createWorksheet({
       name: 'Keys',
       alias: 'keys',

@@ -25,7 +25,9 @@ describe('a mapped column the source does not have', () => {
     });
     await pgQuery(`CREATE SCHEMA ${SCHEMA}`);
     await pgQuery(`CREATE TABLE ${SCHEMA}.customers (no text PRIMARY KEY, tier text)`);
-    await pgQuery(`INSERT INTO ${SCHEMA}.customers SELECT 'C-' || i, 'Gold' FROM generate_series(1, 250) AS i`);
+    await pgQuery(
+      `INSERT INTO ${SCHEMA}.customers SELECT 'C-' || i, 'Gold' FROM generate_series(1, 250) AS i`,
+    );
     const job = (name: string, tierFrom: string) =>
       h.writeJob(
         name,
@@ -47,14 +49,20 @@ fields: { no: no, tier: { from: ${tierFrom} } }
     const good = await h.runJob('crm');
     expect(good.report).toMatchObject({ created: 250 });
     const before = h.emulator.state.rows(customers).map((r) => r.values);
-    const writesBefore = h.emulator.requests.filter((r) => r.method !== 'GET' && !r.path.endsWith('/list')).length;
+    const writesBefore = h.emulator.requests.filter(
+      (r) => r.method !== 'GET' && !r.path.endsWith('/list'),
+    ).length;
 
     const typo = await h.runJob('crm-typo');
     expect(typo.record.status).toBe('failed');
-    expect(typo.record.message).toMatch(/job crm-typo: the postgres source \(CRM_DB\) has no column the mapping reads; nothing was written/);
+    expect(typo.record.message).toMatch(
+      /job crm-typo: the postgres source \(CRM_DB\) has no column the mapping reads; nothing was written/,
+    );
     expect(typo.record.message).toContain('tier: { from: teir }: no such column (did you mean "tier"?)');
     expect(typo.report).toMatchObject({ created: 0, updated: 0 });
-    const writesAfter = h.emulator.requests.filter((r) => r.method !== 'GET' && !r.path.endsWith('/list')).length;
+    const writesAfter = h.emulator.requests.filter(
+      (r) => r.method !== 'GET' && !r.path.endsWith('/list'),
+    ).length;
     expect(writesAfter).toBe(writesBefore);
     expect(h.emulator.state.rows(customers).map((r) => r.values)).toEqual(before);
     expect(before.every((v) => v.tier === 'Gold')).toBe(true);
@@ -62,7 +70,9 @@ fields: { no: no, tier: { from: ${tierFrom} } }
 
   it('plan warns when a mapped column is empty in every row while the run would clear the field it fills', async () => {
     await pgQuery(`CREATE TABLE ${SCHEMA}.renamed (no text PRIMARY KEY, tier text, level text)`);
-    await pgQuery(`INSERT INTO ${SCHEMA}.renamed SELECT 'C-' || i, NULL, 'Gold' FROM generate_series(1, 250) AS i`);
+    await pgQuery(
+      `INSERT INTO ${SCHEMA}.renamed SELECT 'C-' || i, NULL, 'Gold' FROM generate_series(1, 250) AS i`,
+    );
     await h.writeJob(
       'crm-renamed',
       `name: crm-renamed
@@ -105,9 +115,15 @@ fields: { no: id }
     const code = await validate([`${h.dir}/people.yaml`, `${h.dir}/partner.yaml`], io);
     expect(code).toBe(1);
     const text = io.stderr.join('\n');
-    expect(text).toMatch(/people\.yaml fields: job people: the csv source \.\/people\.csv has no column the mapping reads/);
+    expect(text).toMatch(
+      /people\.yaml fields: job people: the csv source \.\/people\.csv has no column the mapping reads/,
+    );
     expect(text).toContain('tier: { from: Teir }: no such column (did you mean "Tier"?)');
-    expect(text).toMatch(/partner\.yaml source\.url: refers to \$\{PARTNER_KEY\}, but the environment variable PARTNER_KEY is not set/);
-    expect(text).toMatch(/partner\.yaml target\.app\.credentialsEnvPrefix: no platform credentials: set PARTNER_APPKEY and PARTNER_SIGN/);
+    expect(text).toMatch(
+      /partner\.yaml source\.url: refers to \$\{PARTNER_KEY\}, but the environment variable PARTNER_KEY is not set/,
+    );
+    expect(text).toMatch(
+      /partner\.yaml target\.app\.credentialsEnvPrefix: no platform credentials: set PARTNER_APPKEY and PARTNER_SIGN/,
+    );
   });
 });

@@ -43,10 +43,23 @@ describe('every source type through the engine', () => {
   const httpAuth: string[] = [];
 
   const landed = () =>
-    new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.code), { name: r.text.name, score: r.text.score }] as const));
+    new Map(
+      h.emulator.state
+        .rows(ws)
+        .map((r) => [String(r.values.code), { name: r.text.name, score: r.text.score }] as const),
+    );
 
   beforeAll(async () => {
-    h = await createHarness('sources', {}, { PEOPLE_DB: PG_URL, PEOPLE_MYSQL: MYSQL_URL, PEOPLE_API_TOKEN: 'api-token-secret', ROWBRIDGE_SOURCE_ENV_ALLOW: '*,PEOPLE_API_TOKEN' });
+    h = await createHarness(
+      'sources',
+      {},
+      {
+        PEOPLE_DB: PG_URL,
+        PEOPLE_MYSQL: MYSQL_URL,
+        PEOPLE_API_TOKEN: 'api-token-secret',
+        ROWBRIDGE_SOURCE_ENV_ALLOW: '*,PEOPLE_API_TOKEN',
+      },
+    );
     http = createServer((req, res) => {
       httpAuth.push(String(req.headers.authorization));
       const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? 1);
@@ -59,11 +72,15 @@ describe('every source type through the engine', () => {
     await pgQuery(
       `CREATE SCHEMA ${TAG}`,
       `CREATE TABLE ${TAG}.people (code text primary key, name text, score int, updated int)`,
-      ...RECORDS.map((r): [string, unknown[]] => [`INSERT INTO ${TAG}.people VALUES ($1, $2, $3, $4)`, [r.code, r.name, r.score, r.updated]]),
+      ...RECORDS.map((r): [string, unknown[]] => [
+        `INSERT INTO ${TAG}.people VALUES ($1, $2, $3, $4)`,
+        [r.code, r.name, r.score, r.updated],
+      ]),
     );
     const my = await mysql.createConnection(MYSQL_URL);
     await my.query(`CREATE TABLE ${TAG} (code varchar(10) primary key, name text, score int, updated int)`);
-    for (const r of RECORDS) await my.query(`INSERT INTO ${TAG} VALUES (?, ?, ?, ?)`, [r.code, r.name, r.score, r.updated]);
+    for (const r of RECORDS)
+      await my.query(`INSERT INTO ${TAG} VALUES (?, ?, ?, ?)`, [r.code, r.name, r.score, r.updated]);
     await my.end();
   });
 
@@ -85,8 +102,14 @@ describe('every source type through the engine', () => {
   const expected = new Map(RECORDS.map((r) => [r.code, { name: r.name, score: String(r.score) }]));
 
   it('csv', async () => {
-    await h.writeFile('people.csv', `code,name,score\n${RECORDS.map((r) => `${r.code},${r.name},${r.score}`).join('\n')}\n`);
-    const { report } = await runFresh('people-csv', jobFor('people-csv', '{ type: csv, path: ./people.csv }'));
+    await h.writeFile(
+      'people.csv',
+      `code,name,score\n${RECORDS.map((r) => `${r.code},${r.name},${r.score}`).join('\n')}\n`,
+    );
+    const { report } = await runFresh(
+      'people-csv',
+      jobFor('people-csv', '{ type: csv, path: ./people.csv }'),
+    );
     expect(report.created).toBe(3);
     expect(landed()).toEqual(expected);
   });
@@ -99,7 +122,10 @@ describe('every source type through the engine', () => {
 
   it('json with a path to the array', async () => {
     await h.writeFile('people.json', JSON.stringify({ result: { people: RECORDS } }));
-    await runFresh('people-json', jobFor('people-json', '{ type: json, path: ./people.json, itemsPath: result.people }'));
+    await runFresh(
+      'people-json',
+      jobFor('people-json', '{ type: json, path: ./people.json, itemsPath: result.people }'),
+    );
     expect(landed()).toEqual(expected);
   });
 
@@ -116,7 +142,11 @@ describe('every source type through the engine', () => {
   });
 
   it('postgres read in cursor order, incrementally', async () => {
-    const yaml = jobFor('people-pg', `{ type: postgres, urlEnv: PEOPLE_DB, table: ${TAG}.people, cursorColumn: updated }`, 'incremental: { cursor: updated }\n');
+    const yaml = jobFor(
+      'people-pg',
+      `{ type: postgres, urlEnv: PEOPLE_DB, table: ${TAG}.people, cursorColumn: updated }`,
+      'incremental: { cursor: updated }\n',
+    );
     await runFresh('people-pg', yaml);
     expect(landed()).toEqual(expected);
     expect(String(JSON.parse((await h.rt.runs.getCursor('people-pg')) ?? 'null'))).toBe('3');
@@ -131,21 +161,37 @@ describe('every source type through the engine', () => {
   });
 
   it('mysql', async () => {
-    await runFresh('people-my', jobFor('people-my', `{ type: mysql, urlEnv: PEOPLE_MYSQL, table: ${TAG}, cursorColumn: updated }`));
+    await runFresh(
+      'people-my',
+      jobFor('people-my', `{ type: mysql, urlEnv: PEOPLE_MYSQL, table: ${TAG}, cursorColumn: updated }`),
+    );
     expect(landed()).toEqual(expected);
   });
 
   it('worksheet of another application (cross-system sync)', async () => {
     const other = h.emulator.createApp({ name: 'crm' });
-    const crmSheet = h.emulator.createWorksheet(other.appId, { ...PEOPLE, name: 'Contacts', alias: 'contacts' });
+    const crmSheet = h.emulator.createWorksheet(other.appId, {
+      ...PEOPLE,
+      name: 'Contacts',
+      alias: 'contacts',
+    });
     h.env.CRM_APPKEY = other.appKey;
     h.env.CRM_SIGN = other.sign;
     h.env.CRM_API_URL = h.emulator.url;
     const crm = h.rt.clientFor('CRM_');
     await crm.rows.batchCreate(crmSheet.id, {
-      rows: RECORDS.map((r) => ({ fields: [{ id: 'code', value: r.code }, { id: 'name', value: r.name }, { id: 'score', value: r.score }] })),
+      rows: RECORDS.map((r) => ({
+        fields: [
+          { id: 'code', value: r.code },
+          { id: 'name', value: r.name },
+          { id: 'score', value: r.score },
+        ],
+      })),
     });
-    await runFresh('people-ws', jobFor('people-ws', `{ type: worksheet, worksheet: ${crmSheet.id}, credentialsEnvPrefix: CRM_ }`));
+    await runFresh(
+      'people-ws',
+      jobFor('people-ws', `{ type: worksheet, worksheet: ${crmSheet.id}, credentialsEnvPrefix: CRM_ }`),
+    );
     expect(landed()).toEqual(expected);
   });
 });

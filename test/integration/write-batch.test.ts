@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createPlatformClient } from '../../src/api/create-platform-client.ts';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import type { WorksheetStructure } from '../../src/api/types.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { createSyncContext } from '../../src/sync/create-sync-context.ts';
 import { parseJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { mapRecord } from '../../src/sync/mapping/map-record.ts';
@@ -12,7 +12,7 @@ import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts
 import { createRunStore } from '../../src/sync/state/run-store.ts';
 import type { SyncContext } from '../../src/sync/sync-context.ts';
 import { writeBatch } from '../../src/sync/write-batch.ts';
-import type { BatchRow } from '../../src/sync/write-batch.ts';
+import type { BatchRow } from '../../src/sync/batch-row.ts';
 import { startScriptedPlatform } from '../helpers/scripted-platform.ts';
 import type { ScriptedPlatform } from '../helpers/scripted-platform.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
@@ -67,7 +67,10 @@ describe('writeBatch', () => {
       `name: items\nsource: { type: csv, path: ./x.csv }\ntarget: { worksheet: ${WS}, mode: ${mode}${mode === 'append' ? '' : ', key: no'}, batchSize: 100 }\nfields: { no: no, name: name }\n`,
       'items.yaml',
     );
-    const plan = validateMapping(spec.mappings, structure, { mode, key: mode === 'append' ? undefined : 'no' });
+    const plan = validateMapping(spec.mappings, structure, {
+      mode,
+      key: mode === 'append' ? undefined : 'no',
+    });
     const deps = {
       client,
       redis,
@@ -114,7 +117,11 @@ describe('writeBatch', () => {
     // and reconcile at once; either way the batch's retry must not create them again.
     const outcomes = await writeBatch(ctx, rows).catch(async (err: unknown) => {
       expect(String(err)).toMatch(/2 row ids for 3 rows|answered 2/);
-      expect([...(await ctx.runs.getOutcomes(ctx.runId, [0, 1, 2])).values()]).toEqual(['pending', 'pending', 'pending']);
+      expect([...(await ctx.runs.getOutcomes(ctx.runId, [0, 1, 2])).values()]).toEqual([
+        'pending',
+        'pending',
+        'pending',
+      ]);
       return writeBatch(ctx, rows);
     });
     expect([...outcomes.values()]).toEqual(['created', 'created', 'created']);
@@ -128,7 +135,14 @@ describe('writeBatch', () => {
     // A worker died mid-create: rows 0 and 1 landed, row 2 did not; all three are pending.
     platform.rows.set('row-a', { [NO]: 'N-0', [NAME]: 'a' });
     platform.rows.set('row-b', { [NO]: 'N-1', [NAME]: 'b' });
-    await ctx.runs.setOutcomes(ctx.runId, new Map([[0, 'pending'], [1, 'pending'], [2, 'pending']]));
+    await ctx.runs.setOutcomes(
+      ctx.runId,
+      new Map([
+        [0, 'pending'],
+        [1, 'pending'],
+        [2, 'pending'],
+      ]),
+    );
     const outcomes = await writeBatch(ctx, rows);
     expect([...outcomes.values()]).toEqual(['created', 'created', 'created']);
     expect(names()).toEqual(['a', 'b', 'c']);
@@ -211,7 +225,9 @@ describe('writeBatch', () => {
     platform.script.badUpdateValue = 'same';
     const second = context('upsert');
     const outcomes = await writeBatch(second, batch(second, ['same', 'same', 'same']));
-    expect(platform.requests.filter((r) => r === `PATCH /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(1);
+    expect(platform.requests.filter((r) => r === `PATCH /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(
+      1,
+    );
     expect([...outcomes.values()].sort()).toEqual(['dead:invalid-row', 'updated', 'updated']);
     const { entries } = await second.deadLetters.list({ runId: second.runId });
     expect(entries).toHaveLength(1);
@@ -233,12 +249,25 @@ describe('writeBatch', () => {
 
   it('rows left pending by a dead worker in a keyless append are dead-lettered as ambiguous, not created again', async () => {
     const ctx = context('append');
-    await ctx.runs.setOutcomes(ctx.runId, new Map([[0, 'pending'], [1, 'pending']]));
+    await ctx.runs.setOutcomes(
+      ctx.runId,
+      new Map([
+        [0, 'pending'],
+        [1, 'pending'],
+      ]),
+    );
     const outcomes = await writeBatch(ctx, batch(ctx, ['a', 'b', 'c']));
-    expect([...outcomes.entries()].sort()).toEqual([[0, 'dead:ambiguous'], [1, 'dead:ambiguous'], [2, 'created']]);
+    expect([...outcomes.entries()].sort()).toEqual([
+      [0, 'dead:ambiguous'],
+      [1, 'dead:ambiguous'],
+      [2, 'created'],
+    ]);
     expect(names()).toEqual(['c']);
     const { entries } = await ctx.deadLetters.list({ runId: ctx.runId });
-    expect(entries.map((e) => e.message)).toEqual([expect.stringMatching(/no key to check it/), expect.stringMatching(/no key to check it/)]);
+    expect(entries.map((e) => e.message)).toEqual([
+      expect.stringMatching(/no key to check it/),
+      expect.stringMatching(/no key to check it/),
+    ]);
   });
 
   it('a create the server refused transiently leaves no row pending: the retry creates without a lookup', async () => {

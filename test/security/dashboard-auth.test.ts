@@ -70,11 +70,18 @@ describe('a dashboard off loopback needs a login', () => {
   });
 
   it('serves the pages with the bearer token, the token as a basic password, or a user', async () => {
-    expect((await rawRequest(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await rawRequest(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      200,
+    );
     const asPassword = Buffer.from(`any:${TOKEN}`).toString('base64');
-    expect((await rawRequest(`${base}/queues/api/queues`, { headers: { authorization: `Basic ${asPassword}` } })).status).toBe(200);
+    expect(
+      (await rawRequest(`${base}/queues/api/queues`, { headers: { authorization: `Basic ${asPassword}` } }))
+        .status,
+    ).toBe(200);
     const alice = Buffer.from('alice:correct horse battery').toString('base64');
-    expect((await rawRequest(`${base}/dead-letters`, { headers: { authorization: `Basic ${alice}` } })).status).toBe(200);
+    expect(
+      (await rawRequest(`${base}/dead-letters`, { headers: { authorization: `Basic ${alice}` } })).status,
+    ).toBe(200);
   });
 
   it('keeps the probes open without credentials', async () => {
@@ -92,7 +99,9 @@ describe('a dashboard off loopback needs a login', () => {
 
   it("guards a worker's --dashboard the same way: no start on 0.0.0.0 without a login, the probes alone may", async () => {
     const options = { rt: h.rt, metrics, readiness: createReadiness(), port: 0, host: '0.0.0.0', access: {} };
-    await expect(startOpsServer({ ...options, dashboard: true })).rejects.toThrow(/ROWBRIDGE_DASHBOARD_TOKEN/);
+    await expect(startOpsServer({ ...options, dashboard: true })).rejects.toThrow(
+      /ROWBRIDGE_DASHBOARD_TOKEN/,
+    );
     const probes = await startOpsServer({ ...options, dashboard: false });
     expect((await rawRequest(`http://127.0.0.1:${new URL(probes.url).port}/metrics`)).status).toBe(200);
     await probes.close();

@@ -48,7 +48,11 @@ describe('a writable dashboard refuses cross-site requests', () => {
   it('refuses a text/plain POST that adds a forced run', async () => {
     const res = await rawRequest(`${server.url}/queues/api/queues/runs/add`, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      headers: {
+        'content-type': 'text/plain',
+        origin: 'http://evil.example',
+        'sec-fetch-site': 'cross-site',
+      },
       body: JSON.stringify({ name: 'run', data: { job: 'orders', trigger: 'enqueue', force: true } }),
     });
     expect(res.status).toBe(403);
@@ -78,7 +82,11 @@ describe('a writable dashboard refuses cross-site requests', () => {
     const added = await rawRequest(`${server.url}/queues/api/queues/runs/add`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: server.url, 'sec-fetch-site': 'same-origin' },
-      body: JSON.stringify({ name: 'probe', data: { job: 'none', trigger: 'enqueue' }, options: { delay: 3_600_000 } }),
+      body: JSON.stringify({
+        name: 'probe',
+        data: { job: 'none', trigger: 'enqueue' },
+        options: { delay: 3_600_000 },
+      }),
     });
     expect(added.status).toBe(200);
     const paused = await rawRequest(`${server.url}/queues/api/queues/runs/pause`, {

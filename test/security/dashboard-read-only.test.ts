@@ -28,14 +28,31 @@ describe('the dashboard is read-only by default', () => {
   beforeAll(async () => {
     h = await createHarness('sec-read-only');
     metrics = createMetrics(undefined, { defaultMetrics: false });
-    server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: true });
+    server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: true,
+    });
     const opts = { connection: h.rt.connection, prefix: h.rt.queuePrefix };
     runs = new Queue(RUN_QUEUE, opts);
     batches = new Queue(BATCH_QUEUE, opts);
     // A waiting batch, as a run leaves it: rows carry the source records.
     await batches.add(
       'batch',
-      { runId: 'r-1', job: 'people', batchNo: 0, rows: [{ index: 7, source: { data: { email: PERSONAL }, position: { index: 7 } }, mapped: { email: PERSONAL } }] },
+      {
+        runId: 'r-1',
+        job: 'people',
+        batchNo: 0,
+        rows: [
+          {
+            index: 7,
+            source: { data: { email: PERSONAL }, position: { index: 7 } },
+            mapped: { email: PERSONAL },
+          },
+        ],
+      },
       { jobId: 'r-1-0', delay: 3_600_000 },
     );
   }, 60_000);
@@ -52,13 +69,25 @@ describe('the dashboard is read-only by default', () => {
   const write = (path: string, method: string, body?: unknown) =>
     rawRequest(`${server.url}/queues/api/queues/${path}`, {
       method,
-      headers: { 'content-type': 'application/json', origin: server.url, 'sec-fetch-site': 'same-origin', 'x-rowbridge-csrf': '1' },
+      headers: {
+        'content-type': 'application/json',
+        origin: server.url,
+        'sec-fetch-site': 'same-origin',
+        'x-rowbridge-csrf': '1',
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
 
   it('refuses pause, add, update-data and obliterate through bull-board', async () => {
     expect((await write('runs/pause', 'PUT')).status).toBe(405);
-    expect((await write('runs/add', 'POST', { name: 'run', data: { job: 'people', trigger: 'enqueue', force: true } })).status).toBe(405);
+    expect(
+      (
+        await write('runs/add', 'POST', {
+          name: 'run',
+          data: { job: 'people', trigger: 'enqueue', force: true },
+        })
+      ).status,
+    ).toBe(405);
     expect((await write('batches/r-1-0/update-data', 'PATCH', { data: { rows: [] } })).status).toBe(405);
     expect((await write('batches/obliterate', 'PUT')).status).toBe(405);
     expect(await runs.isPaused()).toBe(false);

@@ -34,7 +34,14 @@ describe('a writable dashboard against a hostile page in chromium', () => {
   beforeAll(async () => {
     h = await createHarness('sec-browser');
     metrics = createMetrics(undefined, { defaultMetrics: false });
-    server = await startOpsServer({ rt: h.rt, metrics, readiness: createReadiness(), port: 0, dashboard: true, allowWrites: true });
+    server = await startOpsServer({
+      rt: h.rt,
+      metrics,
+      readiness: createReadiness(),
+      port: 0,
+      dashboard: true,
+      allowWrites: true,
+    });
     runs = new Queue(RUN_QUEUE, { connection: h.rt.connection, prefix: h.rt.queuePrefix });
     const target = `${server.url}/queues/api/queues/runs`;
     const body = JSON.stringify({ name: 'run', data: { job: 'orders', trigger: 'enqueue', force: true } });
@@ -107,7 +114,9 @@ describe('a writable dashboard against a hostile page in chromium', () => {
   it("the dashboard's own page may pause the queue (same origin, as bull-board's buttons do)", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/queues`);
-    const status = await page.evaluate(async () => (await fetch('/queues/api/queues/runs/pause', { method: 'PUT' })).status);
+    const status = await page.evaluate(
+      async () => (await fetch('/queues/api/queues/runs/pause', { method: 'PUT' })).status,
+    );
     expect(status).toBe(200);
     expect(await runs.isPaused()).toBe(true);
     await runs.resume();

@@ -10,7 +10,12 @@ import { startRecordingServer } from '../helpers/recording-server.ts';
 import type { RecordingServer } from '../helpers/recording-server.ts';
 import { collect, rejection } from '../fixtures/sources/source-test-kit.ts';
 
-const env = { ROWBRIDGE_SIGN: 'platform-sign-secret', REDIS_URL: 'redis://:redis-pass@cache:6379', CRM_API_TOKEN: 'crm-token', PUBLIC_REGION: 'eu' };
+const env = {
+  ROWBRIDGE_SIGN: 'platform-sign-secret',
+  REDIS_URL: 'redis://:redis-pass@cache:6379',
+  CRM_API_TOKEN: 'crm-token',
+  PUBLIC_REGION: 'eu',
+};
 
 describe('${ENV} in job specs', () => {
   let server: RecordingServer;
@@ -24,7 +29,12 @@ describe('${ENV} in job specs', () => {
   });
 
   const read = (spec: Partial<HttpSourceSpec>, extra: Record<string, string> = {}) =>
-    collect(createSource({ type: 'http', url: `${server.url}/items`, ...spec }, { env: { ...env, ...extra }, baseDir: '/' }));
+    collect(
+      createSource(
+        { type: 'http', url: `${server.url}/items`, ...spec },
+        { env: { ...env, ...extra }, baseDir: '/' },
+      ),
+    );
 
   it('refuses ${ROWBRIDGE_SIGN} in a header before any request, naming the field and the setting', async () => {
     const err = await rejection(read({ headers: { 'X-Leak': '${ROWBRIDGE_SIGN}' } }));
@@ -36,16 +46,25 @@ describe('${ENV} in job specs', () => {
   });
 
   it('refuses REDIS_URL in the url or the query, and *_TOKEN unless listed by name (a glob does not unlock it)', async () => {
-    expect((await rejection(read({ url: `${server.url}/items?r=\${REDIS_URL}` }))).message).toContain('source.url');
+    expect((await rejection(read({ url: `${server.url}/items?r=\${REDIS_URL}` }))).message).toContain(
+      'source.url',
+    );
     expect((await rejection(read({ query: { t: '${CRM_API_TOKEN}' } }))).message).toContain('source.query.t');
-    expect((await rejection(read({ query: { t: '${CRM_API_TOKEN}' } }, { ROWBRIDGE_SOURCE_ENV_ALLOW: '*' }))).code).toBe('SOURCE_CONFIG');
+    expect(
+      (await rejection(read({ query: { t: '${CRM_API_TOKEN}' } }, { ROWBRIDGE_SOURCE_ENV_ALLOW: '*' }))).code,
+    ).toBe('SOURCE_CONFIG');
     expect(server.requests).toHaveLength(0);
   });
 
   it('resolves ordinary names, and a secret the allow-list names', async () => {
-    await read({ query: { region: '${PUBLIC_REGION}', t: '${CRM_API_TOKEN}' } }, { ROWBRIDGE_SOURCE_ENV_ALLOW: 'PUBLIC_*,CRM_API_TOKEN' });
+    await read(
+      { query: { region: '${PUBLIC_REGION}', t: '${CRM_API_TOKEN}' } },
+      { ROWBRIDGE_SOURCE_ENV_ALLOW: 'PUBLIC_*,CRM_API_TOKEN' },
+    );
     expect(server.last().query).toMatchObject({ region: 'eu', t: 'crm-token' });
-    const refused = await rejection(read({ query: { region: '${PUBLIC_REGION}' } }, { ROWBRIDGE_SOURCE_ENV_ALLOW: 'CRM_API_TOKEN' }));
+    const refused = await rejection(
+      read({ query: { region: '${PUBLIC_REGION}' } }, { ROWBRIDGE_SOURCE_ENV_ALLOW: 'CRM_API_TOKEN' }),
+    );
     expect(refused.message).toContain('PUBLIC_REGION');
   });
 });

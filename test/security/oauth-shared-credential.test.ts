@@ -38,14 +38,30 @@ describe('two deployments sharing one OAuth credential', () => {
 
   /** A deployment as its runtime builds it: its own queue prefix, the credential from its env. */
   function deployment(queuePrefix: string): ApiClient {
-    const credentials = { kind: 'oauth', tokenUrl: emulator.tokenUrl, clientId: oauth.clientId, clientSecret: oauth.clientSecret, refreshToken: oauth.refreshToken, appId } as const;
+    const credentials = {
+      kind: 'oauth',
+      tokenUrl: emulator.tokenUrl,
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      refreshToken: oauth.refreshToken,
+      appId,
+    } as const;
     const client = createApiClient({
       baseUrl: emulator.url,
       credentials,
       headerPrefix: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
       retry: { retries: 1, baseDelayMs: 1 },
-      limiter: createRateLimiter({ budgetKey: `${queuePrefix}:budget:${Math.random()}`, initialRatePerSec: 1000, maxRatePerSec: 1000 }),
-      tokenStore: createRedisTokenStore({ redis, tokenUrl: credentials.tokenUrl, clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
+      limiter: createRateLimiter({
+        budgetKey: `${queuePrefix}:budget:${Math.random()}`,
+        initialRatePerSec: 1000,
+        maxRatePerSec: 1000,
+      }),
+      tokenStore: createRedisTokenStore({
+        redis,
+        tokenUrl: credentials.tokenUrl,
+        clientId: credentials.clientId,
+        clientSecret: credentials.clientSecret,
+      }),
     });
     clients.push(client);
     return client;

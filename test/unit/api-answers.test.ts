@@ -12,7 +12,7 @@ import {
   parseRowId,
 } from '../../src/api/answers/parse-write-results.ts';
 import { readEnvelopeStatus } from '../../src/api/envelope.ts';
-import { classifyError } from '../../src/api/errors.ts';
+import { classifyError } from '../../src/ground/errors.ts';
 
 /**
  * The answer parsers on what the contract test's fixtures do not show: broken answers

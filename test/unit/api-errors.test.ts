@@ -7,7 +7,7 @@ import {
   categoryOfCode,
   classifyError,
   networkError,
-} from '../../src/api/errors.ts';
+} from '../../src/ground/errors.ts';
 import { parseRetryAfter, readEnvelope } from '../../src/api/envelope.ts';
 import type { RawResponse } from '../../src/api/envelope.ts';
 
@@ -109,13 +109,17 @@ describe('error taxonomy', () => {
 
 describe('envelope', () => {
   it('returns data on error_code 1 and on success:true with code 0', () => {
-    expect(readEnvelope(envelope({ success: true, error_code: 1, data: { id: 'a' } }), ref)).toEqual({ id: 'a' });
+    expect(readEnvelope(envelope({ success: true, error_code: 1, data: { id: 'a' } }), ref)).toEqual({
+      id: 'a',
+    });
     expect(readEnvelope(envelope({ success: true, error_code: 0, data: 5 }), ref)).toBe(5);
   });
 
   it('reads the code/msg spelling', () => {
     expect(readEnvelope(envelope({ code: 1, msg: '', data: [1] }), ref)).toEqual([1]);
-    expect(() => readEnvelope(envelope({ code: 430022, msg: 'gone' }), ref)).toThrow(/430022.*worksheet does not exist.*gone/);
+    expect(() => readEnvelope(envelope({ code: 430022, msg: 'gone' }), ref)).toThrow(
+      /430022.*worksheet does not exist.*gone/,
+    );
   });
 
   it('maps HTTP failures without an envelope', () => {
@@ -139,16 +143,18 @@ describe('envelope', () => {
   it('treats a 2xx non-JSON answer to a write as ambiguous and to a read as transient', () => {
     const raw: RawResponse = { status: 200, headers: {}, body: '<html>', json: false };
     expect(() => readEnvelope(raw, ref)).toThrow(expect.objectContaining({ category: 'ambiguous' }));
-    expect(() => readEnvelope(raw, { ...ref, isWrite: false })).toThrow(expect.objectContaining({ category: 'transient' }));
+    expect(() => readEnvelope(raw, { ...ref, isWrite: false })).toThrow(
+      expect.objectContaining({ category: 'transient' }),
+    );
   });
 
   it('honours Retry-After in seconds and as a date', () => {
     expect(parseRetryAfter('3')).toBe(3000);
     expect(parseRetryAfter(new Date(10_000 + 5_000).toUTCString(), 10_000)).toBe(5000);
     expect(parseRetryAfter(undefined)).toBeUndefined();
-    expect(() => readEnvelope(envelope({ success: false, error_code: 51 }, 200, { 'retry-after': '2' }), ref)).toThrow(
-      expect.objectContaining({ category: 'throttled', retryAfterMs: 2000 }),
-    );
+    expect(() =>
+      readEnvelope(envelope({ success: false, error_code: 51 }, 200, { 'retry-after': '2' }), ref),
+    ).toThrow(expect.objectContaining({ category: 'throttled', retryAfterMs: 2000 }));
   });
 
   it('clips long server messages', () => {

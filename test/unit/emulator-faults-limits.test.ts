@@ -119,7 +119,11 @@ describe('emulator options', () => {
       maxOptionsPerField: 100,
       maxAttachmentsPerField: 20,
     });
-    expect(resolveOptions({ dialect: 'spec' })).toMatchObject({ headerPrefix: 'APP-', rowShape: 'fields', typeFormat: 'code' });
+    expect(resolveOptions({ dialect: 'spec' })).toMatchObject({
+      headerPrefix: 'APP-',
+      rowShape: 'fields',
+      typeFormat: 'code',
+    });
     expect(() => resolveOptions({ dialect: 'v2' as never })).toThrow(/dialect must be "platform" or "spec"/);
   });
 

@@ -36,10 +36,17 @@ describe('worksheet source filters', () => {
   });
 
   it('accepts a bare condition (it is sent inside a group) and a group', () => {
-    expect(() => parseJobSpec(pull('{ type: condition, field: status, operator: eq, value: shipped }'), 'jobs/export.yaml')).not.toThrow();
     expect(() =>
       parseJobSpec(
-        pull('{ type: group, logic: OR, children: [{ type: condition, field: status, operator: eq, value: a }] }'),
+        pull('{ type: condition, field: status, operator: eq, value: shipped }'),
+        'jobs/export.yaml',
+      ),
+    ).not.toThrow();
+    expect(() =>
+      parseJobSpec(
+        pull(
+          '{ type: group, logic: OR, children: [{ type: condition, field: status, operator: eq, value: a }] }',
+        ),
         'jobs/export.yaml',
       ),
     ).not.toThrow();

@@ -57,7 +57,13 @@ describe('rate limiter without Redis', () => {
   });
 
   it('runs at most maxConcurrent jobs at once', async () => {
-    const l = make({ budgetKey: 'unit:conc', initialRatePerSec: 1000, maxRatePerSec: 1000, burstMs: 1000, maxConcurrent: 2 });
+    const l = make({
+      budgetKey: 'unit:conc',
+      initialRatePerSec: 1000,
+      maxRatePerSec: 1000,
+      burstMs: 1000,
+      maxConcurrent: 2,
+    });
     let running = 0;
     let peak = 0;
     const jobs = Array.from({ length: 6 }, (_, i) =>
@@ -87,7 +93,13 @@ describe('rate limiter without Redis', () => {
   });
 
   it('pauses for backoff51Ms after code 51 and lowers the rate', async () => {
-    const l = make({ budgetKey: 'unit:51', initialRatePerSec: 10, maxRatePerSec: 10, decreaseFactor: 0.5, backoff51Ms: 2000 });
+    const l = make({
+      budgetKey: 'unit:51',
+      initialRatePerSec: 10,
+      maxRatePerSec: 10,
+      decreaseFactor: 0.5,
+      backoff51Ms: 2000,
+    });
     await l.onThrottled({ code: 51 });
     expect(l.currentRate()).toBe(5);
     const { started } = scheduleMany(l, 2);
@@ -100,7 +112,12 @@ describe('rate limiter without Redis', () => {
   });
 
   it('pauses for the longer backoff90000Ms after code 90000', async () => {
-    const l = make({ budgetKey: 'unit:90000', initialRatePerSec: 10, backoff51Ms: 1000, backoff90000Ms: 60_000 });
+    const l = make({
+      budgetKey: 'unit:90000',
+      initialRatePerSec: 10,
+      backoff51Ms: 1000,
+      backoff90000Ms: 60_000,
+    });
     await l.onThrottled({ code: 90000 });
     const { started } = scheduleMany(l, 1);
     await vi.advanceTimersByTimeAsync(59_000);

@@ -20,9 +20,18 @@ describe('rate limiter options', () => {
   it.each([
     [{ budgetKey: '' }, /budgetKey must be a non-empty string/],
     [{ budgetKey: 'k', maxRatePerSec: 0 }, /maxRatePerSec must be a finite number > 0, got 0/],
-    [{ budgetKey: 'k', initialRatePerSec: Number.NaN }, /initialRatePerSec must be a finite number > 0, got NaN/],
-    [{ budgetKey: 'k', minRatePerSec: 20, maxRatePerSec: 10 }, /minRatePerSec \(20\) must be <= maxRatePerSec \(10\)/],
-    [{ budgetKey: 'k', initialRatePerSec: 60 }, /initialRatePerSec \(60\) must lie between minRatePerSec \(0.5\) and maxRatePerSec \(50\)/],
+    [
+      { budgetKey: 'k', initialRatePerSec: Number.NaN },
+      /initialRatePerSec must be a finite number > 0, got NaN/,
+    ],
+    [
+      { budgetKey: 'k', minRatePerSec: 20, maxRatePerSec: 10 },
+      /minRatePerSec \(20\) must be <= maxRatePerSec \(10\)/,
+    ],
+    [
+      { budgetKey: 'k', initialRatePerSec: 60 },
+      /initialRatePerSec \(60\) must lie between minRatePerSec \(0.5\) and maxRatePerSec \(50\)/,
+    ],
     [{ budgetKey: 'k', decreaseFactor: 1 }, /decreaseFactor must be a number in \(0, 1\), got 1/],
     [{ budgetKey: 'k', maxConcurrent: 2.5 }, /maxConcurrent must be an integer >= 1, got 2.5/],
     [{ budgetKey: 'k', backoff51Ms: -1 }, /backoff51Ms must be a finite number >= 0, got -1/],

@@ -38,9 +38,9 @@ function reasonOf(result: MapResult): string {
 describe('Date fields', () => {
   it('accepts ISO dates and keeps the date a zone-less value spells', () => {
     expect(valueOf(mapOne(date, '2024-02-29'))).toBe('2024-02-29');
-    expect(valueOf(mapOne(date, '2024-03-01 23:30:00', { timezone: 'America/New_York' }, 'Asia/Shanghai'))).toBe(
-      '2024-03-01',
-    );
+    expect(
+      valueOf(mapOne(date, '2024-03-01 23:30:00', { timezone: 'America/New_York' }, 'Asia/Shanghai')),
+    ).toBe('2024-03-01');
   });
 
   it("writes a value carrying an offset as the organisation's date of that instant", () => {

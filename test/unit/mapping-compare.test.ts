@@ -5,7 +5,8 @@ import { mapRecord } from '../../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../../src/sync/mapping/map-result.ts';
 import { keyOfRow, rowMatches } from '../../src/sync/mapping/row-matches.ts';
 import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
-import type { FieldMapping, NormalisedRow } from '../../src/sync/types.ts';
+import type { NormalisedRow } from '../../src/api/types.ts';
+import type { FieldMapping } from '../../src/sync/types.ts';
 
 const structure: WorksheetStructure = {
   id: 'ws',
@@ -277,13 +278,23 @@ describe('attachments compare by file name, in the read shape the platform answe
   it('an unchanged attachment (read back as file_name + downloadUrl) is not uploaded again', () => {
     const read = row({
       f_no: '1',
-      files: [{ file_id: 'x', file_name: 'site-plan.pdf', file_size: 1024, downloadUrl: 'https://platform.example/dl/x' }],
+      files: [
+        {
+          file_id: 'x',
+          file_name: 'site-plan.pdf',
+          file_size: 1024,
+          downloadUrl: 'https://platform.example/dl/x',
+        },
+      ],
     });
     expect(rowMatches(filePlan, written.fields, read).same).toBe(true);
   });
 
   it('a different file name is a change', () => {
-    const read = row({ f_no: '1', files: [{ file_id: 'y', file_name: 'old.pdf', downloadUrl: 'https://platform.example/dl/y' }] });
+    const read = row({
+      f_no: '1',
+      files: [{ file_id: 'y', file_name: 'old.pdf', downloadUrl: 'https://platform.example/dl/y' }],
+    });
     expect(rowMatches(filePlan, written.fields, read).changed.map((f) => f.id)).toEqual(['f_files']);
   });
 });

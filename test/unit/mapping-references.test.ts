@@ -42,7 +42,9 @@ function fakeLookups() {
     calls,
     lookupMembers(by: 'name' | 'email', values: string[]) {
       calls.push({ kind: 'members', args: [by, values] });
-      return Promise.resolve(new Map(values.filter((v) => directory.has(v)).map((v) => [v, directory.get(v)!])));
+      return Promise.resolve(
+        new Map(values.filter((v) => directory.has(v)).map((v) => [v, directory.get(v)!])),
+      );
     },
     lookupRelations(worksheetId: string, keyField: string, values: string[]) {
       calls.push({ kind: 'relations', args: [worksheetId, keyField, values] });
@@ -66,7 +68,13 @@ describe('member mapping', () => {
 
   it('maps through a lookupTable, case-insensitively, and rejects a value missing from it by name', () => {
     const tablePlan = validateMapping(
-      [{ target: 'owner', from: 'owner', lookupTable: { 'ana@example.com': 'acc-ana', 'bo@example.com': 'acc-bo' } }],
+      [
+        {
+          target: 'owner',
+          from: 'owner',
+          lookupTable: { 'ana@example.com': 'acc-ana', 'bo@example.com': 'acc-bo' },
+        },
+      ],
       structure,
       { mode: 'append' },
     );

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.ts';
+import { createLogger } from '../../src/ground/logger.ts';
 import { createProgress } from '../../src/ops/progress.ts';
 
 function sink(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
@@ -11,14 +11,28 @@ function sink(): { stream: Writable; lines: () => Array<Record<string, unknown>>
       done();
     },
   });
-  return { stream, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('progress', () => {
   it('draws a one-line bar on a terminal', () => {
     const drawn: string[] = [];
     const { stream, lines } = sink();
-    const p = createProgress({ label: 'run orders', isTty: true, write: (t) => drawn.push(t), logger: createLogger({ destination: stream }) });
+    const p = createProgress({
+      label: 'run orders',
+      isTty: true,
+      write: (t) => drawn.push(t),
+      logger: createLogger({ destination: stream }),
+    });
     p.update({ read: 10, written: 5, deadLettered: 0, total: 10 });
     p.update({ read: 10, written: 9, deadLettered: 1, total: 10 });
     p.done();
@@ -31,7 +45,13 @@ describe('progress', () => {
   it('logs structured lines elsewhere, at most one per interval, and a last one when done', () => {
     const drawn: string[] = [];
     const { stream, lines } = sink();
-    const p = createProgress({ label: 'run orders', isTty: false, write: (t) => drawn.push(t), logger: createLogger({ destination: stream }), intervalMs: 60_000 });
+    const p = createProgress({
+      label: 'run orders',
+      isTty: false,
+      write: (t) => drawn.push(t),
+      logger: createLogger({ destination: stream }),
+      intervalMs: 60_000,
+    });
     p.update({ read: 1, written: 1, deadLettered: 0 });
     p.update({ read: 2, written: 2, deadLettered: 0 });
     p.done();

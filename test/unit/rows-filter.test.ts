@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { and, or, validateFilter, where } from '../../src/api/rows/filter-builder.ts';
 import { FilterError } from '../../src/api/rows/row-errors.ts';
-import { ConfigError, classifyError } from '../../src/api/errors.ts';
+import { ConfigError, classifyError } from '../../src/ground/errors.ts';
 import { FILTER_OPERATORS } from '../../src/api/field-types.ts';
 import type { FilterOperator } from '../../src/api/field-types.ts';
 import type { Filter, WorksheetStructure } from '../../src/api/types.ts';

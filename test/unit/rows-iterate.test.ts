@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { iterateRowPages, iterateRows } from '../../src/api/rows/iterate-rows.ts';
 import type { ListPage } from '../../src/api/rows/iterate-rows.ts';
 import { RowPagingError } from '../../src/api/rows/row-errors.ts';
-import { ConfigError } from '../../src/api/errors.ts';
+import { ConfigError } from '../../src/ground/errors.ts';
 import type { ListRowsBody, ListRowsData, WireRow } from '../../src/api/types.ts';
 
 /** An in-memory worksheet answering list requests the way the platform pages them. */

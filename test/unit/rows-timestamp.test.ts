@@ -4,7 +4,7 @@ import {
   parsePlatformTimestamp,
 } from '../../src/api/rows/parse-platform-timestamp.ts';
 import { RowShapeError } from '../../src/api/rows/row-errors.ts';
-import { ConfigError } from '../../src/api/errors.ts';
+import { ConfigError } from '../../src/ground/errors.ts';
 
 describe('parsePlatformTimestamp', () => {
   it("reads the spec's ISO 8601 UTC form with milliseconds", () => {

@@ -18,7 +18,9 @@ const read = (spec: Omit<CsvSourceSpec, 'type'>, extra: { since?: unknown; curso
 describe('csv source', () => {
   it('reads a BOM-prefixed file with quoted delimiters, quotes and line breaks, reporting start lines', async () => {
     for (const nl of ['\n', '\r\n']) {
-      const text = ['\uFEFFid,name,note', '1,"Smith, Jo","said ""hi"""', '2,Ann,"two', 'lines"', '3,Bo,plain'].join(nl) + nl;
+      const text =
+        ['\uFEFFid,name,note', '1,"Smith, Jo","said ""hi"""', '2,Ann,"two', 'lines"', '3,Bo,plain'].join(nl) +
+        nl;
       await tmp.write('people.csv', text);
       const items = await read({ path: 'people.csv' });
       expect(items.map((i) => i.data)).toEqual([
@@ -61,7 +63,9 @@ describe('csv source', () => {
 
   it('decodes latin1 files', async () => {
     await tmp.write('latin.csv', Buffer.from('name,city\nJosé,Zürich\n', 'latin1'));
-    expect((await read({ path: 'latin.csv', encoding: 'latin1' })).map((i) => i.data)).toEqual([{ name: 'José', city: 'Zürich' }]);
+    expect((await read({ path: 'latin.csv', encoding: 'latin1' })).map((i) => i.data)).toEqual([
+      { name: 'José', city: 'Zürich' },
+    ]);
   });
 
   it('names columns col1..colN when there is no header row', async () => {
@@ -75,15 +79,23 @@ describe('csv source', () => {
 
   it('honours another delimiter and quote character', async () => {
     await tmp.write('semi.csv', "a;b\n'x;y';2\n");
-    expect((await read({ path: 'semi.csv', delimiter: ';', quote: "'" })).map((i) => i.data)).toEqual([{ a: 'x;y', b: '2' }]);
+    expect((await read({ path: 'semi.csv', delimiter: ';', quote: "'" })).map((i) => i.data)).toEqual([
+      { a: 'x;y', b: '2' },
+    ]);
   });
 
   it('yields a row with the wrong field count as an invalid record naming file and line, and reads on', async () => {
     await tmp.write('ragged.csv', 'a,b\n1,2\n3,4,5\n6\n7,8\n');
     const items = await read({ path: 'ragged.csv' });
     expect(items).toHaveLength(4);
-    expect(items[1]).toMatchObject({ data: {}, position: { index: 1, line: 3 }, error: { code: 'SOURCE_RECORD_INVALID' } });
-    expect(items[1]?.error?.message).toBe(`${join(tmp.dir, 'ragged.csv')} line 3: 3 fields, but the header has 2`);
+    expect(items[1]).toMatchObject({
+      data: {},
+      position: { index: 1, line: 3 },
+      error: { code: 'SOURCE_RECORD_INVALID' },
+    });
+    expect(items[1]?.error?.message).toBe(
+      `${join(tmp.dir, 'ragged.csv')} line 3: 3 fields, but the header has 2`,
+    );
     expect(items[2]?.error?.message).toContain('line 4: 1 fields');
     expect(items[3]).toMatchObject({ data: { a: '7', b: '8' }, position: { index: 3, line: 5 } });
   });
@@ -112,10 +124,17 @@ describe('csv source', () => {
   });
 
   it('reads only records past the saved cursor, comparing numbers as numbers and dates as dates', async () => {
-    await tmp.write('inc.csv', 'id,seq,at\na,9,2024-01-02T00:00:00Z\nb,10,2024-01-03\nc,100,2023-12-31T23:59:59Z\nd,,\n');
+    await tmp.write(
+      'inc.csv',
+      'id,seq,at\na,9,2024-01-02T00:00:00Z\nb,10,2024-01-03\nc,100,2023-12-31T23:59:59Z\nd,,\n',
+    );
     const bySeq = await read({ path: 'inc.csv' }, { since: '9', cursorField: 'seq' });
     // "10" and "100" are past 9 as numbers (as strings they would sort before "9"); d has no cursor and is kept.
-    expect(bySeq.map((i) => [i.data.id, i.cursor])).toEqual([['b', '10'], ['c', '100'], ['d', undefined]]);
+    expect(bySeq.map((i) => [i.data.id, i.cursor])).toEqual([
+      ['b', '10'],
+      ['c', '100'],
+      ['d', undefined],
+    ]);
     const byDate = await read({ path: 'inc.csv' }, { since: '2024-01-02T00:00:00.000Z', cursorField: 'at' });
     expect(byDate.map((i) => i.data.id)).toEqual(['b', 'd']);
     const first = await read({ path: 'inc.csv' }, { cursorField: 'seq' });
@@ -124,11 +143,15 @@ describe('csv source', () => {
 
   it('streams a large CRLF file with multi-line fields and keeps every line number right', async () => {
     const rows = ['id,text'];
-    for (let i = 1; i <= 200_000; i++) rows.push(i % 1000 === 0 ? `${i},"multi\r\nline ${i}"` : `${i},row ${i}`);
+    for (let i = 1; i <= 200_000; i++)
+      rows.push(i % 1000 === 0 ? `${i},"multi\r\nline ${i}"` : `${i},row ${i}`);
     await tmp.write('large.csv', rows.join('\r\n') + '\r\n');
     let count = 0;
     let line = 2;
-    for await (const item of createSource({ type: 'csv', path: 'large.csv' }, { env: {}, baseDir: tmp.dir })) {
+    for await (const item of createSource(
+      { type: 'csv', path: 'large.csv' },
+      { env: {}, baseDir: tmp.dir },
+    )) {
       count++;
       expect(item.position.line).toBe(line);
       expect(item.data.id).toBe(String(count));

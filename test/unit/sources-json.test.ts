@@ -13,24 +13,39 @@ afterAll(async () => {
 });
 
 const read = (path: string, itemsPath?: string) =>
-  collect(createSource({ type: 'json', path, ...(itemsPath === undefined ? {} : { itemsPath }) }, { env: {}, baseDir: tmp.dir }));
+  collect(
+    createSource(
+      { type: 'json', path, ...(itemsPath === undefined ? {} : { itemsPath }) },
+      { env: {}, baseDir: tmp.dir },
+    ),
+  );
 
 /** Feeds a document in chunks of `size` characters and returns the elements' text. */
 function scan(doc: string, path: string[], size: number): string[] {
   const scanner = createJsonArrayScanner(path);
   const out: string[] = [];
-  for (let i = 0; i < doc.length && !scanner.done; i += size) out.push(...scanner.push(doc.slice(i, i + size)).map((e) => e.text));
+  for (let i = 0; i < doc.length && !scanner.done; i += size)
+    out.push(...scanner.push(doc.slice(i, i + size)).map((e) => e.text));
   scanner.end();
   return out;
 }
 
 describe('json source', () => {
   it('reads a root array with element line numbers', async () => {
-    await tmp.write('root.json', '\uFEFF[\n  {"id": 1, "s": "a ] } , \\" ["},\n  {"id": 2, "nested": {"list": [1, {"x": "}"}]}}\n]\n');
+    await tmp.write(
+      'root.json',
+      '\uFEFF[\n  {"id": 1, "s": "a ] } , \\" ["},\n  {"id": 2, "nested": {"list": [1, {"x": "}"}]}}\n]\n',
+    );
     const items = await read('root.json');
     expect(items.map((i) => [i.data, i.position])).toEqual([
-      [{ id: 1, s: 'a ] } , " [' }, { index: 0, line: 2 }],
-      [{ id: 2, nested: { list: [1, { x: '}' }] } }, { index: 1, line: 3 }],
+      [
+        { id: 1, s: 'a ] } , " [' },
+        { index: 0, line: 2 },
+      ],
+      [
+        { id: 2, nested: { list: [1, { x: '}' }] } },
+        { index: 1, line: 3 },
+      ],
     ]);
   });
 
@@ -56,16 +71,24 @@ describe('json source', () => {
     await tmp.write('mixed.json', '[{"id":1},\n5,\n{"id":3}]');
     const items = await read('mixed.json');
     expect(items.map((i) => i.data)).toEqual([{ id: 1 }, {}, { id: 3 }]);
-    expect(items[1]?.error?.message).toBe(`${join(tmp.dir, 'mixed.json')} line 2: array element 2: expected a JSON object, found a number`);
+    expect(items[1]?.error?.message).toBe(
+      `${join(tmp.dir, 'mixed.json')} line 2: array element 2: expected a JSON object, found a number`,
+    );
   });
 
   it('explains a document of the wrong shape, naming file and line', async () => {
     await tmp.write('obj.json', '{"data": {"items": {"id": 1}}}');
     const notArray = await rejection(read('obj.json'));
     expect(notArray.code).toBe('SOURCE_FORMAT');
-    expect(notArray.message).toBe(`${join(tmp.dir, 'obj.json')} line 1: malformed JSON: the document is an object, not an array; set itemsPath to the array inside it`);
-    expect((await rejection(read('obj.json', 'data.items'))).message).toContain('itemsPath "data.items" is an object, expected an array');
-    expect((await rejection(read('obj.json', 'data.rows'))).message).toContain('itemsPath "data.rows" not found');
+    expect(notArray.message).toBe(
+      `${join(tmp.dir, 'obj.json')} line 1: malformed JSON: the document is an object, not an array; set itemsPath to the array inside it`,
+    );
+    expect((await rejection(read('obj.json', 'data.items'))).message).toContain(
+      'itemsPath "data.items" is an object, expected an array',
+    );
+    expect((await rejection(read('obj.json', 'data.rows'))).message).toContain(
+      'itemsPath "data.rows" not found',
+    );
     await tmp.write('cut.json', '[\n{"id":1},\n{"id":');
     const cut = await rejection(read('cut.json'));
     expect(cut.message).toContain('line 3');
@@ -76,10 +99,14 @@ describe('json source', () => {
 
   it('streams a 200k-element file and stops reading once the array is closed', async () => {
     const parts: string[] = [];
-    for (let i = 0; i < 200_000; i++) parts.push(JSON.stringify({ id: i, name: `name ${i}`, tags: ['a', 'b'], text: 'x'.repeat(i % 50) }));
+    for (let i = 0; i < 200_000; i++)
+      parts.push(JSON.stringify({ id: i, name: `name ${i}`, tags: ['a', 'b'], text: 'x'.repeat(i % 50) }));
     await tmp.write('large.json', `{"count":200000,"items":[\n${parts.join(',\n')}\n],"trailing":"not read"`);
     let count = 0;
-    for await (const item of createSource({ type: 'json', path: 'large.json', itemsPath: 'items' }, { env: {}, baseDir: tmp.dir })) {
+    for await (const item of createSource(
+      { type: 'json', path: 'large.json', itemsPath: 'items' },
+      { env: {}, baseDir: tmp.dir },
+    )) {
       expect(item.data.id).toBe(count);
       expect(item.position.line).toBe(count + 2);
       count++;

@@ -19,8 +19,14 @@ describe('ndjson source', () => {
     await tmp.write('a.ndjson', '\uFEFF{"id":1,"tags":["x"]}\r\n\r\n   \n{"id":2,"n":{"deep":true}}\n');
     const items = await read('a.ndjson');
     expect(items.map((i) => [i.data, i.position])).toEqual([
-      [{ id: 1, tags: ['x'] }, { index: 0, line: 1 }],
-      [{ id: 2, n: { deep: true } }, { index: 1, line: 4 }],
+      [
+        { id: 1, tags: ['x'] },
+        { index: 0, line: 1 },
+      ],
+      [
+        { id: 2, n: { deep: true } },
+        { index: 1, line: 4 },
+      ],
     ]);
   });
 
@@ -48,7 +54,10 @@ describe('ndjson source', () => {
     const controller = new AbortController();
     const seen: unknown[] = [];
     const reading = (async () => {
-      for await (const item of createSource({ type: 'ndjson', path: 'abort.ndjson' }, { env: {}, baseDir: tmp.dir, signal: controller.signal })) {
+      for await (const item of createSource(
+        { type: 'ndjson', path: 'abort.ndjson' },
+        { env: {}, baseDir: tmp.dir, signal: controller.signal },
+      )) {
         seen.push(item.data.id);
         controller.abort();
       }

@@ -4,7 +4,7 @@ import { createSource } from '../../src/sync/sources/create-source.ts';
 import type { SourceDeps, WorksheetReadQuery } from '../../src/sync/sources/source-deps.ts';
 import type { SourceSpec } from '../../src/sync/sources/source-spec.ts';
 import { splitRange } from '../../src/sync/split-range.ts';
-import type { NormalisedRow } from '../../src/sync/types.ts';
+import type { NormalisedRow } from '../../src/api/types.ts';
 import { collect, createTempDir, rejection } from '../fixtures/sources/source-test-kit.ts';
 
 describe('createCursorFilter with until', () => {

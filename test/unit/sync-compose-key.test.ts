@@ -17,7 +17,9 @@ describe('composite keys', () => {
   });
 
   it('looks rows up by their combinations: an OR of AND groups, the two levels the platform allows', () => {
-    expect(keysFilter(['f_c', 'f_r'], [composeKey(['C-1', 'north'])!, composeKey(['C-2', 'south'])!])).toEqual({
+    expect(
+      keysFilter(['f_c', 'f_r'], [composeKey(['C-1', 'north'])!, composeKey(['C-2', 'south'])!]),
+    ).toEqual({
       type: 'group',
       logic: 'OR',
       children: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ConfigError } from '../../src/api/errors.ts';
+import { ApiError, ConfigError } from '../../src/ground/errors.ts';
 import { isLaterCursor } from '../../src/sync/cursor.ts';
 import { RunStoppedError, stopsRun } from '../../src/sync/write-batch.ts';
 
@@ -33,7 +33,12 @@ describe('isLaterCursor: the cursor a run saves only moves forward', () => {
 
 describe('stopsRun: which failures end the run instead of the batch', () => {
   const api = (category: ApiError['category'], errorCode?: number) =>
-    new ApiError('x', { method: 'POST', path: '/v3/x', category, ...(errorCode === undefined ? {} : { errorCode }) });
+    new ApiError('x', {
+      method: 'POST',
+      path: '/v3/x',
+      category,
+      ...(errorCode === undefined ? {} : { errorCode }),
+    });
 
   it('stops on configuration, authentication, permission and a missing worksheet', () => {
     expect(stopsRun(new ConfigError('no key'))).toBe(true);

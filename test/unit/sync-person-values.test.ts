@@ -36,7 +36,14 @@ describe('person form of worksheet values', () => {
         budget: '125000.50',
         lead: [{ accountId: 'acc-1', fullname: 'Dana Whitfield', avatar: 'x', status: 1 }],
         customer: [{ sid: 'row-1', name: 'Northwind' }],
-        files: [{ file_id: 'f', file_name: 'site-plan.pdf', file_size: 10, downloadUrl: 'https://files.example/p.pdf' }],
+        files: [
+          {
+            file_id: 'f',
+            file_name: 'site-plan.pdf',
+            file_size: 10,
+            downloadUrl: 'https://files.example/p.pdf',
+          },
+        ],
         is_active: '1',
         region: { code: '310104', name: 'Shanghai/Xuhui District' },
         site: '{"x":4.4,"y":51.9,"address":"Wilhelminakade 1, Rotterdam","title":"Head office"}',

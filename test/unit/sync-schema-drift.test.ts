@@ -7,7 +7,16 @@ const before: WorksheetStructure = {
   name: 'Customers',
   fields: [
     { id: 'f1', name: 'No', alias: 'no', type: 'Text', required: true },
-    { id: 'f2', name: 'Tier', alias: 'tier', type: 'SingleSelect', options: [{ key: 'k-g', value: 'Gold' }, { key: 'k-s', value: 'Silver' }] },
+    {
+      id: 'f2',
+      name: 'Tier',
+      alias: 'tier',
+      type: 'SingleSelect',
+      options: [
+        { key: 'k-g', value: 'Gold' },
+        { key: 'k-s', value: 'Silver' },
+      ],
+    },
     { id: 'f3', name: 'Spend', alias: 'spend', type: 'Number' },
     { id: 'f4', name: 'Note', alias: 'note', type: 'Text' },
   ],
@@ -18,7 +27,9 @@ const mappings = [
   { target: 'spend', from: 'spend' },
 ];
 
-const change = (edit: (fields: WorksheetStructure['fields']) => WorksheetStructure['fields']): WorksheetStructure => ({
+const change = (
+  edit: (fields: WorksheetStructure['fields']) => WorksheetStructure['fields'],
+): WorksheetStructure => ({
   ...before,
   fields: edit(before.fields.map((f) => ({ ...f }))),
 });
@@ -28,13 +39,25 @@ describe('schema drift since the last successful run', () => {
 
   it('finds nothing when nothing the mapping uses changed (an unmapped field may change freely)', () => {
     expect(structureDrift(snapshot, before, mappings, true)).toEqual([]);
-    expect(structureDrift(snapshot, change((fs) => fs.filter((f) => f.id !== 'f4')), mappings, true)).toEqual([]);
+    expect(
+      structureDrift(
+        snapshot,
+        change((fs) => fs.filter((f) => f.id !== 'f4')),
+        mappings,
+        true,
+      ),
+    ).toEqual([]);
   });
 
   it('names a mapped field that was deleted', () => {
-    expect(structureDrift(snapshot, change((fs) => fs.filter((f) => f.id !== 'f3')), mappings, true)).toEqual([
-      'spend: field "Spend" (f3) was deleted from the worksheet since the last successful run',
-    ]);
+    expect(
+      structureDrift(
+        snapshot,
+        change((fs) => fs.filter((f) => f.id !== 'f3')),
+        mappings,
+        true,
+      ),
+    ).toEqual(['spend: field "Spend" (f3) was deleted from the worksheet since the last successful run']);
   });
 
   it('names a mapped field whose type changed, whatever form the type is given in', () => {
@@ -42,12 +65,29 @@ describe('schema drift since the last successful run', () => {
     expect(structureDrift(snapshot, retyped, mappings, true)).toEqual([
       'spend: field "Spend" changed type from Number to Text since the last successful run',
     ]);
-    expect(structureDrift(snapshot, change((fs) => fs.map((f) => (f.id === 'f3' ? { ...f, type: '6' } : f))), mappings, true)).toEqual([]);
+    expect(
+      structureDrift(
+        snapshot,
+        change((fs) => fs.map((f) => (f.id === 'f3' ? { ...f, type: '6' } : f))),
+        mappings,
+        true,
+      ),
+    ).toEqual([]);
   });
 
   it('names a deleted option of a mapped select (removed or flagged isDeleted), unless the mapping creates options', () => {
     const flagged = change((fs) =>
-      fs.map((f) => (f.id === 'f2' ? { ...f, options: [{ key: 'k-g', value: 'Gold', isDeleted: true }, { key: 'k-s', value: 'Silver' }] } : f)),
+      fs.map((f) =>
+        f.id === 'f2'
+          ? {
+              ...f,
+              options: [
+                { key: 'k-g', value: 'Gold', isDeleted: true },
+                { key: 'k-s', value: 'Silver' },
+              ],
+            }
+          : f,
+      ),
     );
     expect(structureDrift(snapshot, flagged, mappings, true)).toEqual([
       'tier: option "Gold" of field "Tier" was deleted since the last successful run; rows that still use it would be refused (restore the option, or set createOptions)',
@@ -57,7 +97,10 @@ describe('schema drift since the last successful run', () => {
   });
 
   it('names a new required field the mapping does not fill, when the job creates rows', () => {
-    const added = change((fs) => [...fs, { id: 'f5', name: 'Region', alias: 'region', type: 'Text', required: true }]);
+    const added = change((fs) => [
+      ...fs,
+      { id: 'f5', name: 'Region', alias: 'region', type: 'Text', required: true },
+    ]);
     expect(structureDrift(snapshot, added, mappings, true)).toEqual([
       'region: field "Region" is new and required since the last successful run, and the mapping does not fill it',
     ]);

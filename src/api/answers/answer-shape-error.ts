@@ -4,8 +4,8 @@
  * category and a log line shows the request, but it is thrown after the exchange, so
  * the client's retry loop never repeats a request because of it.
  */
-import { ApiError } from '../errors.ts';
-import type { ErrorCategory, RowbridgeErrorCode } from '../errors.ts';
+import { ApiError } from '../../ground/errors.ts';
+import type { ErrorCategory, RowbridgeErrorCode } from '../../ground/errors.ts';
 
 /** Where an answer came from: the client method and the request it made. */
 export interface AnswerRef {

@@ -92,7 +92,8 @@ function throttled(state: BudgetState, config: BudgetConfig, nowMs: number, paus
   const pausedUntilMs = Math.max(next.pausedUntilMs, nowMs + pauseMs);
   // Requests already in flight when the first throttled answer arrived come back
   // throttled too; they describe the same overload, so the rate drops once per pause.
-  const rate = nowMs < next.pausedUntilMs ? next.rate : Math.max(config.minRate, next.rate * config.decreaseFactor);
+  const rate =
+    nowMs < next.pausedUntilMs ? next.rate : Math.max(config.minRate, next.rate * config.decreaseFactor);
   return {
     ...next,
     rate,
@@ -115,7 +116,11 @@ function success(state: BudgetState, config: BudgetConfig, nowMs: number): Budge
   if (!due || !demandBound || next.rate >= config.maxRate) {
     return next;
   }
-  return { ...next, rate: Math.min(config.maxRate, next.rate + config.increasePerSec), lastIncreaseMs: nowMs };
+  return {
+    ...next,
+    rate: Math.min(config.maxRate, next.rate + config.increasePerSec),
+    lastIncreaseMs: nowMs,
+  };
 }
 
 /** The budget's transitions; each takes the state and the current time and returns the next state. */

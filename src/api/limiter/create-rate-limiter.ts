@@ -1,50 +1,10 @@
 import { AsyncResource } from 'node:async_hooks';
 import Bottleneck from 'bottleneck';
-import type { Redis } from 'ioredis';
 import type { BudgetReply, BudgetStore } from './budget-store.ts';
 import { createMemoryBudgetStore } from './create-memory-budget-store.ts';
 import { createRedisBudgetStore } from './create-redis-budget-store.ts';
 import { resolveLimiterSettings } from './limiter-options.ts';
-
-/**
- * Options of {@link createRateLimiter}. Rates are for the whole budget, i.e. all
- * processes sharing `budgetKey`, not per process.
- *
- * The shared state expires after `idleTtlMs` without use: the next run then starts
- * again from `initialRatePerSec` rather than from what the last run learned.
- */
-export interface RateLimiterOptions {
-  /** Shared-budget key; the client derives it from a hash of the credential identity, never the secret. e.g. "rowbridge:budget:3f9a..." */
-  budgetKey: string;
-  /** ioredis client; when absent the budget is in-process only (single-process use, unit tests). */
-  redis?: Redis;
-  /** Rate of a new budget in requests/second. @defaultValue 10 */
-  initialRatePerSec?: number;
-  /** Ceiling of the rate. @defaultValue 50 */
-  maxRatePerSec?: number;
-  /** Floor of the rate. @defaultValue 0.5 */
-  minRatePerSec?: number;
-  /** Max in-flight requests in this process (bottleneck maxConcurrent). @defaultValue 8 */
-  maxConcurrent?: number;
-  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.8 */
-  decreaseFactor?: number;
-  /** Additive increase (requests/second) per success window. @defaultValue 1 */
-  increasePerSec?: number;
-  /** Length of a success window: at most one increase per window. @defaultValue 1000 */
-  increaseIntervalMs?: number;
-  /** Burst allowance: the bucket holds this many milliseconds of the rate (at least one request). @defaultValue 200 */
-  burstMs?: number;
-  /** Pause of the whole budget after code 51 or HTTP 429 without Retry-After. @defaultValue 1000 */
-  backoff51Ms?: number;
-  /** Pause of the whole budget after code 90000 (count over the limit, quota-like) without Retry-After. @defaultValue 60000 */
-  backoff90000Ms?: number;
-  /** A budget nobody touched for this long is deleted from Redis. @defaultValue 600000 */
-  idleTtlMs?: number;
-  /** Receives failures of the background update behind onSuccess (the rate then just does not rise). */
-  onError?: (err: Error) => void;
-  /** Clock of the in-process budget, for tests; the Redis budget always uses Redis server time. @defaultValue Date.now */
-  now?: () => number;
-}
+import type { RateLimiterOptions } from './limiter-options.ts';
 
 /** Paces requests of one credential: shared rate budget plus in-process concurrency. */
 export interface RateLimiter {
@@ -86,7 +46,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const settings = resolveLimiterSettings(options);
   const now = options.now ?? Date.now;
   const store: BudgetStore = options.redis
-    ? createRedisBudgetStore({ redis: options.redis, budgetKey: settings.budgetKey, config: settings.budget, idleTtlMs: settings.idleTtlMs })
+    ? createRedisBudgetStore({
+        redis: options.redis,
+        budgetKey: settings.budgetKey,
+        config: settings.budget,
+        idleTtlMs: settings.idleTtlMs,
+      })
     : createMemoryBudgetStore({ config: settings.budget, now });
   const bottleneck = new Bottleneck({ maxConcurrent: settings.maxConcurrent });
   const abort = new AbortController();
@@ -155,7 +120,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       // The budget raises the rate at most once per increaseIntervalMs anyway; reporting
       // every answer would only add one Redis round trip per request.
       const t = now();
-      if (stopPromise || successInFlight || t - lastSuccessSentMs < settings.budget.increaseIntervalMs / 4) return;
+      if (stopPromise || successInFlight || t - lastSuccessSentMs < settings.budget.increaseIntervalMs / 4)
+        return;
       lastSuccessSentMs = t;
       successInFlight = store
         .success()

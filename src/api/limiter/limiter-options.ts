@@ -1,5 +1,45 @@
 import type { BudgetConfig } from './budget-transitions.ts';
-import type { RateLimiterOptions } from './create-rate-limiter.ts';
+import type { Redis } from 'ioredis';
+
+/**
+ * Options of {@link createRateLimiter}. Rates are for the whole budget, i.e. all
+ * processes sharing `budgetKey`, not per process.
+ *
+ * The shared state expires after `idleTtlMs` without use: the next run then starts
+ * again from `initialRatePerSec` rather than from what the last run learned.
+ */
+export interface RateLimiterOptions {
+  /** Shared-budget key; the client derives it from a hash of the credential identity, never the secret. e.g. "rowbridge:budget:3f9a..." */
+  budgetKey: string;
+  /** ioredis client; when absent the budget is in-process only (single-process use, unit tests). */
+  redis?: Redis;
+  /** Rate of a new budget in requests/second. @defaultValue 10 */
+  initialRatePerSec?: number;
+  /** Ceiling of the rate. @defaultValue 50 */
+  maxRatePerSec?: number;
+  /** Floor of the rate. @defaultValue 0.5 */
+  minRatePerSec?: number;
+  /** Max in-flight requests in this process (bottleneck maxConcurrent). @defaultValue 8 */
+  maxConcurrent?: number;
+  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.8 */
+  decreaseFactor?: number;
+  /** Additive increase (requests/second) per success window. @defaultValue 1 */
+  increasePerSec?: number;
+  /** Length of a success window: at most one increase per window. @defaultValue 1000 */
+  increaseIntervalMs?: number;
+  /** Burst allowance: the bucket holds this many milliseconds of the rate (at least one request). @defaultValue 200 */
+  burstMs?: number;
+  /** Pause of the whole budget after code 51 or HTTP 429 without Retry-After. @defaultValue 1000 */
+  backoff51Ms?: number;
+  /** Pause of the whole budget after code 90000 (count over the limit, quota-like) without Retry-After. @defaultValue 60000 */
+  backoff90000Ms?: number;
+  /** A budget nobody touched for this long is deleted from Redis. @defaultValue 600000 */
+  idleTtlMs?: number;
+  /** Receives failures of the background update behind onSuccess (the rate then just does not rise). */
+  onError?: (err: Error) => void;
+  /** Clock of the in-process budget, for tests; the Redis budget always uses Redis server time. @defaultValue Date.now */
+  now?: () => number;
+}
 
 /** Everything the limiter needs once defaults are applied and values validated. */
 export interface ResolvedLimiterSettings {
@@ -46,14 +86,21 @@ function nonNegative(name: string, value: number): number {
 /** Applies defaults and validates; messages name the option and the allowed range. */
 export function resolveLimiterSettings(input: LimiterSettingsInput): ResolvedLimiterSettings {
   if (typeof input.budgetKey !== 'string' || input.budgetKey.trim() === '') {
-    throw new TypeError('rate limiter option budgetKey must be a non-empty string (e.g. "rowbridge:budget:<hash>")');
+    throw new TypeError(
+      'rate limiter option budgetKey must be a non-empty string (e.g. "rowbridge:budget:<hash>")',
+    );
   }
   const d = LIMITER_DEFAULTS;
   const maxRate = positive('maxRatePerSec', input.maxRatePerSec ?? d.maxRatePerSec);
   const minRate = positive('minRatePerSec', input.minRatePerSec ?? Math.min(d.minRatePerSec, maxRate));
-  const initialRate = positive('initialRatePerSec', input.initialRatePerSec ?? Math.min(d.initialRatePerSec, maxRate));
+  const initialRate = positive(
+    'initialRatePerSec',
+    input.initialRatePerSec ?? Math.min(d.initialRatePerSec, maxRate),
+  );
   if (minRate > maxRate) {
-    throw new RangeError(`rate limiter option minRatePerSec (${minRate}) must be <= maxRatePerSec (${maxRate})`);
+    throw new RangeError(
+      `rate limiter option minRatePerSec (${minRate}) must be <= maxRatePerSec (${maxRate})`,
+    );
   }
   if (initialRate < minRate || initialRate > maxRate) {
     throw new RangeError(
@@ -62,11 +109,15 @@ export function resolveLimiterSettings(input: LimiterSettingsInput): ResolvedLim
   }
   const decreaseFactor = input.decreaseFactor ?? d.decreaseFactor;
   if (!Number.isFinite(decreaseFactor) || decreaseFactor <= 0 || decreaseFactor >= 1) {
-    throw new RangeError(`rate limiter option decreaseFactor must be a number in (0, 1), got ${String(decreaseFactor)}`);
+    throw new RangeError(
+      `rate limiter option decreaseFactor must be a number in (0, 1), got ${String(decreaseFactor)}`,
+    );
   }
   const maxConcurrent = input.maxConcurrent ?? d.maxConcurrent;
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
-    throw new RangeError(`rate limiter option maxConcurrent must be an integer >= 1, got ${String(maxConcurrent)}`);
+    throw new RangeError(
+      `rate limiter option maxConcurrent must be an integer >= 1, got ${String(maxConcurrent)}`,
+    );
   }
   return {
     budgetKey: input.budgetKey,

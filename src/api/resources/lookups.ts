@@ -1,7 +1,7 @@
 import { parseDepartmentsLookup, parseRegions, parseUsersLookup } from '../answers/parse-lookups.ts';
 import type { LookupDepartment, LookupUser, Region } from '../answers/parse-lookups.ts';
 import type { CallFn } from '../create-api-client.ts';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import { answerRef, buildOperation } from './build-operation.ts';
 import type { QueryParams, RequestOptions } from './build-operation.ts';
 

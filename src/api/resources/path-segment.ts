@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 
 /**
  * An id as one path segment, percent-encoded. An empty id would silently address

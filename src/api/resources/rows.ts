@@ -3,7 +3,7 @@ import type { PivotBody, PivotResult } from '../answers/parse-pivot.ts';
 import { parseRow, parseRowList } from '../answers/parse-row-list.ts';
 import { parseBatchCreated, parseBatchUpdated, parseRowId } from '../answers/parse-write-results.ts';
 import type { CallFn } from '../create-api-client.ts';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import type { BatchUpdateResult, ListRowsBody, ListRowsData, WireRow } from '../types.ts';
 import { answerRef, buildOperation } from './build-operation.ts';
 import type { JsonObject, QueryParams, RequestOptions } from './build-operation.ts';

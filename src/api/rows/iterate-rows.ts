@@ -3,7 +3,7 @@
  * at 1, `pageSize` is at most 1000, `total` only comes back with `includeTotalCount`).
  */
 import { readLooseInteger } from '../answers/read-loose.ts';
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import type { ListRowsBody, ListRowsData, Sort, WireRow } from '../types.ts';
 import { RowPagingError } from './row-errors.ts';
 import { wireRowId } from './wire-row-id.ts';

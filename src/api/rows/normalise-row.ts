@@ -8,7 +8,7 @@
  * caid, ...). Cell values are passed on as received; converting them is the mapping's job.
  */
 import type { WireRow, WorksheetField, WorksheetStructure } from '../types.ts';
-import type { NormalisedRow } from '../../sync/types.ts';
+import type { NormalisedRow } from '../types.ts';
 import { createTimestampParser } from './parse-platform-timestamp.ts';
 import type { TimestampParser } from './parse-platform-timestamp.ts';
 import { readUserRef } from './read-user-ref.ts';

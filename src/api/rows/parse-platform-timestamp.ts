@@ -3,7 +3,7 @@
  * UTC with milliseconds (`2024-03-25T07:52:58.123Z`), and the public platform's
  * `2024-03-25 15:52:58`, which carries no zone and is in the organisation's time zone.
  */
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import { createZoneClock } from '../zone-clock.ts';
 import type { ZoneClock } from '../zone-clock.ts';
 import { RowShapeError } from './row-errors.ts';

@@ -4,8 +4,8 @@
  * error (the job spec or the caller is wrong, nothing was sent, the run stops), a row
  * or page the helpers cannot read is a response error.
  */
-import { ConfigError, RowbridgeError } from '../errors.ts';
-import type { RowbridgeErrorCode } from '../errors.ts';
+import { ConfigError, RowbridgeError } from '../../ground/errors.ts';
+import type { RowbridgeErrorCode } from '../../ground/errors.ts';
 import type { FilterOperator } from '../field-types.ts';
 
 /** What a {@link FilterError} points at, so a caller can show or match on it. */

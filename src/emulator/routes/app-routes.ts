@@ -72,7 +72,8 @@ export function createAppRoutes(deps: EmulatorDeps): Route[] {
       method: 'GET',
       path: '/app',
       scope: 'app',
-      handler: (ctx) => (deps.options.dialect === 'platform' ? platformAppView(deps, ctx.app) : appView(deps, ctx.app)),
+      handler: (ctx) =>
+        deps.options.dialect === 'platform' ? platformAppView(deps, ctx.app) : appView(deps, ctx.app),
     },
     {
       method: 'POST',

@@ -29,7 +29,8 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
   /** The platform's lookups take an exact `name`, required (platform-shapes §9 [C]). */
   const exactName = (ctx: { query: URLSearchParams }): string => {
     const name = ctx.query.get('name');
-    if (name === null || name.trim() === '') throw paramError('name is required: the lookup matches it exactly');
+    if (name === null || name.trim() === '')
+      throw paramError('name is required: the lookup matches it exactly');
     return name;
   };
   const matches = (text: string, keywords: string | null) =>
@@ -69,7 +70,12 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
         const all = [...state.regions.values()];
         const pathOf = (code: string | null): string => {
           const names: string[] = [];
-          for (let r = code === null ? undefined : state.regions.get(code); r !== undefined; r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)) names.unshift(r.name);
+          for (
+            let r = code === null ? undefined : state.regions.get(code);
+            r !== undefined;
+            r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)
+          )
+            names.unshift(r.name);
           return names.join('/');
         };
         const chosen =
@@ -77,7 +83,12 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
             ? all.filter((r) => r.name.toLowerCase().includes(search.toLowerCase()))
             : all.filter((r) => (r.parentCode ?? '') === parent);
         return {
-          regions: chosen.map((r) => ({ id: r.code, name: r.name, path: pathOf(r.code), last: !all.some((c) => c.parentCode === r.code) })),
+          regions: chosen.map((r) => ({
+            id: r.code,
+            name: r.name,
+            path: pathOf(r.code),
+            last: !all.some((c) => c.parentCode === r.code),
+          })),
           currentRegion: { id: parent, path: pathOf(parent === '' ? null : parent) },
         };
       },

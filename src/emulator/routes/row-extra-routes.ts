@@ -65,10 +65,21 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
           // platform-shapes §10 [C]: `isReturnSystemFields`, and rows of {id, _createAt
           // (sic), _updatedAt, _owner, fields}, `{rows, total}` only.
           const { isReturnSystemFields, ...rest } = query;
-          const rows = renderRows(deps, target, p.items, renderOptions(deps, target, { ...rest, includeSystemFields: isReturnSystemFields ?? false }));
+          const rows = renderRows(
+            deps,
+            target,
+            p.items,
+            renderOptions(deps, target, { ...rest, includeSystemFields: isReturnSystemFields ?? false }),
+          );
           return {
             rows: rows.map((r) => {
-              const { _createdAt, _createdBy: _c, _updatedBy: _u, autoid: _a, ...kept } = r as Record<string, unknown>;
+              const {
+                _createdAt,
+                _createdBy: _c,
+                _updatedBy: _u,
+                autoid: _a,
+                ...kept
+              } = r as Record<string, unknown>;
               return _createdAt === undefined ? kept : { ...kept, _createAt: _createdAt };
             }),
             total: p.total,

@@ -33,14 +33,19 @@ export function createWorksheetRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const ws = createWorksheet(deps, ctx.app, ctx.body);
-        return deps.options.dialect === 'platform' ? { worksheetId: ws.id } : { worksheetId: ws.id, ...structureView(ws, deps.options.typeFormat) };
+        return deps.options.dialect === 'platform'
+          ? { worksheetId: ws.id }
+          : { worksheetId: ws.id, ...structureView(ws, deps.options.typeFormat) };
       },
     },
     {
       method: 'GET',
       path: '/app/worksheets/{worksheet_id}',
       scope: 'app',
-      handler: (ctx) => (deps.options.dialect === 'platform' ? platformStructureView(sheet(ctx)) : structureView(sheet(ctx), deps.options.typeFormat)),
+      handler: (ctx) =>
+        deps.options.dialect === 'platform'
+          ? platformStructureView(sheet(ctx))
+          : structureView(sheet(ctx), deps.options.typeFormat),
     },
     {
       // The platform's path for a structure update (platform-shapes §11 [C]).
@@ -50,7 +55,9 @@ export function createWorksheetRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const ws = sheet(ctx);
         updateStructure(deps, ctx.app, ws, ctx.body);
-        return deps.options.dialect === 'platform' ? platformStructureView(ws) : structureView(ws, deps.options.typeFormat);
+        return deps.options.dialect === 'platform'
+          ? platformStructureView(ws)
+          : structureView(ws, deps.options.typeFormat);
       },
     },
     {

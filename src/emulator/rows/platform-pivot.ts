@@ -20,11 +20,20 @@ function dimensions(raw: unknown, name: string): Dimension[] {
   return asArray(raw ?? [], name).map((item, i) => {
     const d = asObject(item, `${name}[${i}]`);
     const field = asString(d['field'], `${name}[${i}].field`);
-    return { field, displayName: typeof d['displayName'] === 'string' ? d['displayName'] : field, granularity: null };
+    return {
+      field,
+      displayName: typeof d['displayName'] === 'string' ? d['displayName'] : field,
+      granularity: null,
+    };
   });
 }
 
-export function platformPivot(state: EmulatorState, ws: WorksheetRecord, rawBody: unknown, strict: boolean): Json {
+export function platformPivot(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  rawBody: unknown,
+  strict: boolean,
+): Json {
   const body = bodyObject(rawBody);
   const rows = dimensions(body['rows'], 'rows');
   const columns = dimensions(body['columns'], 'columns');
@@ -32,8 +41,13 @@ export function platformPivot(state: EmulatorState, ws: WorksheetRecord, rawBody
     const v = asObject(item, `values[${i}]`);
     const aggregation = asString(v['aggregation'], `values[${i}].aggregation`).toUpperCase();
     const field = asString(v['field'], `values[${i}].field`);
-    if (aggregation === 'COUNT' && field !== 'record_count') throw paramError(`values[${i}]: COUNT takes field "record_count"`);
-    return { field, displayName: typeof v['displayName'] === 'string' ? v['displayName'] : field, aggregation };
+    if (aggregation === 'COUNT' && field !== 'record_count')
+      throw paramError(`values[${i}]: COUNT takes field "record_count"`);
+    return {
+      field,
+      displayName: typeof v['displayName'] === 'string' ? v['displayName'] : field,
+      aggregation,
+    };
   });
   if (values.length === 0) throw paramError('values: at least one aggregation is required');
   const groupBy = [...rows, ...columns].map((d) => d.field);
@@ -42,11 +56,19 @@ export function platformPivot(state: EmulatorState, ws: WorksheetRecord, rawBody
     ws,
     {
       groupBy,
-      values: values.filter((v) => v.aggregation !== 'COUNT').map((v) => ({ field: v.field, aggregation: v.aggregation.toLowerCase() })),
+      values: values
+        .filter((v) => v.aggregation !== 'COUNT')
+        .map((v) => ({ field: v.field, aggregation: v.aggregation.toLowerCase() })),
       ...(body['filter'] === undefined ? {} : { filter: body['filter'] }),
     },
     strict,
-  ) as { groups: Array<{ group: Record<string, { label: string }>; count: number; values: Array<{ field: string; value: unknown }> }> };
+  ) as {
+    groups: Array<{
+      group: Record<string, { label: string }>;
+      count: number;
+      values: Array<{ field: string; value: unknown }>;
+    }>;
+  };
   const cell = (dims: Dimension[], group: Record<string, { label: string }>) =>
     Object.fromEntries(dims.map((d) => [d.field, group[d.field]?.label ?? '']));
   const valueOf = (g: (typeof result.groups)[number], field: string) =>
@@ -57,7 +79,10 @@ export function platformPivot(state: EmulatorState, ws: WorksheetRecord, rawBody
     values: Object.fromEntries(values.map((v) => [v.field, valueOf(g, v.field)])),
   }));
   const summary = Object.fromEntries(
-    values.map((v) => [v.field, v.field === 'record_count' ? result.groups.reduce((n, g) => n + g.count, 0) : null]),
+    values.map((v) => [
+      v.field,
+      v.field === 'record_count' ? result.groups.reduce((n, g) => n + g.count, 0) : null,
+    ]),
   );
   return { meta: { columns, rows, values }, pivot: pivotRows, summary, totalPages: 1, currentPage: 1 };
 }

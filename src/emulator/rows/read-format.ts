@@ -153,10 +153,19 @@ function systemFields(row: StoredRow, options: RenderOptions): Record<string, un
  * members `{accountId, fullname, avatar, status}` [L], attachments `{file_id, file_name,
  * file_size, downloadUrl}` [L], a region `{code, name}` with the `/`-joined path [U].
  */
-function platformReadShape(state: EmulatorState, field: FieldRecord, row: StoredRow, value: unknown): unknown {
+function platformReadShape(
+  state: EmulatorState,
+  field: FieldRecord,
+  row: StoredRow,
+  value: unknown,
+): unknown {
   switch (field.type) {
     case 'Collaborator':
-      return (value as Array<{ accountId: string; fullname: string }>).map((m) => ({ ...m, avatar: '', status: 1 }));
+      return (value as Array<{ accountId: string; fullname: string }>).map((m) => ({
+        ...m,
+        avatar: '',
+        status: 1,
+      }));
     case 'Attachment':
       return (value as Array<{ name?: string; url?: string }>).map((a, i) => ({
         file_id: `${row.id}-${field.id}-${i}`,
@@ -167,7 +176,12 @@ function platformReadShape(state: EmulatorState, field: FieldRecord, row: Stored
     case 'Region': {
       if (typeof value !== 'string' || value === '') return value;
       const names: string[] = [];
-      for (let r = state.regions.get(value); r !== undefined; r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)) names.unshift(r.name);
+      for (
+        let r = state.regions.get(value);
+        r !== undefined;
+        r = r.parentCode === null ? undefined : state.regions.get(r.parentCode)
+      )
+        names.unshift(r.name);
       return { code: value, name: names.join('/') };
     }
     default:
@@ -201,7 +215,9 @@ export function renderRow(
   const flat: Record<string, unknown> = platform ? { id: row.id } : { rowid: row.id, id: row.id };
   for (const f of fields) {
     const value = readValue(state, f, row);
-    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = platform ? platformReadShape(state, f, row, value) : value;
+    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = platform
+      ? platformReadShape(state, f, row, value)
+      : value;
   }
   return Object.assign(flat, system);
 }

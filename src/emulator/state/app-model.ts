@@ -158,18 +158,28 @@ export function platformAppView(deps: EmulatorDeps, app: AppRecord): Record<stri
     const ws = deps.state.worksheets.get(id);
     return { id, name: ws?.name ?? '', type: 0, iconUrl: '', status: 1, alias: ws?.alias ?? '', notes: '' };
   };
-  const listed = new Set(app.sections.flatMap((s) => s.items.filter((i) => i.type === 'worksheet').map((i) => i.id)));
+  const listed = new Set(
+    app.sections.flatMap((s) => s.items.filter((i) => i.type === 'worksheet').map((i) => i.id)),
+  );
   const section = (s: (typeof app.sections)[number]): Record<string, unknown> => ({
     id: s.id,
     name: s.name,
     items: s.items.map((i) =>
-      i.type === 'worksheet' ? worksheetItem(i.id) : { id: i.id, name: i.name, type: 1, iconUrl: '', status: 1, alias: '', notes: '' },
+      i.type === 'worksheet'
+        ? worksheetItem(i.id)
+        : { id: i.id, name: i.name, type: 1, iconUrl: '', status: 1, alias: '', notes: '' },
     ),
     childSections: app.sections.filter((c) => c.parentId === s.id).map(section),
   });
   const loose = app.worksheetIds.filter((id) => !listed.has(id)).map(worksheetItem);
   const sections = app.sections.filter((s) => s.parentId === '').map(section);
-  if (loose.length > 0) sections.unshift({ id: `${app.id.slice(0, 20)}0000`, name: 'Worksheets', items: loose, childSections: [] });
+  if (loose.length > 0)
+    sections.unshift({
+      id: `${app.id.slice(0, 20)}0000`,
+      name: 'Worksheets',
+      items: loose,
+      childSections: [],
+    });
   return {
     organizationId: ORGANIZATION_ID,
     appId: app.id,

@@ -9,9 +9,21 @@ export const DEFAULT_ORG = { id: '65f000000000000000000001', name: 'Rowbridge De
 
 export const DEFAULT_DEPARTMENTS: readonly DepartmentRecord[] = [
   { id: 'd0000000-0000-4000-8000-0000000000d1', name: 'Head Office', parentId: null },
-  { id: 'd0000000-0000-4000-8000-0000000000d2', name: 'Sales', parentId: 'd0000000-0000-4000-8000-0000000000d1' },
-  { id: 'd0000000-0000-4000-8000-0000000000d3', name: 'Sales North', parentId: 'd0000000-0000-4000-8000-0000000000d2' },
-  { id: 'd0000000-0000-4000-8000-0000000000d4', name: 'Engineering', parentId: 'd0000000-0000-4000-8000-0000000000d1' },
+  {
+    id: 'd0000000-0000-4000-8000-0000000000d2',
+    name: 'Sales',
+    parentId: 'd0000000-0000-4000-8000-0000000000d1',
+  },
+  {
+    id: 'd0000000-0000-4000-8000-0000000000d3',
+    name: 'Sales North',
+    parentId: 'd0000000-0000-4000-8000-0000000000d2',
+  },
+  {
+    id: 'd0000000-0000-4000-8000-0000000000d4',
+    name: 'Engineering',
+    parentId: 'd0000000-0000-4000-8000-0000000000d1',
+  },
 ];
 
 export const DEFAULT_USERS: readonly UserRecord[] = [

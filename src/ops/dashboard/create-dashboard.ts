@@ -12,8 +12,8 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { ERROR_CATEGORIES } from '../../api/errors.ts';
-import type { ErrorCategory } from '../../api/errors.ts';
+import { ERROR_CATEGORIES } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { Runtime } from '../../queue/runtime.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
@@ -93,7 +93,9 @@ export function batchDataSummary(data: unknown): unknown {
   if (typeof data !== 'object' || data === null) return data;
   const { runId, job, batchNo, rows, pauses } = data as Record<string, unknown>;
   const indexes = Array.isArray(rows)
-    ? rows.map((row) => (typeof row === 'object' && row !== null ? (row as { index?: unknown }).index : undefined))
+    ? rows.map((row) =>
+        typeof row === 'object' && row !== null ? (row as { index?: unknown }).index : undefined,
+      )
     : undefined;
   return { runId, job, batchNo, rows: indexes?.length, rowIndexes: indexes, pauses };
 }

@@ -15,7 +15,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { ConfigError } from '../../api/errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import { isPasswordHash, verifyPassword } from './password-hash.ts';
 
 /** The header a script or tool sets on a state-changing request (any non-empty value). */
@@ -75,7 +75,10 @@ function sameSecret(given: string, expected: Buffer): boolean {
 
 function parseUsers(text: string | undefined): Map<string, string> {
   const users = new Map<string, string>();
-  for (const entry of (text ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const at = entry.indexOf(':');
     const name = at < 0 ? entry : entry.slice(0, at);
     // The hash is not echoed: it is a secret setting.
@@ -109,11 +112,21 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
     );
   }
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-  const bound = hostName(options.bindHost.includes(':') && !options.bindHost.startsWith('[') ? `[${options.bindHost}]` : options.bindHost);
+  const bound = hostName(
+    options.bindHost.includes(':') && !options.bindHost.startsWith('[')
+      ? `[${options.bindHost}]`
+      : options.bindHost,
+  );
   if (bound !== '0.0.0.0' && bound !== '[::]') hosts.add(bound);
   // Names a reverse proxy serves the dashboard under: its pages' Origin is one of them
   // even when the proxy forwards another Host.
-  const proxied = new Set((options.hosts ?? '').split(',').map((e) => e.trim()).filter(Boolean).map(hostName));
+  const proxied = new Set(
+    (options.hosts ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
+      .map(hostName),
+  );
   for (const h of proxied) hosts.add(h);
   const logins = new Map<string, number>();
 
@@ -146,7 +159,8 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
   /** Why a state-changing request is refused, or undefined when it may go on. */
   function crossSiteReason(req: Request, host: string): string | undefined {
     const site = req.get('sec-fetch-site');
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') return `a ${site} request may not change the dashboard`;
+    if (site !== undefined && site !== 'same-origin' && site !== 'none')
+      return `a ${site} request may not change the dashboard`;
     const origin = req.get('origin');
     if (origin !== undefined && origin !== 'null') {
       let originHost: string;
@@ -172,16 +186,24 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
   async function check(req: Request, res: Response): Promise<boolean> {
     const host = req.get('host') ?? '';
     if (!hosts.has(hostName(host))) {
-      refuse(res, 421, `unknown host "${hostName(host)}": add it to ROWBRIDGE_DASHBOARD_HOSTS to serve the dashboard under that name`);
+      refuse(
+        res,
+        421,
+        `unknown host "${hostName(host)}": add it to ROWBRIDGE_DASHBOARD_HOSTS to serve the dashboard under that name`,
+      );
       return false;
     }
     if (!(await isAuthenticated(req))) {
-      refuse(res, 401, 'authentication required', { 'www-authenticate': 'Basic realm="rowbridge dashboard", charset="UTF-8"' });
+      refuse(res, 401, 'authentication required', {
+        'www-authenticate': 'Basic realm="rowbridge dashboard", charset="UTF-8"',
+      });
       return false;
     }
     if (SAFE_METHODS.has(req.method)) return true;
     if (!allowWrites) {
-      refuse(res, 405, 'the dashboard is read-only: start it with --allow-writes to change queues', { allow: 'GET, HEAD' });
+      refuse(res, 405, 'the dashboard is read-only: start it with --allow-writes to change queues', {
+        allow: 'GET, HEAD',
+      });
       return false;
     }
     const reason = crossSiteReason(req, host);

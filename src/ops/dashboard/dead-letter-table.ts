@@ -1,4 +1,4 @@
-import type { DeadLetterEntry } from '../../sync/state/dead-letter-store.ts';
+import type { DeadLetterEntry } from '../../sync/state/dead-letter-entry.ts';
 import { positionLabel } from '../../sync/state/dead-letter-format.ts';
 import { formatTime, href, html } from './html.ts';
 import type { SafeHtml } from './html.ts';

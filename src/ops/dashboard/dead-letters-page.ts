@@ -1,5 +1,6 @@
-import type { ErrorCategory } from '../../api/errors.ts';
-import type { DeadLetterEntry, DeadLetterFilter } from '../../sync/state/dead-letter-store.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
+import type { DeadLetterEntry } from '../../sync/state/dead-letter-entry.ts';
+import type { DeadLetterFilter } from '../../sync/state/dead-letter-store.ts';
 import { deadLetterTable } from './dead-letter-table.ts';
 import { href, html, layout } from './html.ts';
 import type { SafeHtml } from './html.ts';

@@ -1,5 +1,5 @@
-import type { ErrorCategory } from '../../api/errors.ts';
-import type { DeadLetterEntry } from '../../sync/state/dead-letter-store.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
+import type { DeadLetterEntry } from '../../sync/state/dead-letter-entry.ts';
 import type { RunRecord, RunReport } from '../../sync/state/run-store.ts';
 import { deadLetterTable } from './dead-letter-table.ts';
 import { badge, formatDuration, formatTime, href, html, layout } from './html.ts';

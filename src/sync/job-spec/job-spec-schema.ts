@@ -118,7 +118,8 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: 'custom',
       path: ['incremental'],
-      message: 'cannot be used with mode mirror: a mirror must read the whole source to know which rows to delete',
+      message:
+        'cannot be used with mode mirror: a mirror must read the whole source to know which rows to delete',
     });
   }
   if ((target === undefined) === (sink === undefined)) {

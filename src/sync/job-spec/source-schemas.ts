@@ -159,7 +159,9 @@ const worksheetSource = z.strictObject({
   values: z
     .enum(['person', 'raw'])
     .optional()
-    .describe('person (default): option texts, member names, relation titles, numbers; raw: the platform read shapes.'),
+    .describe(
+      'person (default): option texts, member names, relation titles, numbers; raw: the platform read shapes.',
+    ),
 });
 
 /** Where a job reads its records. */
@@ -189,7 +191,9 @@ export const sinkSchema = z.discriminatedUnion('type', [
     formulaEscape: z
       .boolean()
       .optional()
-      .describe("Prefix text cells starting with =, +, -, @, tab or CR with ' so spreadsheets do not run them as formulas (default true)."),
+      .describe(
+        "Prefix text cells starting with =, +, -, @, tab or CR with ' so spreadsheets do not run them as formulas (default true).",
+      ),
   }),
   z.strictObject({ type: z.literal('ndjson'), path }),
 ]);

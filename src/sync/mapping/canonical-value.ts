@@ -127,7 +127,8 @@ function attachmentItem(item: unknown): string {
     const o = item as Record<string, unknown>;
     // The written form is {name, url}; reads are {file_id, file_name, file_size,
     // downloadUrl} (platform-shapes §6 [L]), or fileName in other guides [U].
-    const name = o.name ?? o.file_name ?? o.originalFileName ?? o.originalFilename ?? o.fileName ?? o.filename;
+    const name =
+      o.name ?? o.file_name ?? o.originalFileName ?? o.originalFilename ?? o.fileName ?? o.filename;
     if (typeof name === 'string') return name;
   }
   return `?${scalarText(item)}`;

@@ -51,7 +51,10 @@ export function createReferenceCoercer(lookup: 'none' | 'email' | 'name'): Coerc
  * platform lookup can find, such as emails, which the user lookup masks
  * (platform-shapes §9 [C]). A value missing from the table rejects its row by name.
  */
-export function createTableCoercer(table: Readonly<Record<string, string>>, what: 'member' | 'department'): Coercer {
+export function createTableCoercer(
+  table: Readonly<Record<string, string>>,
+  what: 'member' | 'department',
+): Coercer {
   const ids = new Map(Object.entries(table));
   const lower = new Map([...ids].map(([k, v]) => [k.toLowerCase(), v]));
   return (raw) => {

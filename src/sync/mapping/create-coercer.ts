@@ -119,7 +119,8 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
       };
     }
     case 'Department':
-      if (mapping.lookupTable !== undefined) return plain(createTableCoercer(mapping.lookupTable, 'department'));
+      if (mapping.lookupTable !== undefined)
+        return plain(createTableCoercer(mapping.lookupTable, 'department'));
       if (mapping.lookupBy !== 'name') return plain(createReferenceCoercer('none'));
       return {
         coerce: createReferenceCoercer('name'),

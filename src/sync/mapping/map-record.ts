@@ -105,7 +105,9 @@ export function mapRecord(
     const value = keyValue.value;
     if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
       const what = plan.keyIndexes.length === 1 ? 'the key field is empty' : `key part ${f.target} is empty`;
-      (errors ??= []).push(rowError(f, undefined, `${what}: every record needs a key to be matched to a row`));
+      (errors ??= []).push(
+        rowError(f, undefined, `${what}: every record needs a key to be matched to a row`),
+      );
     } else parts.push(canonicalValue(f, value, plan.targetClock));
   }
   if (errors === undefined && parts.length === plan.keyIndexes.length) key = composeKey(parts);

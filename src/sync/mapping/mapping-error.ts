@@ -1,4 +1,4 @@
-import { ConfigError } from '../../api/errors.ts';
+import { ConfigError } from '../../ground/errors.ts';
 
 /** One thing wrong with a job's field mapping, found before any row is read. */
 export interface MappingProblem {

@@ -4,7 +4,7 @@
  */
 import type { FieldValue } from '../../api/types.ts';
 import { keyOf } from './compose-key.ts';
-import type { NormalisedRow } from '../types.ts';
+import type { NormalisedRow } from '../../api/types.ts';
 import { canonicalValue } from './canonical-value.ts';
 import type { MappingPlan, PlannedField } from './plan-types.ts';
 

@@ -183,7 +183,11 @@ function resolveKeys(
   for (const name of names) {
     const index = resolveKey(name, structure, byRef, mappedBy, planned, problems);
     if (index === undefined) continue;
-    if (indexes.includes(index)) problems.push({ target: name, message: 'names a key field twice: each part of a composite key is a different field' });
+    if (indexes.includes(index))
+      problems.push({
+        target: name,
+        message: 'names a key field twice: each part of a composite key is a different field',
+      });
     else indexes.push(index);
   }
   return indexes.length === names.length ? indexes : [];

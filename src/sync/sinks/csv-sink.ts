@@ -17,7 +17,8 @@ function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value.toString();
   return JSON.stringify(value) ?? '';
 }
 
@@ -30,8 +31,12 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export function formatCsvLine(values: readonly unknown[], delimiter: string, formulaEscape = false): string {
   const cells = values.map((value) => {
     const raw = cellText(value);
-    const text = formulaEscape && typeof value !== 'number' && typeof value !== 'bigint' && FORMULA_START.test(raw) ? `'${raw}` : raw;
-    const special = text.includes('"') || text.includes('\n') || text.includes('\r') || text.includes(delimiter);
+    const text =
+      formulaEscape && typeof value !== 'number' && typeof value !== 'bigint' && FORMULA_START.test(raw)
+        ? `'${raw}`
+        : raw;
+    const special =
+      text.includes('"') || text.includes('\n') || text.includes('\r') || text.includes(delimiter);
     return special ? `"${text.replaceAll('"', '""')}"` : text;
   });
   // A lone empty cell would make a blank line, which readers skip: quote it to keep the row.
@@ -42,7 +47,10 @@ export function formatCsvLine(values: readonly unknown[], delimiter: string, for
 async function existingHeader(file: string, delimiter: string): Promise<string[] | undefined> {
   const info = await stat(file).catch(() => undefined);
   if (info === undefined || info.size === 0) return undefined;
-  for await (const item of createSource({ type: 'csv', path: file, delimiter, header: false }, { env: {}, baseDir: '/' })) {
+  for await (const item of createSource(
+    { type: 'csv', path: file, delimiter, header: false },
+    { env: {}, baseDir: '/' },
+  )) {
     return Object.values(item.data).map((value) => String(value));
   }
   return undefined;
@@ -84,7 +92,12 @@ export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
       );
     }
     let text = header === undefined ? formatCsvLine(columns, delimiter) : '';
-    for (const record of records) text += formatCsvLine(columns.map((column) => record[column]), delimiter, formulaEscape);
+    for (const record of records)
+      text += formatCsvLine(
+        columns.map((column) => record[column]),
+        delimiter,
+        formulaEscape,
+      );
     await out.append(text);
     header = columns;
   };

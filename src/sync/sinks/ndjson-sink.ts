@@ -5,7 +5,8 @@ import { locateSinkFile } from './sink-file.ts';
 import type { NdjsonSinkSpec, Sink, SinkDeps } from './sink-spec.ts';
 
 // bigint (pg/mysql big numbers when a caller converts them) has no JSON form: keep digits.
-const replacer = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : value);
+const replacer = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? value.toString() : value;
 
 /** U+2028/U+2029 are valid raw in JSON, but line-oriented readers split on them: escape. */
 const toLine = (record: Record<string, unknown>): string =>

@@ -42,13 +42,18 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   let columns: Map<string, boolean> | undefined;
 
   const fail = (err: unknown, what: string): SinkError =>
-    err instanceof SinkError ? err : new SinkError(errorKind(err), `${who}: ${what}: ${redactSecrets((err as Error).message, secrets)}`);
+    err instanceof SinkError
+      ? err
+      : new SinkError(errorKind(err), `${who}: ${what}: ${redactSecrets((err as Error).message, secrets)}`);
 
   const connect = async (): Promise<pg.Client> => {
     if (client !== undefined) return client;
     const url = deps.env[spec.urlEnv];
     if (url === undefined || url.trim() === '') {
-      throw new SinkError('SINK_CONFIG', `postgres sink: urlEnv names ${spec.urlEnv}, but that environment variable is not set`);
+      throw new SinkError(
+        'SINK_CONFIG',
+        `postgres sink: urlEnv names ${spec.urlEnv}, but that environment variable is not set`,
+      );
     }
     secrets = urlSecrets(url);
     const next = new pg.Client({ connectionString: url });
@@ -57,7 +62,10 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
       await next.connect();
     } catch (err) {
       await next.end().catch(() => undefined);
-      throw new SinkError('SINK_UNAVAILABLE', `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`);
+      throw new SinkError(
+        'SINK_UNAVAILABLE',
+        `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
+      );
     }
     client = next;
     return next;
@@ -74,21 +82,38 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   };
 
   /** Creates the table or its missing columns (createTable), else checks they exist. */
-  const ensureColumns = async (db: pg.Client, names: string[], sample: (name: string) => unknown): Promise<Map<string, boolean>> => {
+  const ensureColumns = async (
+    db: pg.Client,
+    names: string[],
+    sample: (name: string) => unknown,
+  ): Promise<Map<string, boolean>> => {
     columns ??= await loadColumns(db);
     if (columns === undefined) {
-      if (spec.createTable !== true) throw new SinkError('SINK_CONFIG', `${who}: table ${spec.table} does not exist; create it or set createTable: true`);
-      const defs = names.filter((n) => n !== spec.key).map((n) => `${quoteIdent(n)} ${columnType(sample(n))}`);
-      await db.query(`CREATE TABLE IF NOT EXISTS ${table} (${[`${quoteIdent(spec.key)} text PRIMARY KEY`, ...defs].join(', ')})`);
+      if (spec.createTable !== true)
+        throw new SinkError(
+          'SINK_CONFIG',
+          `${who}: table ${spec.table} does not exist; create it or set createTable: true`,
+        );
+      const defs = names
+        .filter((n) => n !== spec.key)
+        .map((n) => `${quoteIdent(n)} ${columnType(sample(n))}`);
+      await db.query(
+        `CREATE TABLE IF NOT EXISTS ${table} (${[`${quoteIdent(spec.key)} text PRIMARY KEY`, ...defs].join(', ')})`,
+      );
       columns = (await loadColumns(db)) ?? new Map();
     }
     const known = columns;
     const missing = names.filter((n) => !known.has(n));
     if (missing.length > 0 && spec.createTable !== true) {
-      throw new SinkError('SINK_CONFIG', `${who}: column(s) ${missing.join(', ')} do not exist in ${spec.table}; its columns are ${[...known.keys()].join(', ')}`);
+      throw new SinkError(
+        'SINK_CONFIG',
+        `${who}: column(s) ${missing.join(', ')} do not exist in ${spec.table}; its columns are ${[...known.keys()].join(', ')}`,
+      );
     }
     for (const name of missing) {
-      await db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${quoteIdent(name)} ${columnType(sample(name))}`);
+      await db.query(
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${quoteIdent(name)} ${columnType(sample(name))}`,
+      );
       known.set(name, columnType(sample(name)) === 'jsonb');
     }
     return known;
@@ -103,19 +128,28 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   };
 
   const upsert = async (db: pg.Client, records: Array<Record<string, unknown>>): Promise<void> => {
-    const bad = records.flatMap((r, i) => (r[spec.key] === undefined || r[spec.key] === null || r[spec.key] === '' ? [i] : []));
+    const bad = records.flatMap((r, i) =>
+      r[spec.key] === undefined || r[spec.key] === null || r[spec.key] === '' ? [i] : [],
+    );
     if (bad.length > 0) {
-      throw new SinkError('SINK_INVALID_RECORD', `${who}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have no value in key column ${spec.key}`, bad);
+      throw new SinkError(
+        'SINK_INVALID_RECORD',
+        `${who}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have no value in key column ${spec.key}`,
+        bad,
+      );
     }
     // ON CONFLICT cannot touch one row twice in a statement: the last record of a key wins.
     const byKey = new Map<string, Record<string, unknown>>();
     for (const record of records) byKey.set(keyText(record[spec.key]), record);
     const rows = [...byKey.values()];
     const names = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-    const sample = (name: string): unknown => rows.find((r) => r[name] !== undefined && r[name] !== null)?.[name];
+    const sample = (name: string): unknown =>
+      rows.find((r) => r[name] !== undefined && r[name] !== null)?.[name];
     const known = await ensureColumns(db, names, sample);
     const columnList = names.map(quoteIdent).join(', ');
-    const updates = names.filter((n) => n !== spec.key).map((n) => `${quoteIdent(n)} = EXCLUDED.${quoteIdent(n)}`);
+    const updates = names
+      .filter((n) => n !== spec.key)
+      .map((n) => `${quoteIdent(n)} = EXCLUDED.${quoteIdent(n)}`);
     const onConflict = updates.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updates.join(', ')}`;
     const perStatement = Math.max(1, Math.min(1000, Math.floor(MAX_PARAMS / names.length)));
     for (let start = 0; start < rows.length; start += perStatement) {
@@ -127,7 +161,10 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
         });
         return `(${slots.join(', ')})`;
       });
-      await db.query(`INSERT INTO ${table} (${columnList}) VALUES ${tuples.join(', ')} ON CONFLICT (${quoteIdent(spec.key)}) ${onConflict}`, params);
+      await db.query(
+        `INSERT INTO ${table} (${columnList}) VALUES ${tuples.join(', ')} ON CONFLICT (${quoteIdent(spec.key)}) ${onConflict}`,
+        params,
+      );
     }
   };
 

@@ -27,10 +27,16 @@ function checkHeader(names: readonly string[], file: string, line: number): stri
   const seen = new Set<string>();
   names.forEach((name, i) => {
     if (name === '') {
-      throw new SourceError('SOURCE_FORMAT', `${file} line ${line}: header column ${i + 1} has no name; name every column or set header: false`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${file} line ${line}: header column ${i + 1} has no name; name every column or set header: false`,
+      );
     }
     if (seen.has(name)) {
-      throw new SourceError('SOURCE_FORMAT', `${file} line ${line}: header column "${name}" appears twice; column names must be unique`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${file} line ${line}: header column "${name}" appears twice; column names must be unique`,
+      );
     }
     seen.add(name);
   });
@@ -40,7 +46,9 @@ function checkHeader(names: readonly string[], file: string, line: number): stri
 function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec): SourceError {
   const quote = spec.quote ?? '"';
   if (err.code.startsWith('CSV_INVALID_OPTION') || err.code === 'CSV_OPTION_COLUMNS_MISSING_NAME') {
-    return new SourceError('SOURCE_CONFIG', `csv source ${file}: invalid parser option: ${err.message}`, { cause: err });
+    return new SourceError('SOURCE_CONFIG', `csv source ${file}: invalid parser option: ${err.message}`, {
+      cause: err,
+    });
   }
   const reason =
     err.code === 'CSV_QUOTE_NOT_CLOSED'
@@ -51,7 +59,9 @@ function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec): Source
   // csv-parse counts lines itself; it is exact for LF files and may run ahead in CRLF
   // files with quoted line breaks, hence "near".
   const line = Number((err as { lines?: unknown }).lines);
-  return new SourceError('SOURCE_FORMAT', `${file} near line ${line}: malformed CSV: ${reason}`, { cause: err });
+  return new SourceError('SOURCE_FORMAT', `${file} near line ${line}: malformed CSV: ${reason}`, {
+    cause: err,
+  });
 }
 
 /** Streams the records of a CSV file. */
@@ -99,14 +109,21 @@ export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): Asy
       }
       if (record.length !== header.length) {
         const what = spec.header === false ? 'the first row has' : 'the header has';
-        yield invalidRecord({ index: index++, line }, `${file} line ${line}: ${record.length} fields, but ${what} ${header.length}`);
+        yield invalidRecord(
+          { index: index++, line },
+          `${file} line ${line}: ${record.length} fields, but ${what} ${header.length}`,
+        );
         continue;
       }
       const data: Record<string, unknown> = {};
       header.forEach((name, i) => (data[name] = record[i]));
       const decision = keep(data);
       if (!decision.keep) continue;
-      yield { data, position: { index: index++, line }, ...('cursor' in decision ? { cursor: decision.cursor } : {}) };
+      yield {
+        data,
+        position: { index: index++, line },
+        ...('cursor' in decision ? { cursor: decision.cursor } : {}),
+      };
     }
   } catch (err) {
     if (err instanceof CsvError) throw fatalCsvError(err, file, spec);

@@ -12,10 +12,20 @@ import { SourceError } from './source-error.ts';
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Names that resolve only when ROWBRIDGE_SOURCE_ENV_ALLOW lists them by name, not by a glob. */
-export const PROTECTED_ENV_NAMES = ['ROWBRIDGE_*', 'REDIS_URL', '*_SIGN', '*_SECRET', '*_TOKEN', '*_PASSWORD'] as const;
+export const PROTECTED_ENV_NAMES = [
+  'ROWBRIDGE_*',
+  'REDIS_URL',
+  '*_SIGN',
+  '*_SECRET',
+  '*_TOKEN',
+  '*_PASSWORD',
+] as const;
 
 function globMatches(glob: string, name: string): boolean {
-  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const pattern = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${pattern}$`, 'i').test(name);
 }
 
@@ -25,7 +35,10 @@ function globMatches(glob: string, name: string): boolean {
  * protected name only when listed exactly (`*` does not unlock ROWBRIDGE_SIGN).
  */
 export function isEnvRefAllowed(name: string, env: NodeJS.ProcessEnv): boolean {
-  const allow = (readSetting('sourceEnvAllow', env) ?? '*').split(',').map((e) => e.trim()).filter(Boolean);
+  const allow = (readSetting('sourceEnvAllow', env) ?? '*')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (PROTECTED_ENV_NAMES.some((glob) => globMatches(glob, name))) return allow.includes(name);
   return allow.some((glob) => globMatches(glob, name));
 }
@@ -56,7 +69,10 @@ export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv, setting: st
   const value = text.replace(REF, (_match, name: string) => {
     const found = env[name];
     if (found === undefined || found === '') {
-      throw new SourceError('SOURCE_CONFIG', `${setting} refers to \${${name}}, but the environment variable ${name} is not set`);
+      throw new SourceError(
+        'SOURCE_CONFIG',
+        `${setting} refers to \${${name}}, but the environment variable ${name} is not set`,
+      );
     }
     secrets.push(found);
     return found;
@@ -90,7 +106,10 @@ export function resolveEnvRecord(
 export function requireEnvUrl(env: NodeJS.ProcessEnv, urlEnv: string, who: string): string {
   const url = env[urlEnv];
   if (url === undefined || url.trim() === '') {
-    throw new SourceError('SOURCE_CONFIG', `${who}: urlEnv names ${urlEnv}, but that environment variable is not set`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `${who}: urlEnv names ${urlEnv}, but that environment variable is not set`,
+    );
   }
   return url;
 }

@@ -37,15 +37,26 @@ async function realPathOf(file: string): Promise<string> {
  * Returns the real path, which the caller opens (a symlink swapped in afterwards is not
  * followed again). `field` names the spec field in errors (`source.path`, `sink.path`).
  */
-export async function resolveDataFile(path: string, baseDir: string, env: NodeJS.ProcessEnv, field: string): Promise<string> {
+export async function resolveDataFile(
+  path: string,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+  field: string,
+): Promise<string> {
   const dataDir = readSetting('dataDir', env);
   if (dataDir === undefined) return resolveJobPath(path, baseDir);
   const root = await realpath(resolve(dataDir)).catch((err: unknown) => {
-    throw new SourceError('SOURCE_CONFIG', `ROWBRIDGE_DATA_DIR ${dataDir} cannot be opened (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `ROWBRIDGE_DATA_DIR ${dataDir} cannot be opened (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   });
   const file = resolve(root, path);
   const refuse = (why: string) =>
-    new SourceError('SOURCE_CONFIG', `${field} "${path}" ${why}: files must be inside ROWBRIDGE_DATA_DIR (${root})`);
+    new SourceError(
+      'SOURCE_CONFIG',
+      `${field} "${path}" ${why}: files must be inside ROWBRIDGE_DATA_DIR (${root})`,
+    );
   if (!inside(root, file)) throw refuse('leads out of the data folder');
   const real = await realPathOf(file);
   if (!inside(root, real)) throw refuse('is a symlink (or under one) that points out of the data folder');
@@ -64,12 +75,20 @@ export async function openSourceFile(
   const file = resolveJobPath(path, baseDir);
   try {
     const info = await stat(file);
-    if (!info.isFile()) throw new SourceError('SOURCE_CONFIG', `${file} is not a file (source path "${path}")`);
+    if (!info.isFile())
+      throw new SourceError('SOURCE_CONFIG', `${file} is not a file (source path "${path}")`);
   } catch (err) {
     if (err instanceof SourceError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be read (${code ?? 'unknown error'})`;
-    throw new SourceError('SOURCE_CONFIG', `${file} ${why} (source path "${path}", relative to ${baseDir})`, { cause: err });
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable'
+          : `cannot be read (${code ?? 'unknown error'})`;
+    throw new SourceError('SOURCE_CONFIG', `${file} ${why} (source path "${path}", relative to ${baseDir})`, {
+      cause: err,
+    });
   }
   const stream = createReadStream(file, {
     ...(options.encoding === undefined ? {} : { encoding: options.encoding }),

@@ -59,7 +59,7 @@ function parseRetryAfter(header: string | string[] | undefined): number | undefi
 
 function errorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
-  const causeCode = ((err as { cause?: { code?: unknown } } | null)?.cause)?.code;
+  const causeCode = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
   return typeof causeCode === 'string' ? causeCode : typeof code === 'string' ? code : undefined;
 }
@@ -74,7 +74,8 @@ export async function fetchJson(req: JsonRequest): Promise<unknown> {
     try {
       response = await request(req.url, {
         method: req.method,
-        headers: req.body === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
+        headers:
+          req.body === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
         ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
         ...(req.signal === undefined ? {} : { signal: req.signal }),
       });
@@ -90,7 +91,11 @@ export async function fetchJson(req: JsonRequest): Promise<unknown> {
     if (statusCode < 200 || statusCode >= 300) {
       // The body is dropped unread: an error page may echo the request, credentials included.
       await body.dump();
-      const failure = new AttemptError(`${where} answered HTTP ${statusCode}`, statusCode, parseRetryAfter(headers['retry-after']));
+      const failure = new AttemptError(
+        `${where} answered HTTP ${statusCode}`,
+        statusCode,
+        parseRetryAfter(headers['retry-after']),
+      );
       if (!RETRY_STATUS.has(statusCode)) throw new AbortError(failure);
       throw failure;
     }
@@ -115,13 +120,15 @@ export async function fetchJson(req: JsonRequest): Promise<unknown> {
       onFailedAttempt: async ({ error, retriesLeft }) => {
         const wait = error instanceof AttemptError ? error.retryAfterMs : undefined;
         // p-retry waits its own backoff next; a longer server hint adds the difference.
-        if (wait !== undefined && retriesLeft > 0) await sleep(Math.min(wait, maxTimeout), undefined, { signal: req.signal });
+        if (wait !== undefined && retriesLeft > 0)
+          await sleep(Math.min(wait, maxTimeout), undefined, { signal: req.signal });
       },
     });
   } catch (err) {
     if (err instanceof SourceError) throw err;
     if (err instanceof AttemptError) {
-      const attempts = err.status !== undefined && !RETRY_STATUS.has(err.status) ? '' : ` after ${retries + 1} attempts`;
+      const attempts =
+        err.status !== undefined && !RETRY_STATUS.has(err.status) ? '' : ` after ${retries + 1} attempts`;
       throw new SourceError('SOURCE_UNAVAILABLE', `http source: ${err.message}${attempts}`, {
         cause: err,
         ...(err.status === undefined ? {} : { status: err.status }),

@@ -47,7 +47,8 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
     const url = new URL(base);
     for (const [key, value] of Object.entries(query.values)) url.searchParams.set(key, value);
     // POST list APIs take their paging in the body; GET ones in the query string.
-    if (method === 'GET') for (const [key, value] of Object.entries(paging)) url.searchParams.set(key, String(value));
+    if (method === 'GET')
+      for (const [key, value] of Object.entries(paging)) url.searchParams.set(key, String(value));
     const label = `page ${pagesRead + 1}`;
     const body = await fetchJson({
       method,
@@ -64,17 +65,27 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
     if (!Array.isArray(items)) {
       const hint = itemsPath.length === 0 ? '; set itemsPath to the array inside it' : '';
       const what = itemsPath.length === 0 ? 'the response' : `itemsPath "${spec.itemsPath}"`;
-      throw new SourceError('SOURCE_FORMAT', `${where}: ${what} is ${describeJsonType(items)}, expected an array${hint}`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${where}: ${what} is ${describeJsonType(items)}, expected an array${hint}`,
+      );
     }
     for (const [i, item] of items.entries()) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-        yield invalidRecord({ index: index++, page: pagesRead + 1 }, `${where}: item ${i + 1} is ${describeJsonType(item)}, expected an object`);
+        yield invalidRecord(
+          { index: index++, page: pagesRead + 1 },
+          `${where}: item ${i + 1} is ${describeJsonType(item)}, expected an object`,
+        );
         continue;
       }
       const data = item as Record<string, unknown>;
       const decision = keep(data);
       if (!decision.keep) continue;
-      yield { data, position: { index: index++, page: pagesRead + 1 }, ...('cursor' in decision ? { cursor: decision.cursor } : {}) };
+      yield {
+        data,
+        position: { index: index++, page: pagesRead + 1 },
+        ...('cursor' in decision ? { cursor: decision.cursor } : {}),
+      };
     }
     if (pagination.type === 'none' || items.length === 0) return;
     if (pagination.type === 'page') {
@@ -85,11 +96,17 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
     const next = getAtPath(body, splitDotPath(pagination.cursorPath));
     if (isEmptyCursor(next)) return;
     if (typeof next !== 'string' && typeof next !== 'number') {
-      throw new SourceError('SOURCE_FORMAT', `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`,
+      );
     }
     // An API that hands back the cursor it was given would page forever.
     if (String(next) === cursor) {
-      throw new SourceError('SOURCE_FORMAT', `${where}: the API returned the same next cursor again; stopping instead of looping`);
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${where}: the API returned the same next cursor again; stopping instead of looping`,
+      );
     }
     cursor = String(next);
   }

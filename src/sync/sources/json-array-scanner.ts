@@ -73,7 +73,11 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
   };
   const top = (): Frame | undefined => stack[stack.length - 1];
   const isTarget = (frame: Frame | undefined): boolean =>
-    frame !== undefined && frame.kind === 'array' && frame.onPath && stack.length === path.length + 1 && frame === top();
+    frame !== undefined &&
+    frame.kind === 'array' &&
+    frame.onPath &&
+    stack.length === path.length + 1 &&
+    frame === top();
 
   const valueDone = (): void => {
     const frame = top();
@@ -104,15 +108,31 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
     const place = placement();
     if (c === '{' || c === '[') {
       if (place === 'target' && c === '{') {
-        fail(path.length === 0 ? 'the document is an object, not an array; set itemsPath to the array inside it' : `${where} is an object, expected an array of objects`);
+        fail(
+          path.length === 0
+            ? 'the document is an object, not an array; set itemsPath to the array inside it'
+            : `${where} is an object, expected an array of objects`,
+        );
       }
-      if (place === 'along' && c === '[') fail(`${where} cannot be followed: "${path.slice(0, stack.length).join('.') || 'the document'}" is an array, expected an object`);
+      if (place === 'along' && c === '[')
+        fail(
+          `${where} cannot be followed: "${path.slice(0, stack.length).join('.') || 'the document'}" is an array, expected an object`,
+        );
       if (place === 'target') targetSeen = true;
-      stack.push({ kind: c === '{' ? 'object' : 'array', onPath: place !== 'off', state: c === '{' ? 'keyOrEnd' : 'valueOrEnd', key: undefined });
+      stack.push({
+        kind: c === '{' ? 'object' : 'array',
+        onPath: place !== 'off',
+        state: c === '{' ? 'keyOrEnd' : 'valueOrEnd',
+        key: undefined,
+      });
       return;
     }
-    if (place === 'target') fail(`${where} is a ${c === '"' ? 'string' : 'scalar'}, expected an array of objects`);
-    if (place === 'along') fail(`${where} cannot be followed: found a ${c === '"' ? 'string' : 'scalar'} where an object was expected`);
+    if (place === 'target')
+      fail(`${where} is a ${c === '"' ? 'string' : 'scalar'}, expected an array of objects`);
+    if (place === 'along')
+      fail(
+        `${where} cannot be followed: found a ${c === '"' ? 'string' : 'scalar'} where an object was expected`,
+      );
     if (c === '"') {
       inString = true;
       isKey = false;
@@ -122,7 +142,9 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
 
   const closeFrame = (c: string): void => {
     const frame = top();
-    const matches = frame !== undefined && ((c === '}' && frame.kind === 'object') || (c === ']' && frame.kind === 'array'));
+    const matches =
+      frame !== undefined &&
+      ((c === '}' && frame.kind === 'object') || (c === ']' && frame.kind === 'array'));
     if (!matches) fail(`unexpected "${c}"`);
     if (frame === undefined) return;
     if (isTarget(frame)) done = true;
@@ -258,7 +280,12 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
       }
       if (capturing || inString || stack.length > 0) fail('the file ends before the JSON document does');
       if (!rootDone) fail('the file holds no JSON document');
-      if (!targetSeen) fail(path.length === 0 ? 'the document is not an array; set itemsPath to the array inside it' : `${where} not found in the document`);
+      if (!targetSeen)
+        fail(
+          path.length === 0
+            ? 'the document is not an array; set itemsPath to the array inside it'
+            : `${where} not found in the document`,
+        );
     },
   };
 }

@@ -17,7 +17,10 @@ import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 export async function* readJsonSource(spec: JsonSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   // Before the file is opened: a range read without a cursor field fails without leaking it.
   const keep = createCursorFilter(deps.since, deps.cursorField, deps, `json source ${spec.path}`);
-  const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { encoding: 'utf8', signal: deps.signal });
+  const { file, stream } = await openSourceFile(spec.path, deps.baseDir, {
+    encoding: 'utf8',
+    signal: deps.signal,
+  });
   const scanner = createJsonArrayScanner(splitDotPath(spec.itemsPath));
   let first = true;
   let index = 0;
@@ -45,7 +48,9 @@ export async function* readJsonSource(spec: JsonSourceSpec, deps: SourceDeps): A
     scanner.end();
   } catch (err) {
     if (err instanceof JsonScanError) {
-      throw new SourceError('SOURCE_FORMAT', `${file} line ${err.line}: malformed JSON: ${err.message}`, { cause: err });
+      throw new SourceError('SOURCE_FORMAT', `${file} line ${err.line}: malformed JSON: ${err.message}`, {
+        cause: err,
+      });
     }
     throw err;
   } finally {

@@ -24,7 +24,13 @@ const mysqlDialect: SqlDialect = {
 };
 
 // Syntax, unknown column/table: a job mistake rather than an outage.
-const CONFIG_ERRORS = new Set(['ER_PARSE_ERROR', 'ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR', 'ER_NON_UNIQ_ERROR']);
+const CONFIG_ERRORS = new Set([
+  'ER_PARSE_ERROR',
+  'ER_BAD_FIELD_ERROR',
+  'ER_NO_SUCH_TABLE',
+  'ER_BAD_DB_ERROR',
+  'ER_NON_UNIQ_ERROR',
+]);
 
 /**
  * The connection of a source; its options (type handling included) live here only.
@@ -33,13 +39,21 @@ const CONFIG_ERRORS = new Set(['ER_PARSE_ERROR', 'ER_BAD_FIELD_ERROR', 'ER_NO_SU
  * timeout is the session's: a SELECT cannot change a system variable.
  */
 async function openMysqlConnection(url: string, timeoutMs: number): Promise<Connection> {
-  const connection = await mysql.createConnection({ uri: url, timezone: 'Z', dateStrings: MYSQL_WALL_CLOCK_TYPES, supportBigNumbers: true, bigNumberStrings: true, multipleStatements: false });
+  const connection = await mysql.createConnection({
+    uri: url,
+    timezone: 'Z',
+    dateStrings: MYSQL_WALL_CLOCK_TYPES,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    multipleStatements: false,
+  });
   try {
     await connection.query("SET time_zone = '+00:00'");
     const [rows] = await connection.query('SELECT VERSION() AS version');
     const version = (rows as Array<{ version?: string }>)[0]?.version ?? '';
     // MariaDB names it max_statement_time (seconds), MySQL max_execution_time (ms).
-    if (/mariadb/i.test(version)) await connection.query('SET SESSION max_statement_time = ?', [timeoutMs / 1000]);
+    if (/mariadb/i.test(version))
+      await connection.query('SET SESSION max_statement_time = ?', [timeoutMs / 1000]);
     else await connection.query('SET SESSION max_execution_time = ?', [timeoutMs]);
   } catch (err) {
     await connection.end().catch(() => undefined);
@@ -49,7 +63,11 @@ async function openMysqlConnection(url: string, timeoutMs: number): Promise<Conn
 }
 
 /** One page: a READ ONLY transaction around one statement. */
-async function readOnlyQuery(conn: Connection, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+async function readOnlyQuery(
+  conn: Connection,
+  sql: string,
+  params: unknown[],
+): Promise<Array<Record<string, unknown>>> {
   await conn.query('START TRANSACTION READ ONLY');
   try {
     const [rows] = await conn.query(sql, params);
@@ -71,7 +89,10 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
   try {
     connection = await openMysqlConnection(url, timeoutMs);
   } catch (err) {
-    throw new SourceError('SOURCE_UNAVAILABLE', `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`);
+    throw new SourceError(
+      'SOURCE_UNAVAILABLE',
+      `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
+    );
   }
   const conn = connection;
   conn.on('error', () => undefined);
@@ -86,14 +107,21 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
           const code = (err as { code?: unknown }).code;
           const message = redactSecrets((err as Error).message, secrets);
           if (code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION') {
-            throw new SourceError('SOURCE_CONFIG', `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`);
+            throw new SourceError(
+              'SOURCE_CONFIG',
+              `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`,
+            );
           }
           // MariaDB 1969 (max_statement_time), MySQL 3024 (max_execution_time); mysql2 names only the latter.
           const errno = (err as { errno?: unknown }).errno;
           if (errno === 1969 || errno === 3024) {
-            throw new SourceError('SOURCE_UNAVAILABLE', `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`);
+            throw new SourceError(
+              'SOURCE_UNAVAILABLE',
+              `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`,
+            );
           }
-          const kind = typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
+          const kind =
+            typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
           throw new SourceError(kind, `${who}: query failed: ${message}`);
         }
       },

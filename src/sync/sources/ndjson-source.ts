@@ -46,10 +46,16 @@ async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string
 }
 
 /** Streams the records of an NDJSON file. */
-export async function* readNdjsonSource(spec: NdjsonSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+export async function* readNdjsonSource(
+  spec: NdjsonSourceSpec,
+  deps: SourceDeps,
+): AsyncGenerator<SourceItem> {
   // Before the file is opened: a range read without a cursor field fails without leaking it.
   const keep = createCursorFilter(deps.since, deps.cursorField, deps, `ndjson source ${spec.path}`);
-  const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { encoding: 'utf8', signal: deps.signal });
+  const { file, stream } = await openSourceFile(spec.path, deps.baseDir, {
+    encoding: 'utf8',
+    signal: deps.signal,
+  });
   let line = 0;
   let index = 0;
   try {
@@ -65,7 +71,11 @@ export async function* readNdjsonSource(spec: NdjsonSourceSpec, deps: SourceDeps
       }
       const decision = keep(parsed.data);
       if (!decision.keep) continue;
-      yield { data: parsed.data, position: { index: index++, line }, ...('cursor' in decision ? { cursor: decision.cursor } : {}) };
+      yield {
+        data: parsed.data,
+        position: { index: index++, line },
+        ...('cursor' in decision ? { cursor: decision.cursor } : {}),
+      };
     }
   } finally {
     stream.destroy();

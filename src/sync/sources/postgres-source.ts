@@ -27,13 +27,25 @@ function createPostgresClient(url: string): pg.Client {
 }
 
 /** One page: a READ ONLY transaction, its statement timeout, the query, commit. */
-async function readOnlyQuery(client: pg.Client, sql: string, params: unknown[], timeoutMs: number): Promise<Array<Record<string, unknown>>> {
+async function readOnlyQuery(
+  client: pg.Client,
+  sql: string,
+  params: unknown[],
+  timeoutMs: number,
+): Promise<Array<Record<string, unknown>>> {
   await client.query('BEGIN READ ONLY');
   try {
     // set_config(.., true) is SET LOCAL: it ends with the transaction.
-    await client.query({ text: "SELECT set_config('statement_timeout', $1, true)", values: [String(timeoutMs)] });
+    await client.query({
+      text: "SELECT set_config('statement_timeout', $1, true)",
+      values: [String(timeoutMs)],
+    });
     // queryMode 'extended' even without parameters: the simple protocol would run `a; b`.
-    const result = await client.query<Record<string, unknown>>({ text: sql, values: params, queryMode: 'extended' } as pg.QueryConfig);
+    const result = await client.query<Record<string, unknown>>({
+      text: sql,
+      values: params,
+      queryMode: 'extended',
+    } as pg.QueryConfig);
     await client.query('COMMIT');
     return result.rows;
   } catch (err) {
@@ -43,7 +55,10 @@ async function readOnlyQuery(client: pg.Client, sql: string, params: unknown[], 
 }
 
 /** Streams the rows of a table or query in order of its cursor column. */
-export async function* readPostgresSource(spec: PostgresSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+export async function* readPostgresSource(
+  spec: PostgresSourceSpec,
+  deps: SourceDeps,
+): AsyncGenerator<SourceItem> {
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'postgres source');
   const secrets = urlSecrets(url);
   const who = `postgres source (${spec.urlEnv})`;
@@ -56,7 +71,10 @@ export async function* readPostgresSource(spec: PostgresSourceSpec, deps: Source
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new SourceError('SOURCE_UNAVAILABLE', `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`);
+    throw new SourceError(
+      'SOURCE_UNAVAILABLE',
+      `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
+    );
   }
   try {
     yield* readKeysetPages(
@@ -80,10 +98,16 @@ function queryError(err: unknown, who: string, secrets: string[], timeoutMs: num
   const code = (err as { code?: unknown }).code;
   const message = redactSecrets((err as Error).message, secrets);
   if (code === '25006') {
-    return new SourceError('SOURCE_CONFIG', `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`);
+    return new SourceError(
+      'SOURCE_CONFIG',
+      `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`,
+    );
   }
   if (code === '57014') {
-    return new SourceError('SOURCE_UNAVAILABLE', `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was cancelled`);
+    return new SourceError(
+      'SOURCE_UNAVAILABLE',
+      `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was cancelled`,
+    );
   }
   // SQLSTATE class 42 (undefined table/column, syntax) is a job mistake, not an outage.
   const kind = typeof code === 'string' && code.startsWith('42') ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';

@@ -1,6 +1,6 @@
 /** What `createSource` needs besides the spec: where to find things and what was read before. */
 import type { Filter } from '../../api/types.ts';
-import type { NormalisedRow } from '../types.ts';
+import type { NormalisedRow } from '../../api/types.ts';
 
 /** What the worksheet source asks the other application's client for. */
 export interface WorksheetReadQuery {

@@ -45,12 +45,22 @@ function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDiale
   const hasTable = spec.table !== undefined && spec.table !== '';
   const hasQuery = spec.query !== undefined && spec.query.trim() !== '';
   if (hasTable === hasQuery) {
-    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: set exactly one of table and query (got ${hasTable ? 'both' : 'neither'})`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `${dialect.name} source: set exactly one of table and query (got ${hasTable ? 'both' : 'neither'})`,
+    );
   }
-  if (hasTable) return `${(spec.table ?? '').split('.').map((part) => dialect.quoteIdent(part)).join('.')} AS ${SOURCE_ALIAS}`;
+  if (hasTable)
+    return `${(spec.table ?? '')
+      .split('.')
+      .map((part) => dialect.quoteIdent(part))
+      .join('.')} AS ${SOURCE_ALIAS}`;
   const second = secondStatement(spec.query ?? '', dialect.name);
   if (second !== undefined) {
-    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: source.query must be one SELECT statement; it goes on after a ";" with "${second.slice(0, 40)}"`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `${dialect.name} source: source.query must be one SELECT statement; it goes on after a ";" with "${second.slice(0, 40)}"`,
+    );
   }
   // Wrapped as a subquery, so a trailing semicolon would end the statement early.
   return `(${(spec.query ?? '').trim().replace(/;+\s*$/, '')}) AS ${SOURCE_ALIAS}`;
@@ -61,15 +71,24 @@ export async function* readKeysetPages(
   spec: SqlSourceSpec<'postgres' | 'mysql'>,
   dialect: SqlDialect,
   run: RunQuery,
-  options: { since?: unknown; sinceInclusive?: boolean | undefined; until?: unknown; signal?: AbortSignal | undefined },
+  options: {
+    since?: unknown;
+    sinceInclusive?: boolean | undefined;
+    until?: unknown;
+    signal?: AbortSignal | undefined;
+  },
 ): AsyncGenerator<SourceItem> {
   const batchSize = spec.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new SourceError('SOURCE_CONFIG', `${dialect.name} source: batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `${dialect.name} source: batchSize must be a whole number of at least 1, got ${String(batchSize)}`,
+    );
   }
   const from = fromClause(spec, dialect);
   const c = `${SOURCE_ALIAS}.${dialect.quoteIdent(spec.cursorColumn)}`;
-  const k = spec.keyColumn === undefined ? undefined : `${SOURCE_ALIAS}.${dialect.quoteIdent(spec.keyColumn)}`;
+  const k =
+    spec.keyColumn === undefined ? undefined : `${SOURCE_ALIAS}.${dialect.quoteIdent(spec.keyColumn)}`;
   const select = `SELECT ${SOURCE_ALIAS}.*, ${dialect.asText(c)} AS ${CURSOR_ALIAS}${k === undefined ? '' : `, ${dialect.asText(k)} AS ${KEY_ALIAS}`} FROM ${from}`;
   const order = `ORDER BY ${c}${k === undefined ? '' : `, ${k}`}`;
   let index = 0;
@@ -93,7 +112,10 @@ export async function* readKeysetPages(
     let where = `${c} IS NOT NULL`;
     if (lastCursor !== undefined) {
       const after = atSinceInclusive ? '>=' : '>';
-      where += k === undefined || lastKey === undefined ? ` AND ${c} ${after} ${p(lastCursor)}` : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
+      where +=
+        k === undefined || lastKey === undefined
+          ? ` AND ${c} ${after} ${p(lastCursor)}`
+          : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
     }
     if (until !== undefined) where += ` AND ${c} <= ${p(until)}`;
     atSinceInclusive = false;

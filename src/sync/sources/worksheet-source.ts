@@ -16,7 +16,7 @@ import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
 import { isEmptyCursor, isInCursorRange } from './cursor-filter.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
-import type { NormalisedRow } from '../types.ts';
+import type { NormalisedRow } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { CursorBounds } from './cursor-filter.ts';
 
@@ -40,10 +40,16 @@ function platformBounds(deps: SourceDeps): CursorBounds {
 const UPDATED_AT_NAMES = new Set(['_updatedAt', 'utime', 'updatedAt']);
 
 /** Streams the rows of a worksheet of another application. */
-export async function* readWorksheetSource(spec: WorksheetSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+export async function* readWorksheetSource(
+  spec: WorksheetSourceSpec,
+  deps: SourceDeps,
+): AsyncGenerator<SourceItem> {
   const readRows = deps.readWorksheetRows;
   if (readRows === undefined) {
-    throw new SourceError('SOURCE_CONFIG', `worksheet source "${spec.worksheet}": no worksheet reader was wired for this job`);
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `worksheet source "${spec.worksheet}": no worksheet reader was wired for this job`,
+    );
   }
   const query: WorksheetReadQuery = {
     worksheet: spec.worksheet,
@@ -74,7 +80,8 @@ type UserRef = NonNullable<NormalisedRow['owner']>;
 
 /** The row's system fields under the names a job maps them by. */
 function systemData(row: NormalisedRow, raw: boolean): Record<string, unknown> {
-  const user = (ref: UserRef | undefined) => (ref === undefined ? null : raw ? ref : (ref.fullname ?? ref.accountId));
+  const user = (ref: UserRef | undefined) =>
+    ref === undefined ? null : raw ? ref : (ref.fullname ?? ref.accountId);
   return {
     ...row.system,
     rowid: row.id,

@@ -6,9 +6,17 @@
  * reading the file back removes again.
  */
 import { parse } from 'csv-parse/sync';
-import type { DeadLetterEntry } from './dead-letter-store.ts';
+import type { DeadLetterEntry } from './dead-letter-entry.ts';
 
-export const DLQ_COLUMNS = ['_dlq_id', '_dlq_job', '_dlq_category', '_dlq_code', '_dlq_field', '_dlq_position', '_dlq_reason'] as const;
+export const DLQ_COLUMNS = [
+  '_dlq_id',
+  '_dlq_job',
+  '_dlq_category',
+  '_dlq_code',
+  '_dlq_field',
+  '_dlq_position',
+  '_dlq_reason',
+] as const;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -24,7 +32,8 @@ function unescapeCell(text: string): string {
 function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   return JSON.stringify(value);
 }
 
@@ -51,7 +60,15 @@ export function deadLettersToCsv(entries: readonly DeadLetterEntry[]): string {
   }
   const lines = [[...DLQ_COLUMNS, ...columns].map((c) => quote(formulaSafe(c))).join(',')];
   for (const entry of entries) {
-    const reason = [entry.id, entry.job, entry.category, cellText(entry.errorCode), entry.field ?? '', positionText(entry), entry.message];
+    const reason = [
+      entry.id,
+      entry.job,
+      entry.category,
+      cellText(entry.errorCode),
+      entry.field ?? '',
+      positionText(entry),
+      entry.message,
+    ];
     const data = columns.map((c) => cellText(entry.source.data[c]));
     lines.push([...reason, ...data].map((t) => quote(formulaSafe(t))).join(','));
   }
@@ -80,7 +97,10 @@ export function readFixedCsv(text: string, file: string): FixedRow[] {
   const out: FixedRow[] = [];
   for (const { record, info } of records) {
     const id = unescapeCell(record._dlq_id ?? '').trim();
-    if (id === '') throw new Error(`${file} line ${info.lines}: no _dlq_id: each row must keep the id column of the export`);
+    if (id === '')
+      throw new Error(
+        `${file} line ${info.lines}: no _dlq_id: each row must keep the id column of the export`,
+      );
     const data: Record<string, string> = {};
     for (const [key, value] of Object.entries(record)) {
       if (!key.startsWith('_dlq_')) data[unescapeCell(key)] = unescapeCell(value);

@@ -2,10 +2,10 @@
  * Dead letters as people read them: a position a user can find in the source file, a
  * table for `dlq list`, a full page for `dlq show`, and the counts by category.
  */
-import { PLATFORM_ERROR_CODES } from '../../api/errors.ts';
-import type { ErrorCategory } from '../../api/errors.ts';
+import { PLATFORM_ERROR_CODES } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { SourcePosition } from '../types.ts';
-import type { DeadLetterEntry } from './dead-letter-store.ts';
+import type { DeadLetterEntry } from './dead-letter-entry.ts';
 
 /** Width a message is clipped to in the table. */
 export const MESSAGE_COLUMN = 70;

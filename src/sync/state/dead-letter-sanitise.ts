@@ -4,11 +4,11 @@
  * Redis, nesting capped so the store's Lua scripts can always decode an entry (cjson
  * refuses deeper than 1000 levels), and credentials scrubbed from the message.
  */
-import { ERROR_CATEGORIES } from '../../api/errors.ts';
-import type { ErrorCategory } from '../../api/errors.ts';
+import { ERROR_CATEGORIES } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { FieldValue } from '../../api/types.ts';
 import type { SourceRecord } from '../types.ts';
-import type { DeadLetterEntry, DeadLetterInput } from './dead-letter-store.ts';
+import type { DeadLetterEntry, DeadLetterInput } from './dead-letter-entry.ts';
 
 /** A single source or payload value larger than this (UTF-8 bytes) is cut with a marker. */
 export const MAX_VALUE_BYTES = 10_240;

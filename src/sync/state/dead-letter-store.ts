@@ -7,35 +7,13 @@
  * `job:<job>`, `run:<runId>` (sorted sets of ids).
  */
 import type { Redis } from 'ioredis';
-import { ERROR_CATEGORIES } from '../../api/errors.ts';
-import type { ErrorCategory } from '../../api/errors.ts';
-import type { FieldValue } from '../../api/types.ts';
-import type { SourceRecord } from '../types.ts';
+import { ERROR_CATEGORIES } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import { sanitiseEntry } from './dead-letter-sanitise.ts';
+import type { DeadLetterEntry, DeadLetterInput } from './dead-letter-entry.ts';
 import { DEAD_LETTER_SCRIPTS, runDeadLetterScript } from './dead-letter-scripts.ts';
 import { decodeCursor, encodeCursor, scanIndex } from './dead-letter-scan.ts';
 import type { ScanItem, ScanPosition } from './dead-letter-scan.ts';
-
-/** One source record that could not be written, with everything needed to fix and replay it. */
-export interface DeadLetterEntry {
-  /** Deterministic: `${runId}:${source.position.index}` so re-processing a batch after a crash never adds a row twice. */
-  id: string;
-  job: string;
-  runId: string;
-  category: ErrorCategory;
-  errorCode?: number;
-  /** What is wrong, naming the field and what is allowed for mapping errors. */
-  message: string;
-  field?: string;
-  source: SourceRecord;
-  payload?: FieldValue[];
-  attempts: number;
-  /** ISO timestamp. */
-  createdAt: string;
-}
-
-/** What `add` takes: an entry whose createdAt defaults to now. */
-export type DeadLetterInput = Omit<DeadLetterEntry, 'createdAt'> & { createdAt?: string };
 
 /** Narrows a listing; every given criterion must match. */
 export interface DeadLetterFilter {
@@ -207,7 +185,10 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
           const entry = parse(fix.id, raw);
           args.push(fix.id, JSON.stringify({ ...entry, source: { ...entry.source, data: fix.data } }));
         });
-        if (args.length > 0) replaced += Number(await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.replace, [entriesKey], args));
+        if (args.length > 0)
+          replaced += Number(
+            await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.replace, [entriesKey], args),
+          );
       }
       return replaced;
     },

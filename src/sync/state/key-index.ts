@@ -106,7 +106,8 @@ export function createKeyIndex(deps: { redis: RedisClient; prefix: string; job: 
       do {
         const [nextCursor, flat] = await redis.hscan(key, cursor, 'COUNT', 1000);
         cursor = nextCursor;
-        for (let i = 0; i + 1 < flat.length; i += 2) yield [flat[i]!, decode(flat[i + 1]!)] as [string, IndexEntry];
+        for (let i = 0; i + 1 < flat.length; i += 2)
+          yield [flat[i]!, decode(flat[i + 1]!)] as [string, IndexEntry];
       } while (cursor !== '0');
     },
     size: () => redis.hlen(key),

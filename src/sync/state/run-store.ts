@@ -1,4 +1,4 @@
-import type { ErrorCategory } from '../../api/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { RedisClient } from './redis-types.ts';
 import { stateKey } from './redis-types.ts';
 
@@ -8,13 +8,7 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', '
 
 /** What happened to one source record. `dead:<category>` when it was dead-lettered. */
 export type RowOutcome =
-  | 'pending'
-  | 'created'
-  | 'updated'
-  | 'unchanged'
-  | 'skipped'
-  | 'duplicate'
-  | `dead:${ErrorCategory}`;
+  'pending' | 'created' | 'updated' | 'unchanged' | 'skipped' | 'duplicate' | `dead:${ErrorCategory}`;
 
 /** The run report (issue #4): counts of rows by outcome, requests, and timing. */
 export interface RunReport {
@@ -141,7 +135,8 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
         chunks += 1;
       } else out[k] = v;
     }
-    for (const n of ['batches', 'read', 'deleted'] as const) if (hash[n] !== undefined) out[n] = Number(hash[n]);
+    for (const n of ['batches', 'read', 'deleted'] as const)
+      if (hash[n] !== undefined) out[n] = Number(hash[n]);
     if (chunks > 0) {
       out.read = chunkRead;
       out.batches = chunkBatches;
@@ -174,10 +169,12 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
       if (args.length > 0) await redis.hset(runKey(runId), ...args);
     },
     async list(options = {}) {
-      const ids = await redis.zrevrange(runsKey, 0, (options.job ? 500 : options.limit ?? 20) - 1);
+      const ids = await redis.zrevrange(runsKey, 0, (options.job ? 500 : (options.limit ?? 20)) - 1);
       const records = await Promise.all(ids.map((id) => store.get(id)));
       return records
-        .filter((r): r is RunRecord => r !== undefined && (options.job === undefined || r.job === options.job))
+        .filter(
+          (r): r is RunRecord => r !== undefined && (options.job === undefined || r.job === options.job),
+        )
         .slice(0, options.limit ?? 20);
     },
     async setOutcomes(runId, outcomes) {
@@ -245,7 +242,11 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
     },
     async markSeen(runId, keys) {
       if (keys.length === 0) return;
-      await redis.multi().sadd(seenKey(runId), ...keys).expire(seenKey(runId), RETENTION_SECONDS).exec();
+      await redis
+        .multi()
+        .sadd(seenKey(runId), ...keys)
+        .expire(seenKey(runId), RETENTION_SECONDS)
+        .exec();
     },
     async isSeen(runId, keys) {
       if (keys.length === 0) return [];
@@ -279,7 +280,12 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
       await redis.hset(jobKey(job), 'cursor', cursor);
     },
     async dropRowState(runId) {
-      await redis.multi().del(outcomesKey(runId)).del(seenKey(runId)).expire(countsKey(runId), RETENTION_SECONDS).exec();
+      await redis
+        .multi()
+        .del(outcomesKey(runId))
+        .del(seenKey(runId))
+        .expire(countsKey(runId), RETENTION_SECONDS)
+        .exec();
     },
   };
   return store;

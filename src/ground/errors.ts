@@ -110,10 +110,7 @@ export function categoryOfCode(errorCode: number): ErrorCategory {
 }
 
 export type RowbridgeErrorCode =
-  | 'ROWBRIDGE_API_ERROR'
-  | 'ROWBRIDGE_CONFIG_ERROR'
-  | 'ROWBRIDGE_RESPONSE_ERROR'
-  | 'ROWBRIDGE_NETWORK_ERROR';
+  'ROWBRIDGE_API_ERROR' | 'ROWBRIDGE_CONFIG_ERROR' | 'ROWBRIDGE_RESPONSE_ERROR' | 'ROWBRIDGE_NETWORK_ERROR';
 
 /** Base of rowbridge's errors: `code` is stable and safe to match on. */
 export class RowbridgeError extends Error {
@@ -221,5 +218,7 @@ export function classifyError(err: unknown): ErrorCategory {
 /** Keeps the original as `cause` (graphile-worker's coerceError). */
 export function coerceError(err: unknown): Error {
   if (err instanceof Error) return err;
-  return new Error(typeof err === 'string' ? err : `non-error thrown: ${JSON.stringify(err)}`, { cause: err });
+  return new Error(typeof err === 'string' ? err : `non-error thrown: ${JSON.stringify(err)}`, {
+    cause: err,
+  });
 }
