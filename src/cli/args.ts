@@ -6,7 +6,29 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** node:util parseArgs with strict options, its errors turned into UsageErrors. */
+/** node:util's messages, said as the rest of the CLI says things (and naming the known options). */
+function usageMessage(err: unknown, known: readonly string[]): string {
+  const { code, message } = err as { code?: string; message: string };
+  const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+  const positional = /argument '([^']*)'/.exec(message)?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? message} (options: ${known.join(', ') || 'none'})`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /argument missing|ambiguous/.test(message) && option !== undefined
+        ? `${option} needs a value`
+        : message;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${positional ?? message}"`;
+    default:
+      return message;
+  }
+}
+
+/**
+ * The CLI's one argument parser: node:util parseArgs, strict (unknown options are
+ * errors), its errors turned into UsageErrors that name the option.
+ */
 export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: T,
@@ -15,7 +37,10 @@ export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    const known = Object.keys(options)
+      .filter((name) => name !== 'help')
+      .map((name) => `--${name}`);
+    throw new UsageError(usageMessage(err, known), { cause: err });
   }
 }
 
@@ -23,7 +48,7 @@ export function parseCliArgs<T extends NonNullable<ParseArgsConfig['options']>>(
 export function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`--${name} must be a whole number of at least 1, got "${value}"`);
   return n;
 }

@@ -5,15 +5,33 @@ import { hashPassword } from '../ops/dashboard/password-hash.ts';
 import { createHealthCheck, createReadiness } from '../ops/health.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { startOpsServer } from '../ops/ops-server.ts';
-import { UsageError, parseCliArgs } from './args.ts';
+import { UsageError } from './args.ts';
+import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
-const USAGE =
-  'usage: rowbridge dashboard [--port N] [--host H] [--allow-writes]\n' +
-  '       rowbridge dashboard --hash-password   (reads a password on stdin, prints its ROWBRIDGE_DASHBOARD_USERS hash)';
+const DASHBOARD = defineCommand({
+  name: 'dashboard',
+  usage: [
+    'dashboard [--port N] [--host H] [--allow-writes]',
+    'dashboard --hash-password   (reads a password on stdin, prints its ROWBRIDGE_DASHBOARD_USERS hash)',
+  ],
+  description:
+    'Serves runs, dead letters, queues, /metrics, /healthz and /readyz until SIGTERM/SIGINT.\n' +
+    'Read-only unless --allow-writes; beyond loopback it needs ROWBRIDGE_DASHBOARD_TOKEN or _USERS.',
+  options: {
+    port: { type: 'string', value: 'N', help: 'TCP port (default 3000)' },
+    host: { type: 'string', value: 'H', help: 'interface to listen on (default 127.0.0.1)' },
+    'allow-writes': { type: 'boolean', help: 'allow queue actions (retry, remove, pause)' },
+    'read-only': { type: 'boolean', help: 'the default; accepted for old scripts' },
+    'hash-password': {
+      type: 'boolean',
+      help: 'hash a password read from stdin for ROWBRIDGE_DASHBOARD_USERS',
+    },
+  },
+});
 
 function port(value: string | undefined): number {
   if (value === undefined) return 3000;
@@ -58,19 +76,10 @@ async function printPasswordHash(io: CliIo): Promise<number> {
  * Read-only unless `--allow-writes`; `--read-only` is accepted for old scripts.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(DASHBOARD, args, io);
+  if (typeof parsed === 'number') return parsed;
   let options: { port: number; host: string; allowWrites: boolean };
   try {
-    const parsed = parseCliArgs(
-      args,
-      {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'allow-writes': { type: 'boolean' },
-        'hash-password': { type: 'boolean' },
-      },
-      false,
-    );
     if (parsed.values['hash-password'] === true) return await printPasswordHash(io);
     if (parsed.values['read-only'] === true && parsed.values['allow-writes'] === true)
       throw new UsageError('--read-only and --allow-writes contradict each other');
@@ -80,8 +89,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       allowWrites: parsed.values['allow-writes'] === true,
     };
   } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
+    return usageFailure(DASHBOARD, err, io);
   }
   try {
     // Checked before Redis is touched: an unprotected dashboard beyond loopback never starts.

@@ -1,31 +1,34 @@
 import { enqueueRun } from '../queue/enqueue-run.ts';
-import { parseCliArgs, positiveInt, UsageError } from './args.ts';
+import { positiveInt } from './args.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import { formatReport, runExitCode } from './format-report.ts';
-import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 import { workRunsInProcess } from './work-run.ts';
 
-const USAGE = 'usage: rowbridge run JOB [--json] [--force] [--concurrency N]';
+const RUN = defineCommand({
+  name: 'run',
+  usage: ['run JOB [--json] [--force] [--concurrency N]'],
+  description:
+    'Runs a job now, in this process: queues it and works it here until it is done.\n' +
+    'JOB is a name in jobs/ (orders) or a file (jobs/orders.yaml).\n' +
+    'Exit 0 every row landed, 2 some rows were dead-lettered, 1 failure, 64 misuse.',
+  options: {
+    json: { type: 'boolean', help: 'print the run and its report as JSON' },
+    force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },
+    concurrency: { type: 'string', value: 'N', help: 'batches worked at once (default 4)' },
+  },
+  positionals: { min: 1, max: 1, label: 'job' },
+});
 
 /**
  * `run JOB`: enqueues the job and works it in this process until it is done.
  * Exit 0 when every row landed, 2 when some were dead-lettered, 1 on failure.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCliArgs(args, {
-      json: { type: 'boolean' },
-      force: { type: 'boolean' },
-      concurrency: { type: 'string' },
-    });
-    if (parsed.positionals.length !== 1) throw new UsageError('run takes exactly one job');
-  } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand(RUN, args, io);
+  if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);
   const rt = openRuntime(io, {
     quiet: parsed.values.json === true,

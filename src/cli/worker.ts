@@ -4,14 +4,27 @@ import { startOpsServer } from '../ops/ops-server.ts';
 import { createWorkers } from '../queue/create-workers.ts';
 import { registerSchedules } from '../queue/schedules.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
-import { parseCliArgs, positiveInt } from './args.ts';
+import { positiveInt } from './args.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
-const USAGE =
-  'usage: rowbridge worker [--concurrency N] [--ops-port N [--host H] [--dashboard]] [--no-schedules]';
+const WORKER = defineCommand({
+  name: 'worker',
+  usage: ['worker [--concurrency N] [--ops-port N [--host H] [--dashboard]] [--no-schedules]'],
+  description:
+    'Works queued runs until SIGTERM/SIGINT, then finishes the batches in flight and exits 0.\n' +
+    'Registers the schedules of the jobs folder first.',
+  options: {
+    concurrency: { type: 'string', value: 'N', help: 'batches worked at once (default 4)' },
+    'ops-port': { type: 'string', value: 'N', help: 'serve /metrics, /healthz, /readyz on this port' },
+    host: { type: 'string', value: 'H', help: 'interface of the ops server (default 127.0.0.1)' },
+    dashboard: { type: 'boolean', help: 'serve the dashboard on the ops server too' },
+    'no-schedules': { type: 'boolean', help: 'do not register the schedules of jobs/' },
+  },
+});
 
 /**
  * `worker`: long-running. Registers the schedules of jobs/ once, works runs and batches,
@@ -20,23 +33,8 @@ const USAGE =
  * in flight, and exits 0.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCliArgs(
-      args,
-      {
-        concurrency: { type: 'string' },
-        'ops-port': { type: 'string' },
-        host: { type: 'string' },
-        dashboard: { type: 'boolean' },
-        'no-schedules': { type: 'boolean' },
-      },
-      false,
-    );
-  } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand(WORKER, args, io);
+  if (typeof parsed === 'number') return parsed;
   const metrics = createMetrics();
   const rt = openRuntime(io, { onClientEvent: (event) => metrics.onClientEvent(event) });
   const readiness = createReadiness();
