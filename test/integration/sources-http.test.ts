@@ -200,7 +200,7 @@ describe('http source', () => {
   it('explains a response that is not an array, or not JSON', async () => {
     handler = () => ({ body: { rows: [] } });
     expect((await rejection(read({ url: `${base}/obj` }))).message).toBe(
-      `GET ${base}/obj (page 1): the response is an object, expected an array; set itemsPath to the array inside it`,
+      `GET ${base}/obj (page 1): the response is an object, not an array; set itemsPath to the array inside it`,
     );
     handler = () => ({ body: '<html>proxy error</html>', headers: { 'content-type': 'text/html' } });
     expect((await rejection(read({ url: `${base}/html` }))).message).toBe(
@@ -214,7 +214,7 @@ describe('http source', () => {
     expect(items.map((i) => i.data.id ?? i.error?.message)).toEqual([
       4,
       5,
-      `GET ${base}/inc (page 1): item 6 is a number, expected an object`,
+      `GET ${base}/inc (page 1): item 6: expected a JSON object, found a number`,
     ]);
     expect(items[0]?.cursor).toBe('2024-01-04');
   });

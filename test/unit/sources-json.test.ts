@@ -67,6 +67,23 @@ describe('json source', () => {
     for (const size of [1, 2, 3, 7, 1000]) expect(scan(doc, ['data', 'items'], size)).toEqual(expected);
   });
 
+  it('keeps the text beside the array, whatever the chunk boundaries, for a cursor after it', () => {
+    const doc = '{"page":{"next":"c\\"2"},"items":[ {"id":1}, 2 ,"x]",[3] ],"tail":[1,{"k":null}]}';
+    for (const size of [1, 2, 5, 1000]) {
+      const scanner = createJsonArrayScanner(['items'], { keepOutside: true });
+      const elements: string[] = [];
+      for (let i = 0; i < doc.length; i += size)
+        elements.push(...scanner.push(doc.slice(i, i + size)).map((e) => e.text));
+      scanner.end();
+      expect(elements).toEqual(['{"id":1}', '2', '"x]"', '[3]']);
+      expect(JSON.parse(scanner.outside())).toEqual({
+        page: { next: 'c"2' },
+        items: [],
+        tail: [1, { k: null }],
+      });
+    }
+  });
+
   it('yields elements that are not objects as invalid records and reads on', async () => {
     await tmp.write('mixed.json', '[{"id":1},\n5,\n{"id":3}]');
     const items = await read('mixed.json');

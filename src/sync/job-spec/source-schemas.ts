@@ -81,6 +81,18 @@ const httpSource = z.strictObject({
   itemsPath: itemsPath.optional(),
   pagination: pagination.optional(),
   maxPages: intRange(1, 1_000_000).optional(),
+  connectTimeoutMs: intRange(1, 600_000)
+    .optional()
+    .describe('Longest wait in ms for the connection, TLS included (default 10000).'),
+  headersTimeoutMs: intRange(1, 3_600_000)
+    .optional()
+    .describe('Longest wait in ms for the response headers of a request (default 60000).'),
+  bodyTimeoutMs: intRange(1, 3_600_000)
+    .optional()
+    .describe('Longest pause in ms between two pieces of a response body (default 60000).'),
+  maxResponseBytes: intRange(1, 8 * 1024 ** 3)
+    .optional()
+    .describe('Largest response body in bytes; a larger one fails the read (default 268435456, 256 MiB).'),
 });
 
 function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {

@@ -1,5 +1,7 @@
 /**
- * HTTP source: a JSON API read page by page. Only one page is in memory. Paging ends at
+ * HTTP source: a JSON API read page by page. A page is streamed, one item in memory at a
+ * time, under connect, header and body timeouts and a response size cap (http-limits.ts);
+ * the abort signal cancels a request in flight and stops between items. Paging ends at
  * an empty page, a page shorter than the page size, a missing next cursor, or `maxPages`.
  * Headers and query values may reference `${ENV}`; what they resolve to is treated as a
  * secret in every message.
@@ -9,8 +11,11 @@ import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter, isEmptyCursor } from './cursor-filter.ts';
 import { describeJsonType, getAtPath, splitDotPath } from './dot-path.ts';
 import { resolveEnvRecord, resolveEnvRefs } from './env-refs.ts';
-import { fetchJson } from './http-fetch-json.ts';
-import { redactSecrets, safeUrl } from './redact.ts';
+import { Agent } from 'undici';
+import { streamJsonElements, type StreamRest } from './http-json-stream.ts';
+import { httpLimits } from './http-limits.ts';
+import { openResponse } from './http-request.ts';
+import { parseJsonObject } from './ndjson-source.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
 function parseBaseUrl(url: string): URL {
@@ -35,79 +40,92 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
   let page = pagination.type === 'page' ? (pagination.startPage ?? 1) : 1;
   let cursor: string | undefined;
   let index = 0;
-  for (let pagesRead = 0; spec.maxPages === undefined || pagesRead < spec.maxPages; pagesRead++) {
-    deps.signal?.throwIfAborted();
-    const paging: Record<string, string | number> = {};
-    if (pagination.type === 'page') {
-      paging[pagination.pageParam ?? 'page'] = page;
-      paging[pagination.sizeParam ?? 'pageSize'] = pagination.pageSize ?? 100;
-    } else if (pagination.type === 'cursor' && cursor !== undefined) {
-      paging[pagination.cursorParam] = cursor;
-    }
-    const url = new URL(base);
-    for (const [key, value] of Object.entries(query.values)) url.searchParams.set(key, value);
-    // POST list APIs take their paging in the body; GET ones in the query string.
-    if (method === 'GET')
-      for (const [key, value] of Object.entries(paging)) url.searchParams.set(key, String(value));
-    const label = `page ${pagesRead + 1}`;
-    const body = await fetchJson({
-      method,
-      url,
-      headers: headers.values,
-      ...(method === 'POST' ? { body: paging } : {}),
-      label,
-      secrets,
-      signal: deps.signal,
-      retry: deps.httpRetry,
-    });
-    const where = redactSecrets(`${method} ${safeUrl(url.href)} (${label})`, secrets);
-    const items = itemsPath.length === 0 ? body : getAtPath(body, itemsPath);
-    if (!Array.isArray(items)) {
-      const hint = itemsPath.length === 0 ? '; set itemsPath to the array inside it' : '';
-      const what = itemsPath.length === 0 ? 'the response' : `itemsPath "${spec.itemsPath}"`;
-      throw new SourceError(
-        'SOURCE_FORMAT',
-        `${where}: ${what} is ${describeJsonType(items)}, expected an array${hint}`,
+  const limits = httpLimits(spec);
+  // One agent per read: it carries the connect timeout and its sockets end with the read.
+  const agent = new Agent({ connect: { timeout: limits.connectTimeoutMs } });
+  try {
+    yield* readPages();
+  } finally {
+    await agent.destroy().catch(() => undefined);
+  }
+
+  async function* readPages(): AsyncGenerator<SourceItem> {
+    for (let pagesRead = 0; spec.maxPages === undefined || pagesRead < spec.maxPages; pagesRead++) {
+      deps.signal?.throwIfAborted();
+      const paging: Record<string, string | number> = {};
+      if (pagination.type === 'page') {
+        paging[pagination.pageParam ?? 'page'] = page;
+        paging[pagination.sizeParam ?? 'pageSize'] = pagination.pageSize ?? 100;
+      } else if (pagination.type === 'cursor' && cursor !== undefined) {
+        paging[pagination.cursorParam] = cursor;
+      }
+      const url = new URL(base);
+      for (const [key, value] of Object.entries(query.values)) url.searchParams.set(key, value);
+      // POST list APIs take their paging in the body; GET ones in the query string.
+      if (method === 'GET')
+        for (const [key, value] of Object.entries(paging)) url.searchParams.set(key, String(value));
+      const label = `page ${pagesRead + 1}`;
+      const res = await openResponse({
+        method,
+        url,
+        headers: headers.values,
+        ...(method === 'POST' ? { body: paging } : {}),
+        label,
+        secrets,
+        signal: deps.signal,
+        retry: deps.httpRetry,
+        dispatcher: agent,
+        limits,
+      });
+      const rest: StreamRest = {};
+      const elements = streamJsonElements(
+        res,
+        { itemsPath, keepOutside: pagination.type === 'cursor', limits, signal: deps.signal },
+        rest,
       );
-    }
-    for (const [i, item] of items.entries()) {
-      if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-        yield invalidRecord(
-          { index: index++, page: pagesRead + 1 },
-          `${where}: item ${i + 1} is ${describeJsonType(item)}, expected an object`,
-        );
+      let count = 0;
+      for await (const element of elements) {
+        count++;
+        const parsed = parseJsonObject(element.text);
+        if ('problem' in parsed) {
+          yield invalidRecord(
+            { index: index++, page: pagesRead + 1 },
+            `${res.where}: item ${count}: ${parsed.problem}`,
+          );
+          continue;
+        }
+        const decision = keep(parsed.data);
+        if (!decision.keep) continue;
+        yield {
+          data: parsed.data,
+          position: { index: index++, page: pagesRead + 1 },
+          ...('cursor' in decision ? { cursor: decision.cursor } : {}),
+        };
+      }
+      const where = res.where;
+      const body = rest.value;
+      if (pagination.type === 'none' || count === 0) return;
+      if (pagination.type === 'page') {
+        if (count < (pagination.pageSize ?? 100)) return;
+        page++;
         continue;
       }
-      const data = item as Record<string, unknown>;
-      const decision = keep(data);
-      if (!decision.keep) continue;
-      yield {
-        data,
-        position: { index: index++, page: pagesRead + 1 },
-        ...('cursor' in decision ? { cursor: decision.cursor } : {}),
-      };
+      const next = getAtPath(body, splitDotPath(pagination.cursorPath));
+      if (isEmptyCursor(next)) return;
+      if (typeof next !== 'string' && typeof next !== 'number') {
+        throw new SourceError(
+          'SOURCE_FORMAT',
+          `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`,
+        );
+      }
+      // An API that hands back the cursor it was given would page forever.
+      if (String(next) === cursor) {
+        throw new SourceError(
+          'SOURCE_FORMAT',
+          `${where}: the API returned the same next cursor again; stopping instead of looping`,
+        );
+      }
+      cursor = String(next);
     }
-    if (pagination.type === 'none' || items.length === 0) return;
-    if (pagination.type === 'page') {
-      if (items.length < (pagination.pageSize ?? 100)) return;
-      page++;
-      continue;
-    }
-    const next = getAtPath(body, splitDotPath(pagination.cursorPath));
-    if (isEmptyCursor(next)) return;
-    if (typeof next !== 'string' && typeof next !== 'number') {
-      throw new SourceError(
-        'SOURCE_FORMAT',
-        `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`,
-      );
-    }
-    // An API that hands back the cursor it was given would page forever.
-    if (String(next) === cursor) {
-      throw new SourceError(
-        'SOURCE_FORMAT',
-        `${where}: the API returned the same next cursor again; stopping instead of looping`,
-      );
-    }
-    cursor = String(next);
   }
 }

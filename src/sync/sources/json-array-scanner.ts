@@ -5,6 +5,7 @@
  * document: values off the path are skipped without being kept. Elements are checked by
  * JSON.parse in the caller; the scanner only checks the structure it walks through.
  */
+import { RowbridgeError } from '../../ground/errors.ts';
 
 /** Raw text of one array element and the line it starts on. */
 export interface ScannedElement {
@@ -13,8 +14,10 @@ export interface ScannedElement {
 }
 
 /** A structural error at a line (the caller adds the file name). */
-export class JsonScanError extends Error {
+export class JsonScanError extends RowbridgeError {
   override readonly name = 'JsonScanError';
+  override readonly code = 'SOURCE_FORMAT';
+  override readonly category = 'config';
   readonly line: number;
   constructor(line: number, message: string) {
     super(message);
@@ -39,13 +42,32 @@ export interface JsonArrayScanner {
   end(): void;
   /** True once the target array has closed: the rest of the file need not be read. */
   readonly done: boolean;
+  /**
+   * With `keepOutside`: the document's text with the target array emptied (`{"items":[],
+   * "next":"c2"}`), for values beside the array such as a next-page cursor.
+   */
+  outside(): string;
+}
+
+/** Options of the scanner. */
+export interface JsonArrayScannerOptions {
+  /**
+   * Keep the text outside the target array and scan past its end (see `outside()`).
+   * @defaultValue `false`
+   */
+  keepOutside?: boolean;
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const LITERAL_CHAR = /[0-9a-zA-Z+\-.]/;
 
 /** Creates a scanner for the array at `path` (object keys from the root; [] = the root). */
-export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanner {
+export function createJsonArrayScanner(
+  path: readonly string[],
+  options: JsonArrayScannerOptions = {},
+): JsonArrayScanner {
+  const keepOutside = options.keepOutside === true;
+  let outsideText = '';
   const where = path.length === 0 ? 'the document' : `itemsPath "${path.join('.')}"`;
   const stack: Frame[] = [];
   let rootDone = false;
@@ -250,10 +272,13 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
     get done() {
       return done;
     },
+    outside() {
+      return outsideText;
+    },
     push(chunk) {
       const out: ScannedElement[] = [];
       capStart = 0;
-      for (let i = 0; i < chunk.length && !done; i++) {
+      for (let i = 0; i < chunk.length && (keepOutside || !done); i++) {
         const c = chunk.charAt(i);
         if (capturing) {
           if (captureChar(c, chunk, i, out)) {
@@ -262,8 +287,12 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
           }
         }
         const wasCapturing = capturing;
+        // Inside the target array only its closing bracket is kept: elements, commas and
+        // the whitespace between them go, so the kept text stays valid JSON.
+        const inTarget = keepOutside && isTarget(top());
         structuralChar(c);
         if (!wasCapturing && capturing) capStart = i;
+        else if (keepOutside && !capturing && (!inTarget || c === ']')) outsideText += c;
         if (c === '\n') line++;
       }
       if (capturing) {
@@ -273,7 +302,7 @@ export function createJsonArrayScanner(path: readonly string[]): JsonArrayScanne
       return out;
     },
     end() {
-      if (done) return;
+      if (done && !keepOutside) return;
       if (inLiteral && stack.length === 0) {
         inLiteral = false;
         rootDone = true;

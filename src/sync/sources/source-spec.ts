@@ -80,6 +80,14 @@ export interface HttpSourceSpec {
   pagination?: HttpPagination;
   /** Stop after this many pages even if the API has more. */
   maxPages?: number;
+  /** Longest wait for the connection (TCP and TLS). @defaultValue `10000` */
+  connectTimeoutMs?: number;
+  /** Longest wait for the response headers of a request. @defaultValue `60000` */
+  headersTimeoutMs?: number;
+  /** Longest pause between two pieces of a response body. @defaultValue `60000` */
+  bodyTimeoutMs?: number;
+  /** Largest response body read (256 MiB); a larger one fails the read. @defaultValue `268435456` */
+  maxResponseBytes?: number;
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
- * One JSON request of the http source, retried on transient failures (5xx, 429, 408,
- * dropped or refused connections) with exponential backoff; a `Retry-After` header is
- * honoured up to the delay cap. Messages name the method and the URL without query
- * string or user info, and mask every secret the caller lists.
+ * One request of the http source, up to its response headers, retried on transient
+ * failures (5xx, 429, 408, dropped or refused connections, connect and header timeouts)
+ * with exponential backoff; a `Retry-After` header is honoured up to the delay cap. The
+ * body is handed back unread, for the caller to stream. Messages name the method and the
+ * URL without query string or user info, mask every secret the caller lists, and name
+ * the setting and limit of a timeout or size cap that was hit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { HttpRetryOptions } from './source-deps.ts';
+import type { HttpLimits } from './http-limits.ts';
 import { redactSecrets, safeUrl } from './redact.ts';
 import { SourceError } from './source-error.ts';
 
@@ -22,6 +25,17 @@ export interface JsonRequest {
   secrets: readonly string[];
   signal?: AbortSignal | undefined;
   retry?: HttpRetryOptions | undefined;
+  /** Carries the connect timeout (an undici Agent made per read). */
+  dispatcher: Dispatcher;
+  limits: HttpLimits;
+}
+
+/** A 2xx response whose body is not read yet. */
+export interface OpenResponse {
+  body: Dispatcher.ResponseData['body'];
+  contentType: string;
+  /** `GET https://host/path (page 2)`, secrets masked: the prefix of every message. */
+  where: string;
 }
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -57,40 +71,77 @@ function parseRetryAfter(header: string | string[] | undefined): number | undefi
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-function errorCode(err: unknown): string | undefined {
+/** The network error code of a thrown value (undici wraps some in `cause`). */
+export function networkErrorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   const causeCode = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
   return typeof causeCode === 'string' ? causeCode : typeof code === 'string' ? code : undefined;
 }
 
-/** Sends the request (with retries) and returns the parsed JSON body. */
-export async function fetchJson(req: JsonRequest): Promise<unknown> {
-  const secrets = [...req.secrets, req.url.href, req.url.search];
+/** What a failure code means to a user, naming the job-spec setting of a timeout. */
+export function explainNetworkCode(code: string, limits: HttpLimits): string {
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${limits.connectTimeoutMs} ms (source.connectTimeoutMs)`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `no response headers within ${limits.headersTimeoutMs} ms (source.headersTimeoutMs)`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `the response body stalled for ${limits.bodyTimeoutMs} ms (source.bodyTimeoutMs)`;
+    default:
+      return code;
+  }
+}
+
+/** The refusal of a response past `maxResponseBytes`. */
+export function tooLarge(where: string, limits: HttpLimits, what: string): SourceError {
+  return new SourceError(
+    'SOURCE_CONFIG',
+    `${where}: the response ${what} is larger than source.maxResponseBytes (${limits.maxResponseBytes} bytes); page the API (source.pagination) or raise maxResponseBytes`,
+  );
+}
+
+/**
+ * Drops a response body and its connection. undici's body reports its own destruction as
+ * an 'error' event; with nothing listening that would crash the process.
+ */
+export function discardBody(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  if (!body.destroyed) body.destroy();
+}
+
+/** Sends the request (with retries) and returns the 2xx response with its body unread. */
+export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
+  // The query string (and so the whole URL) is kept out of messages; a URL without one is
+  // exactly what messages show, so masking it would hide the host they must name.
+  const secrets = [...req.secrets, ...(req.url.search === '' ? [] : [req.url.href, req.url.search])];
   // An env reference may sit in the path (`/v1/${TOKEN}/items`): mask it there too.
   const where = redactSecrets(`${req.method} ${safeUrl(req.url.href)} (${req.label})`, req.secrets);
-  const attempt = async (): Promise<unknown> => {
+  const attempt = async (): Promise<OpenResponse> => {
     let response;
     try {
       response = await request(req.url, {
+        dispatcher: req.dispatcher,
         method: req.method,
         headers:
           req.body === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
         ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
         ...(req.signal === undefined ? {} : { signal: req.signal }),
+        headersTimeout: req.limits.headersTimeoutMs,
+        bodyTimeout: req.limits.bodyTimeoutMs,
       });
     } catch (err) {
       if (req.signal?.aborted === true) throw new AbortError(err as Error);
-      const code = errorCode(err) ?? 'network error';
+      const code = networkErrorCode(err) ?? 'network error';
       // Only the error code is kept, not the error: a driver message may quote the request.
-      const message = redactSecrets(`${where} failed: ${code}`, secrets);
+      const message = redactSecrets(`${where} failed: ${explainNetworkCode(code, req.limits)}`, secrets);
       if (!NETWORK_CODES.has(code)) throw new AbortError(new AttemptError(message, undefined, undefined));
       throw new AttemptError(message, undefined, undefined);
     }
     const { statusCode, headers, body } = response;
     if (statusCode < 200 || statusCode >= 300) {
       // The body is dropped unread: an error page may echo the request, credentials included.
-      await body.dump();
+      discardBody(body);
       const failure = new AttemptError(
         `${where} answered HTTP ${statusCode}`,
         statusCode,
@@ -99,13 +150,12 @@ export async function fetchJson(req: JsonRequest): Promise<unknown> {
       if (!RETRY_STATUS.has(statusCode)) throw new AbortError(failure);
       throw failure;
     }
-    const text = await body.text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      const type = String(headers['content-type'] ?? 'no content-type');
-      throw new AbortError(new SourceError('SOURCE_FORMAT', `${where}: the response is not JSON (${type})`));
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > req.limits.maxResponseBytes) {
+      discardBody(body);
+      throw new AbortError(tooLarge(where, req.limits, `(content-length ${declared})`));
     }
+    return { body, contentType: String(headers['content-type'] ?? 'no content-type'), where };
   };
   const retries = req.retry?.retries ?? 3;
   const maxTimeout = req.retry?.maxTimeoutMs ?? 10_000;
