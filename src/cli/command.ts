@@ -75,8 +75,7 @@ export function usageFailure(spec: CommandSpec, err: unknown, io: CliIo): number
 function checkCount(spec: CommandSpec, positionals: readonly string[]): void {
   const { min = 0, max = 0, label } = spec.positionals ?? { label: 'argument' };
   const n = positionals.length;
-  if (n < min)
-    throw new UsageError(min === 1 ? `which ${label}? name one` : `needs at least ${min} ${label}s`);
+  if (n < min) throw new UsageError(min === 1 ? `which ${label}?` : `needs at least ${min} ${label}s`);
   if (n > max) {
     if (max === 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     throw new UsageError(

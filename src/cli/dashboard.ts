@@ -9,7 +9,7 @@ import { UsageError } from './args.ts';
 import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { openRuntime } from './open-runtime.ts';
+import { openReachableRuntime } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 
 const DASHBOARD = defineCommand({
@@ -104,7 +104,9 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     io.err(`rowbridge dashboard: ${(err as Error).message}`);
     return EXIT.usage;
   }
-  const rt = openRuntime(io);
+  // Redis unreachable: one line (cannot reach Redis at host:port (REDIS_URL)) and exit 1.
+  const rt = await openReachableRuntime(io).catch((err: unknown) => reportFailure(err, io));
+  if (typeof rt === 'number') return rt;
   const metrics = createMetrics();
   const health = createHealthCheck(rt);
   // Listening before the server starts: a SIGTERM during startup still stops it cleanly.

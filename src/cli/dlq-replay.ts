@@ -1,8 +1,7 @@
 import { formatReport, runExitCode } from './format-report.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { openRuntime } from './open-runtime.ts';
-import { reportFailure } from './report-failure.ts';
+import { withRuntime } from './open-runtime.ts';
 import { workRunsInProcess } from './work-run.ts';
 import type { DeadLetterFilter } from '../sync/state/dead-letter-store.ts';
 import { enqueueRun } from '../queue/enqueue-run.ts';
@@ -17,8 +16,7 @@ export async function replayDeadLetters(
   selection: { ids?: string[]; filter?: DeadLetterFilter },
   io: CliIo,
 ): Promise<number> {
-  const rt = openRuntime(io);
-  try {
+  return withRuntime(io, {}, async (rt) => {
     const byJob = new Map<string, string[]>();
     const add = (job: string, id: string) => byJob.set(job, [...(byJob.get(job) ?? []), id]);
     if (selection.ids !== undefined && selection.ids.length > 0) {
@@ -52,9 +50,5 @@ export async function replayDeadLetters(
     });
     if (codes.includes(EXIT.failure)) return EXIT.failure;
     return codes.includes(EXIT.deadLettered) ? EXIT.deadLettered : EXIT.ok;
-  } catch (err) {
-    return reportFailure(err, io);
-  } finally {
-    await rt.close();
-  }
+  });
 }

@@ -1,48 +1,49 @@
 import { enqueueRun } from '../queue/enqueue-run.ts';
-import { parseCliArgs, positiveInt, UsageError } from './args.ts';
+import { positiveInt, UsageError } from './args.ts';
+import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { openRuntime, resolveJobArg } from './open-runtime.ts';
-import { reportFailure } from './report-failure.ts';
+import { resolveJobArg, withRuntime } from './open-runtime.ts';
 
-const USAGE = 'usage: rowbridge enqueue JOB [--from X --to Y [--chunks N]] [--force] [--json]';
+const ENQUEUE = defineCommand({
+  name: 'enqueue',
+  usage: ['enqueue JOB [--from X --to Y [--chunks N]] [--force] [--json]'],
+  description:
+    'Queues a run of JOB for the workers (rowbridge worker) and prints its id; with --from and\n' +
+    "--to a backfill of that range of the job's cursor, split into chunks. Exit 0 queued, 1 failure.",
+  options: {
+    from: { type: 'string', value: 'X', help: 'backfill: first cursor value (with --to)' },
+    to: { type: 'string', value: 'Y', help: 'backfill: last cursor value (with --from)' },
+    chunks: { type: 'string', value: 'N', help: 'backfill: chunks worked in parallel (default 4)' },
+    force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },
+    json: { type: 'boolean', help: 'print {"runId": ...}' },
+  },
+  positionals: { min: 1, max: 1, label: 'job' },
+});
 
 /** `enqueue JOB`: queues a run for the workers and prints its id. */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
+  const parsed = parseCommand(ENQUEUE, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { from, to, force, json } = parsed.values;
+  let range;
   try {
-    parsed = parseCliArgs(args, {
-      force: { type: 'boolean' },
-      json: { type: 'boolean' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      chunks: { type: 'string' },
-    });
-    if ((parsed.values.from === undefined) !== (parsed.values.to === undefined))
-      throw new UsageError('--from and --to go together');
-    if (parsed.positionals.length !== 1) throw new UsageError('enqueue takes exactly one job');
-  } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) });
-  try {
-    const { from, to } = parsed.values;
-    const range =
+    if ((from === undefined) !== (to === undefined)) throw new UsageError('--from and --to go together');
+    range =
       from === undefined || to === undefined
         ? undefined
         : { from, to, chunks: positiveInt(parsed.values.chunks, 'chunks') ?? 4 };
+  } catch (err) {
+    return usageFailure(ENQUEUE, err, io);
+  }
+  const job = resolveJobArg(parsed.positionals[0]!, io);
+  return withRuntime(io, { quiet: true, ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}) }, async (rt) => {
     const runId = await enqueueRun(rt, job.name, {
       trigger: 'enqueue',
-      ...(parsed.values.force ? { force: true } : {}),
+      ...(force === true ? { force: true } : {}),
       ...(range === undefined ? {} : { range }),
     });
-    io.out(parsed.values.json === true ? JSON.stringify({ runId }) : `enqueued run ${runId}`);
+    io.out(json === true ? JSON.stringify({ runId }) : `enqueued run ${runId}`);
     return EXIT.ok;
-  } catch (err) {
-    return reportFailure(err, io);
-  } finally {
-    await rt.close();
-  }
+  });
 }

@@ -5,6 +5,8 @@ import { createLogger } from '../ground/logger.ts';
 import { createRuntime } from '../queue/runtime.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import type { CliIo } from './io.ts';
+import { reportFailure } from './report-failure.ts';
+import { ensureRedisReachable } from './redis-reachable.ts';
 
 /**
  * The runtime of a CLI command. Logs go to stderr (stdout carries the command's
@@ -37,6 +39,43 @@ export function openRuntime(
     jobsDir: options.jobsDir ?? settings.jobsDir ?? path.join(io.cwd, 'jobs'),
     ...(options.onClientEvent === undefined ? {} : { onClientEvent: options.onClientEvent }),
   });
+}
+
+/**
+ * {@link openRuntime} once Redis has answered: when nothing answers at REDIS_URL it
+ * throws a RedisUnreachableError (one line: `cannot reach Redis at host:port
+ * (REDIS_URL)`) instead of letting every command retry into a stack trace.
+ */
+export async function openReachableRuntime(
+  io: CliIo,
+  options: Parameters<typeof openRuntime>[1] = {},
+): Promise<Runtime> {
+  await ensureRedisReachable(loadSettings(io.env).redisUrl);
+  return openRuntime(io, options);
+}
+
+/**
+ * Runs `use` with a reachable runtime and closes it afterwards; any failure (Redis
+ * unreachable included) is printed as one message and becomes the exit code.
+ */
+export async function withRuntime(
+  io: CliIo,
+  options: Parameters<typeof openRuntime>[1],
+  use: (rt: Runtime) => Promise<number>,
+): Promise<number> {
+  let rt: Runtime;
+  try {
+    rt = await openReachableRuntime(io, options);
+  } catch (err) {
+    return reportFailure(err, io);
+  }
+  try {
+    return await use(rt);
+  } catch (err) {
+    return reportFailure(err, io);
+  } finally {
+    await rt.close();
+  }
 }
 
 /** A job given as a name (`orders`) or as a path to its file (`jobs/orders.yaml`). */

@@ -3,13 +3,20 @@ import { planRun } from '../sync/plan-run.ts';
 import type { RunPlan } from '../sync/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
 import { openSource } from '../queue/open-source.ts';
-import { parseCliArgs, UsageError } from './args.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { openRuntime, resolveJobArg } from './open-runtime.ts';
-import { reportFailure } from './report-failure.ts';
+import { resolveJobArg, withRuntime } from './open-runtime.ts';
 
-const USAGE = 'usage: rowbridge plan JOB [--json]';
+const PLAN = defineCommand({
+  name: 'plan',
+  usage: ['plan JOB [--json]'],
+  description:
+    'A dry run: reads the source, maps every row and compares with the worksheet, then says\n' +
+    'what a run would create, update, delete and reject. Writes nothing. Exit 0, 1 failure.',
+  options: { json: { type: 'boolean', help: 'print the plan as JSON' } },
+  positionals: { min: 1, max: 1, label: 'job' },
+});
 
 function formatPlan(job: string, plan: RunPlan): string {
   const a = plan.apiCalls;
@@ -30,21 +37,15 @@ function formatPlan(job: string, plan: RunPlan): string {
 
 /** `plan JOB`: a dry run with the same mapping code; writes nothing. */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCliArgs(args, { json: { type: 'boolean' } });
-    if (parsed.positionals.length !== 1) throw new UsageError('plan takes exactly one job');
-  } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand(PLAN, args, io);
+  if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);
-  const rt = openRuntime(io, {
+  const options = {
     quiet: parsed.values.json === true,
     interactive: true,
     ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
-  });
-  try {
+  };
+  return withRuntime(io, options, async (rt) => {
     const { spec, file } = await rt.loadJob(job.name);
     if (spec.sink !== undefined) {
       // A pull job writes every row it reads to its sink: the plan is the count.
@@ -79,9 +80,5 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     progress.done();
     io.out(parsed.values.json === true ? JSON.stringify(plan, null, 2) : formatPlan(job.name, plan));
     return EXIT.ok;
-  } catch (err) {
-    return reportFailure(err, io);
-  } finally {
-    await rt.close();
-  }
+  });
 }

@@ -1,59 +1,86 @@
-import { parseCliArgs } from './args.ts';
+import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+import { positiveInt, UsageError } from './args.ts';
+import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { formatReport } from './format-report.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { openRuntime } from './open-runtime.ts';
-import { reportFailure } from './report-failure.ts';
+import { withRuntime } from './open-runtime.ts';
 
-const USAGE = 'usage: rowbridge status [RUN] [--job NAME] [--limit N] [--json]';
+const STATUS = defineCommand({
+  name: 'status',
+  usage: ['status [RUN] [--job NAME] [--limit N] [--json]'],
+  description:
+    'Without RUN: the latest runs, newest first, one line each. With RUN: its report.\n' +
+    'Exit 0, 1 when the run is unknown or Redis cannot be reached.',
+  options: {
+    job: { type: 'string', value: 'NAME', help: 'only the runs of this job' },
+    limit: { type: 'string', value: 'N', help: 'how many runs to list (default 20)' },
+    json: { type: 'boolean', help: 'print runs and reports as JSON' },
+  },
+  positionals: { min: 0, max: 1, label: 'run' },
+});
+
+const COLUMNS = ['RUN', 'JOB', 'STATUS', 'CREATED', 'READ', 'WRITTEN', 'DEAD', 'MESSAGE'] as const;
+
+/** The runs as a table with a header line; numbers right-aligned, the message last and unpadded. */
+export function formatRunTable(rows: ReadonlyArray<{ run: RunRecord; report: RunReport }>): string {
+  const cells = rows.map(({ run, report }) => [
+    run.runId,
+    run.job,
+    run.status,
+    run.createdAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, 'Z'),
+    String(run.read ?? report.read),
+    String(report.created + report.updated + report.unchanged + report.skipped),
+    String(report.deadLetteredTotal),
+    run.message ?? '',
+  ]);
+  const all = [[...COLUMNS], ...cells];
+  const widths = COLUMNS.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
+  const numeric = new Set([4, 5, 6]);
+  return all
+    .map((row) =>
+      row
+        .map((cell, i) =>
+          i === row.length - 1 ? cell : numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
 
 /** `status [RUN]`: one run's report, or the latest runs. */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
+  const parsed = parseCommand(STATUS, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { json, job } = parsed.values;
+  let limit: number;
   try {
-    parsed = parseCliArgs(args, {
-      json: { type: 'boolean' },
-      job: { type: 'string' },
-      limit: { type: 'string' },
-    });
+    limit = positiveInt(parsed.values.limit, 'limit') ?? 20;
+    if (parsed.positionals.length > 0 && (job !== undefined || parsed.values.limit !== undefined))
+      throw new UsageError('--job and --limit list runs: give them without RUN');
   } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
+    return usageFailure(STATUS, err, io);
   }
-  const rt = openRuntime(io, { quiet: true });
-  try {
+  return withRuntime(io, { quiet: true }, async (rt) => {
     const runId = parsed.positionals[0];
     if (runId !== undefined) {
       const record = await rt.runs.get(runId);
       if (record === undefined) {
-        io.err(`no run ${runId}`);
+        io.err(`no run ${runId} (rowbridge status lists the latest runs)`);
         return EXIT.failure;
       }
       const report = await rt.runs.report(runId);
-      io.out(
-        parsed.values.json === true
-          ? JSON.stringify({ run: record, report }, null, 2)
-          : formatReport(record, report),
-      );
+      io.out(json === true ? JSON.stringify({ run: record, report }, null, 2) : formatReport(record, report));
       return EXIT.ok;
     }
-    const limit = Number(parsed.values.limit ?? 20);
-    const runs = await rt.runs.list({ limit, ...(parsed.values.job ? { job: parsed.values.job } : {}) });
-    if (parsed.values.json === true) {
-      const withReports = await Promise.all(
-        runs.map(async (run) => ({ run, report: await rt.runs.report(run.runId) })),
-      );
-      io.out(JSON.stringify(withReports, null, 2));
-    } else if (runs.length === 0) {
-      io.out('no runs yet');
-    } else {
-      for (const run of runs)
-        io.out(`${run.runId}  ${run.status.padEnd(10)} ${run.createdAt}  ${run.message ?? ''}`);
-    }
+    const runs = await rt.runs.list({ limit, ...(job ? { job } : {}) });
+    const withReports = await Promise.all(
+      runs.map(async (run) => ({ run, report: await rt.runs.report(run.runId) })),
+    );
+    if (json === true) io.out(JSON.stringify(withReports, null, 2));
+    else if (runs.length === 0) io.out(job === undefined ? 'no runs yet' : `no runs of job ${job} yet`);
+    else io.out(formatRunTable(withReports));
     return EXIT.ok;
-  } catch (err) {
-    return reportFailure(err, io);
-  } finally {
-    await rt.close();
-  }
+  });
 }
