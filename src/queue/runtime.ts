@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
@@ -20,11 +19,6 @@ import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import { prepareRun } from '../sync/prepare-run.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
-import { createStructureSnapshots } from '../sync/schema-drift.ts';
-import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
-import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import type { RunStore } from '../sync/state/run-store.ts';
 import { createRedisConnection } from './redis-connection.ts';
@@ -68,13 +62,6 @@ export interface Runtime {
   jobsDir: string;
   /** Finds `jobs/NAME.yaml` (or `.yml`) and loads it, validated. */
   loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
-  /** What each run started with (spec text, structure). */
-  runSnapshots: RunSnapshots;
-  /**
-   * The run's spec, client and plan, prepared once per run (src/sync/prepare-run.ts):
-   * with a run id, from the run's snapshot when it has one.
-   */
-  prepareRun(job: string, runId?: string): Promise<PreparedRun>;
   /** The client of the job's target application (or of a credentials prefix). */
   clientFor(credentialsEnvPrefix?: string): PlatformClient;
   /** What the sync engine needs for a job writing through `client`. */
@@ -119,11 +106,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const queuePrefix = settings.queuePrefix;
   const statePrefix = statePrefixOf(queuePrefix);
-  const runs = createRunStore({
-    redis,
-    prefix: statePrefix,
-    retentionSeconds: settings.runRetentionDays * 86_400,
-  });
+  const runs = createRunStore({ redis, prefix: statePrefix });
   const deadLetters = createDeadLetterStore({
     redis,
     prefix: statePrefix,
@@ -131,24 +114,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const clients = new Map<string, PlatformClient>();
   const traffic = new AsyncLocalStorage<Traffic>();
-  const runSnapshots = createRunSnapshots({
-    redis,
-    prefix: statePrefix,
-    ttlSeconds: settings.runRetentionDays * 86_400,
-  });
-  const lastGood = createStructureSnapshots({ redis, prefix: statePrefix });
-  // OAuth tokens are keyed by token URL and client id alone (no queue prefix): every
-  // deployment of one credential must follow one rotating refresh-token chain.
-  let tokenRedis: Redis | undefined;
-
-  function jobFile(name: string): string {
-    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError(`job name "${name}" is not a job file name`);
-    for (const ext of ['.yaml', '.yml']) {
-      const file = path.join(jobsDir, `${name}${ext}`);
-      if (existsSync(file)) return file;
-    }
-    throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
-  }
 
   function clientFor(prefix = 'ROWBRIDGE_'): PlatformClient {
     const cached = clients.get(prefix);
@@ -173,9 +138,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...(credentials.kind === 'oauth'
         ? {
             tokenStore: createRedisTokenStore({
-              redis: (tokenRedis ??= createRedisConnection(settings.redisUrl, { bullmq: false }) as Redis),
-              tokenUrl: credentials.tokenUrl,
-              clientId: credentials.clientId,
+              redis,
+              key: `${statePrefix}:oauth:${identity}`,
               clientSecret: credentials.clientSecret,
             }),
           }
