@@ -1,29 +1,38 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSettings } from '../../config/settings.ts';
 import type { CreateWorksheetInput } from '../api/types.ts';
 import { startEmulator } from '../emulator/start-emulator.ts';
-import { createRedisConnection, parseRedisUrl } from '../queue/redis-connection.ts';
+import { redisAddress } from '../ground/redis-address.ts';
 import { positionLabel } from '../sync/state/dead-letter-format.ts';
 import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
-import { parseCliArgs } from './args.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
+import { findOnPath, noRedisMessage, startPrivateRedis } from './private-redis.ts';
+import type { PrivateRedis } from './private-redis.ts';
+import { probeRedis, RedisUnreachableError } from './redis-reachable.ts';
 import { reportFailure } from './report-failure.ts';
 import { main as runMain } from './run.ts';
 
-const USAGE = 'usage: rowbridge start    (the quickstart; takes no options)';
+const START = defineCommand({
+  name: 'start',
+  usage: ['start'],
+  description:
+    'The quickstart (npm start): starts the local API emulator with a sample worksheet and\n' +
+    'runs the example import of jobs/examples/quickstart/ (3,000 orders, 5 bad on purpose)\n' +
+    'through the queue, then shows the dead letters and the dashboard command. Uses Redis at\n' +
+    'REDIS_URL, or a private redis-server on loopback when nothing answers there.\n' +
+    'Exit 0 when exactly the bad rows were dead-lettered, 2 other dead letters, 1 failure.',
+  options: {},
+});
 const QUICKSTART = fileURLToPath(new URL('../../jobs/examples/quickstart/', import.meta.url));
 const SHOWN_DEAD_LETTERS = 10;
+/** Where `rowbridge dashboard` listens without --port/--host. */
+const DASHBOARD_URL = 'http://127.0.0.1:3000';
 
 /** A deliberately bad row of the sample, as jobs/examples/quickstart/bad-rows.json lists it. */
 interface BadRow {
@@ -31,14 +40,6 @@ interface BadRow {
   orderNo: string;
   field: string;
   problem: string;
-}
-
-/** A redis-server this command started; it lives as long as the command. */
-interface PrivateRedis {
-  url: string;
-  port: number;
-  pid: number;
-  stop(): Promise<void>;
 }
 
 /**
@@ -51,23 +52,20 @@ interface PrivateRedis {
  * other dead letter exits 2 as `run` does, a failure 1.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
-  try {
-    parseCliArgs(args, {}, false);
-  } catch (err) {
-    io.err(`${(err as Error).message}\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand(START, args, io);
+  if (typeof parsed === 'number') return parsed;
   const cleanups: Array<() => Promise<void>> = [];
   try {
     const settings = loadSettings(io.env);
     let redisUrl = settings.redisUrl;
     let privateRedis: PrivateRedis | undefined;
-    const answer = await probeRedis(redisUrl);
-    if (answer instanceof Error) throw answer;
-    if (answer === 'absent') {
+    const answer = await probeRedis(redisUrl, 2000);
+    if (answer !== 'ok') {
+      // Something answered but refused (a password, TLS): a private server would hide that.
+      if (!(answer instanceof RedisUnreachableError)) throw answer;
       const binary = findOnPath('redis-server', io.env.PATH);
       if (binary === undefined) {
-        io.err(noRedisMessage(redisLabel(redisUrl)));
+        io.err(noRedisMessage(redisAddress(redisUrl)));
         return EXIT.failure;
       }
       privateRedis = await startPrivateRedis(binary);
@@ -101,7 +99,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     io.out(
       [
         'rowbridge quickstart',
-        `  redis     ${privateRedis ? `private redis-server on 127.0.0.1:${privateRedis.port} (pid ${privateRedis.pid}; nothing answered at ${redisLabel(settings.redisUrl)}), stopped at the end` : redisLabel(redisUrl)}`,
+        `  redis     ${privateRedis ? `private redis-server on 127.0.0.1:${privateRedis.port} (pid ${privateRedis.pid}; nothing answered at ${redisAddress(settings.redisUrl)}), stopped at the end` : redisAddress(redisUrl)}`,
         `  platform  emulator at ${emulator.url}, application "Quickstart", worksheet ${structure.name} (${structure.fields.length} fields)`,
         `  job       jobs/examples/quickstart/orders.yaml: orders.csv → ${structure.name}, upsert by order_no`,
         `  prefix    ${prefix}`,
@@ -130,6 +128,22 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     for (const cleanup of cleanups.reverse())
       await cleanup().catch((err: unknown) => io.err(`cleanup: ${(err as Error).message}`));
   }
+}
+
+/** The quickstart's last lines: the command that shows its run on the dashboard's jobs page. */
+function dashboardHint(prefix: string, isPrivate: boolean): string[] {
+  const url = `${DASHBOARD_URL}/jobs`;
+  if (isPrivate) {
+    return [
+      `The dashboard shows runs on its jobs page (node src/cli.ts dashboard, then ${url}),`,
+      'but this run was in the private Redis: with a Redis of your own, npm start keeps it there.',
+    ];
+  }
+  return [
+    "See the run on the dashboard's jobs page (same REDIS_URL):",
+    `  ROWBRIDGE_QUEUE_PREFIX='${prefix}' node src/cli.ts dashboard`,
+    `  then open ${url}`,
+  ];
 }
 
 /** Shows the run's dead letters next to the sample's known bad rows; the exit code follows from the comparison. */
@@ -186,147 +200,15 @@ async function explainDeadLetters(
         `The ${badRows.length} dead letters are the rows of orders.csv that are bad on purpose (jobs/examples/quickstart/bad-rows.json);`,
         'every other row landed. The quickstart worked.',
       );
-      io.out(lines.join('\n'));
-      return EXIT.ok;
     }
     for (const e of unexpected)
       lines.push(`unexpected dead letter at ${positionLabel(e.source.position)}: ${e.message}`);
     for (const b of missed)
       lines.push(`line ${b.line} (${b.orderNo}) should have been dead-lettered (${b.problem}) but was not`);
+    lines.push('', ...dashboardHint(prefix, isPrivate));
     io.out(lines.join('\n'));
-    return EXIT.deadLettered;
+    return unexpected.length === 0 && missed.length === 0 ? EXIT.ok : EXIT.deadLettered;
   } finally {
     await rt.close();
   }
-}
-
-/** `ok` when Redis answers PING, `absent` when nothing listens, an Error when something answers but refuses (auth). */
-async function probeRedis(url: string): Promise<'ok' | 'absent' | Error> {
-  const client = createRedisConnection(url, {
-    bullmq: false,
-    lazyConnect: true,
-    connectTimeoutMs: 2000,
-    once: true,
-  });
-  let lastError: Error | undefined;
-  client.on('error', (err: Error) => {
-    lastError = err;
-  });
-  try {
-    await client.connect();
-    await client.ping();
-    return 'ok';
-  } catch (err) {
-    const cause = lastError ?? (err as Error);
-    const code = (cause as NodeJS.ErrnoException).code ?? '';
-    if (
-      ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code) ||
-      /Connection is closed|connect ETIMEDOUT|Failed to refresh slots cache|None of startup nodes is available/i.test(
-        cause.message,
-      )
-    ) {
-      return 'absent';
-    }
-    return new Error(`Redis at ${redisLabel(url)} answered but refused the quickstart: ${cause.message}`);
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** host:port of REDIS_URL (the nodes of a cluster), never the password. */
-function redisLabel(url: string): string {
-  try {
-    const target = parseRedisUrl(url);
-    if (target.kind === 'cluster')
-      return `cluster ${target.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-    const u = new URL(target.url);
-    return `${u.hostname}:${u.port || '6379'}`;
-  } catch {
-    return 'the configured REDIS_URL';
-  }
-}
-
-function noRedisMessage(where: string): string {
-  return [
-    `rowbridge start needs Redis, and nothing answers at ${where} (REDIS_URL).`,
-    'redis-server is not on PATH either, so the quickstart cannot start a private one. Do one of:',
-    '  sudo apt-get install redis-server     (Debian, Ubuntu; then run npm start again)',
-    '  brew install redis                    (macOS)',
-    '  docker run -d -p 6379:6379 redis:7    (any machine with Docker)',
-    '  REDIS_URL=redis://HOST:PORT npm start (a Redis you already have)',
-  ].join('\n');
-}
-
-function findOnPath(name: string, pathVar: string | undefined): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A throwaway redis-server on loopback: no persistence, data in a temporary folder. */
-async function startPrivateRedis(binary: string): Promise<PrivateRedis> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-redis-'));
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Never leave the server behind: not on an uncaught error (exit), not when only this
-  // process is signalled (Ctrl-C reaches the whole process group, `kill PID` does not).
-  const onExit = () => child.kill('SIGKILL');
-  const onSignal = (signal: NodeJS.Signals) => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('exit', onExit);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const stop = async () => {
-    process.removeListener('exit', onExit);
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
-  };
-  const url = `redis://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if (child.exitCode !== null) break;
-    if ((await probeRedis(url)) === 'ok') return { url, port, pid: child.pid!, stop };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stop();
-  throw new Error(
-    `the private redis-server (${binary}) did not start on 127.0.0.1:${port}:\n${output.trim()}`,
-  );
 }

@@ -124,6 +124,11 @@ describe('npm start (rowbridge start)', () => {
       expect(result.stdout).toContain(
         `ROWBRIDGE_QUEUE_PREFIX='${prefix}' node src/cli.ts dlq list --run ${runId}`,
       );
+      // It ends with the command that shows the run on the dashboard's jobs page.
+      expect(result.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+        `  ROWBRIDGE_QUEUE_PREFIX='${prefix}' node src/cli.ts dashboard`,
+        '  then open http://127.0.0.1:3000/jobs',
+      ]);
       // The cleanup hint keeps the host and database of REDIS_URL, without printing it.
       expect(result.stdout).toContain(
         `redis-cli -u "$REDIS_URL" --scan --pattern '${prefix}:*' | xargs redis-cli -u "$REDIS_URL" del`,
@@ -152,6 +157,7 @@ describe('npm start (rowbridge start)', () => {
     expectDemoOutput(result.stdout);
     expect(result.stdout).toContain('the list above is all that is left');
     expect(result.stdout).not.toContain('dlq list --run');
+    expect(result.stdout).toContain('(node src/cli.ts dashboard, then http://127.0.0.1:3000/jobs)');
     const [port, pid] = [Number(started?.[1]), Number(started?.[2])];
     expect(isRunning(pid)).toBe(false);
     expect(await answersPing(port)).toBe(false);
