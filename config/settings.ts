@@ -167,6 +167,32 @@ export const SETTINGS = {
     default: 90,
     parse: positiveNumber,
   },
+  rowStateTtlDays: {
+    env: 'ROWBRIDGE_ROW_STATE_TTL_DAYS',
+    description:
+      'row outcomes of a failed or abandoned run are kept this many days, so the next run of the job resumes it',
+    default: 7,
+    parse: positiveNumber,
+  },
+  runRetentionDays: {
+    env: 'ROWBRIDGE_RUN_RETENTION_DAYS',
+    description: 'run records and their reports are kept this many days (status, dashboard)',
+    default: 14,
+    parse: positiveNumber,
+  },
+  redisWaitMs: {
+    env: 'ROWBRIDGE_REDIS_WAIT_MS',
+    description:
+      '`run` and `worker` wait this long for Redis to come back before exiting 1 (the run stays resumable)',
+    default: 120_000,
+    parse: positiveInt,
+  },
+  shutdownTimeoutMs: {
+    env: 'ROWBRIDGE_SHUTDOWN_TIMEOUT_MS',
+    description: 'on Ctrl-C or SIGTERM, the longest wait for jobs in flight before the process exits anyway',
+    default: 30_000,
+    parse: positiveInt,
+  },
   logLevel: { env: 'ROWBRIDGE_LOG_LEVEL', description: 'pino log level', default: 'info', parse: logLevel },
   dashboardToken: {
     env: 'ROWBRIDGE_DASHBOARD_TOKEN',

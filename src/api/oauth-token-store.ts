@@ -22,7 +22,7 @@ export interface OAuthTokenStore {
 }
 
 /** Options of {@link createRedisTokenStore}. */
-export type RedisTokenStoreOptions = {
+export interface RedisTokenStoreOptions {
   redis: Redis | Cluster;
   /**
    * The OAuth client secret: the tokens are stored encrypted (AES-256-GCM) under a key
@@ -32,21 +32,10 @@ export type RedisTokenStoreOptions = {
   clientSecret: string;
   /** Longest a refresh may hold the lock. @defaultValue 15_000 */
   lockMs?: number;
-} & (
-  | {
-      /** The credential's token endpoint and client id: together they name its refresh-token chain. */
-      tokenUrl: string;
-      clientId: string;
-    }
-  | {
-      /**
-       * @deprecated A caller-made key (a queue prefix and app id) splits one credential
-       * into several chains: a deployment under another prefix presents a refresh token
-       * the platform already rotated (600102). Pass `tokenUrl` and `clientId`.
-       */
-      key: string;
-    }
-);
+  /** The credential's token endpoint and client id: together they name its refresh-token chain. */
+  tokenUrl: string;
+  clientId: string;
+}
 
 /**
  * The Redis key of a credential's tokens: a hash of its token URL and client id, and of
@@ -64,7 +53,7 @@ const TTL_SECONDS = 30 * 24 * 3600;
 
 export function createRedisTokenStore(options: RedisTokenStoreOptions): OAuthTokenStore {
   const { redis } = options;
-  const key = 'key' in options ? options.key : oauthTokenKey(options.tokenUrl, options.clientId);
+  const key = oauthTokenKey(options.tokenUrl, options.clientId);
   const lockKey = `${key}:lock`;
   const lockMs = options.lockMs ?? 15_000;
   const secretKey = Buffer.from(hkdfSync('sha256', options.clientSecret, key, 'rowbridge oauth tokens', 32));

@@ -1,9 +1,10 @@
 /**
- * One error module for the platform client (modelled on undici's lib/core/errors.js):
- * a base error with a stable string `code`, one table from every platform error code
- * (spec §7) to a category, one policy per category, and one function that classifies
- * any thrown value. Errors carry what a caller needs (method, path, errorCode,
- * category, retryAfterMs) and never credentials or a full response body.
+ * The one error taxonomy of rowbridge (modelled on undici's lib/core/errors.js), in the
+ * ground layer so every layer can use it: a base error with a stable string `code` and
+ * a category, one table from every platform error code (spec §7) to a category, ONE
+ * table saying what the client, a run and a batch do with each category, and one
+ * function that classifies any thrown value. Errors carry what a caller needs (method,
+ * path, errorCode, category, retryAfterMs) and never credentials or a full body.
  */
 
 export const ERROR_CATEGORIES = [
@@ -38,24 +39,37 @@ export interface CategoryPolicy {
   stopsRun: boolean;
   /** The failing rows are isolated and dead-lettered; the run goes on. */
   rowLevel: boolean;
+  /**
+   * What a run does when reading, planning or finalizing meets it: `fail` at once (it is
+   * deterministic: a missing file, a bad header, a 401; the run stays resumable once the
+   * cause is fixed) or `retry` the run job with backoff.
+   */
+  run: 'fail' | 'retry';
+  /**
+   * What a batch does when writing meets it: `stop-run` (one message for the run),
+   * `delay` (put back without charging an attempt: the shared limiter slows everyone),
+   * `pause` (put back for a while, a bounded number of times, then stop the run), or
+   * `retry` with backoff and dead-letter the rows left open on the last attempt.
+   */
+  batch: 'stop-run' | 'delay' | 'pause' | 'retry';
 }
 
 export const CATEGORY_POLICY: Readonly<Record<ErrorCategory, CategoryPolicy>> = {
-  throttled: { retry: 'pace', stopsRun: false, rowLevel: false },
-  transient: { retry: 'backoff', stopsRun: false, rowLevel: false },
-  ambiguous: { retry: 'reconcile', stopsRun: false, rowLevel: false },
-  'auth-refresh': { retry: 'refresh', stopsRun: false, rowLevel: false },
-  auth: { retry: 'never', stopsRun: true, rowLevel: false },
-  config: { retry: 'never', stopsRun: true, rowLevel: false },
-  forbidden: { retry: 'never', stopsRun: true, rowLevel: false },
-  'app-unavailable': { retry: 'never', stopsRun: true, rowLevel: false },
-  'invalid-row': { retry: 'never', stopsRun: false, rowLevel: true },
-  conflict: { retry: 'never', stopsRun: false, rowLevel: true },
-  'not-found': { retry: 'never', stopsRun: false, rowLevel: false },
-  quota: { retry: 'never', stopsRun: true, rowLevel: false },
+  throttled: { retry: 'pace', stopsRun: false, rowLevel: false, run: 'retry', batch: 'delay' },
+  transient: { retry: 'backoff', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
+  ambiguous: { retry: 'reconcile', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
+  'auth-refresh': { retry: 'refresh', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
+  auth: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
+  config: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
+  forbidden: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
+  'app-unavailable': { retry: 'never', stopsRun: true, rowLevel: false, run: 'retry', batch: 'pause' },
+  'invalid-row': { retry: 'never', stopsRun: false, rowLevel: true, run: 'fail', batch: 'retry' },
+  conflict: { retry: 'never', stopsRun: false, rowLevel: true, run: 'fail', batch: 'retry' },
+  'not-found': { retry: 'never', stopsRun: false, rowLevel: false, run: 'fail', batch: 'retry' },
+  quota: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
   // An unknown code is most likely a new business failure: retrying it a few times is
   // safe for reads and for writes that the server answered (it did not apply them).
-  unknown: { retry: 'backoff', stopsRun: false, rowLevel: false },
+  unknown: { retry: 'backoff', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
 };
 
 /** Every error code of spec §7 with its category and meaning. */
@@ -112,10 +126,15 @@ export function categoryOfCode(errorCode: number): ErrorCategory {
 export type RowbridgeErrorCode =
   'ROWBRIDGE_API_ERROR' | 'ROWBRIDGE_CONFIG_ERROR' | 'ROWBRIDGE_RESPONSE_ERROR' | 'ROWBRIDGE_NETWORK_ERROR';
 
-/** Base of rowbridge's errors: `code` is stable and safe to match on. */
+/**
+ * Base of every error class of rowbridge (source, sink, job spec, mapping, config, API):
+ * `code` is stable and safe to match on, `category` is a category of the taxonomy, so
+ * {@link CATEGORY_POLICY} decides what a run and a batch do with it.
+ */
 export class RowbridgeError extends Error {
   override name = 'RowbridgeError';
-  readonly code: RowbridgeErrorCode = 'ROWBRIDGE_API_ERROR';
+  readonly code: string = 'ROWBRIDGE_API_ERROR';
+  readonly category: ErrorCategory = 'unknown';
 }
 
 /** Where a request went; never its headers or body. */
@@ -136,7 +155,7 @@ export interface ApiErrorInit extends RequestRef {
 export class ApiError extends RowbridgeError {
   override name = 'ApiError';
   override readonly code: RowbridgeErrorCode = 'ROWBRIDGE_API_ERROR';
-  readonly category: ErrorCategory;
+  override readonly category: ErrorCategory;
   readonly errorCode: number | undefined;
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
@@ -161,7 +180,8 @@ export class ApiError extends RowbridgeError {
 /** A setting is missing or wrong: nothing was sent (or the OAuth flow refused it). */
 export class ConfigError extends RowbridgeError {
   override name = 'ConfigError';
-  override readonly code: RowbridgeErrorCode = 'ROWBRIDGE_CONFIG_ERROR';
+  override readonly code: string = 'ROWBRIDGE_CONFIG_ERROR';
+  override readonly category: ErrorCategory = 'config';
 }
 
 export function isApiError(value: unknown): value is ApiError {
@@ -205,14 +225,33 @@ export function networkError(err: unknown, ref: RequestRef & { isWrite: boolean 
   });
 }
 
+/** System errors that retrying will not mend: the file or the permission is missing. */
+const DETERMINISTIC_SYSTEM_CODES: ReadonlySet<string> = new Set([
+  'ENOENT',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+]);
+
 /**
- * Category of any thrown value: ApiErrors carry theirs, ConfigErrors are `config`,
- * anything else (a bug, an unexpected library error) is `unknown`.
+ * Category of any thrown value: rowbridge's errors carry theirs; a system error on a
+ * missing file or permission is `config`, one on the network `transient`; anything
+ * else (a bug, an unexpected library error) is `unknown`.
  */
 export function classifyError(err: unknown): ErrorCategory {
-  if (err instanceof ApiError) return err.category;
-  if (err instanceof ConfigError) return 'config';
+  if (err instanceof RowbridgeError) return err.category;
+  const code = errnoCode(err);
+  if (code !== undefined && DETERMINISTIC_SYSTEM_CODES.has(code)) return 'config';
+  if (code !== undefined && (NOT_SENT_CODES.has(code) || code === 'ECONNRESET' || code === 'ETIMEDOUT'))
+    return 'transient';
   return 'unknown';
+}
+
+/** What the run and a batch do with an error, from the one table. */
+export function policyOf(err: unknown): CategoryPolicy & { category: ErrorCategory } {
+  const category = classifyError(err);
+  return { ...CATEGORY_POLICY[category], category };
 }
 
 /** Keeps the original as `cause` (graphile-worker's coerceError). */

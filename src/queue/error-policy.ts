@@ -1,6 +1,6 @@
 import { DelayedError } from 'bullmq';
 import type { Job } from 'bullmq';
-import { ApiError, classifyError } from '../ground/errors.ts';
+import { ApiError, policyOf } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import { stopsRun } from '../sync/write-batch.ts';
 
@@ -26,21 +26,22 @@ export const MAX_APP_UNAVAILABLE_PAUSES = 60;
 const THROTTLED_DELAY_MS = 5_000;
 
 /**
- * The one place rowbridge's error categories become queue behaviour:
- * throttled → put back without charging an attempt (the shared limiter slows everyone);
- * app-unavailable → paused and retried later; auth, config, forbidden, quota and a
- * vanished worksheet → the run stops with one message; transient, ambiguous and unknown
- * → BullMQ retries with backoff, and on the last attempt the rows are dead-lettered.
+ * The one place a batch failure becomes queue behaviour, read off the category table in
+ * src/ground/errors.ts (`CATEGORY_POLICY[category].batch`): `stop-run` stops the run with
+ * one message; `delay` puts the batch back without charging an attempt (the shared
+ * limiter slows everyone); `pause` puts it back for a minute, at most an hour, then
+ * stops the run; `retry` lets BullMQ retry with backoff and, on the last attempt,
+ * dead-letters the rows left open.
  */
 export function decideBatchFailure(err: unknown, ctx: FailureContext): BatchFailureAction {
-  const category = classifyError(err);
+  const { category, batch } = policyOf(err);
   const message = err instanceof Error ? err.message : String(err);
   if (stopsRun(err)) return { kind: 'stop-run', message, category };
-  if (category === 'throttled') {
+  if (batch === 'delay') {
     const retryAfter = err instanceof ApiError ? err.retryAfterMs : undefined;
     return { kind: 'delay', delayMs: retryAfter ?? THROTTLED_DELAY_MS, reason: 'throttled' };
   }
-  if (category === 'app-unavailable') {
+  if (batch === 'pause') {
     if (ctx.pauses >= MAX_APP_UNAVAILABLE_PAUSES) {
       return {
         kind: 'stop-run',

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
@@ -19,6 +20,11 @@ import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import { prepareRun } from '../sync/prepare-run.ts';
+import type { PreparedRun } from '../sync/prepare-run.ts';
+import { createStructureSnapshots } from '../sync/schema-drift.ts';
+import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
+import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import type { RunStore } from '../sync/state/run-store.ts';
 import { createRedisConnection } from './redis-connection.ts';
@@ -62,6 +68,13 @@ export interface Runtime {
   jobsDir: string;
   /** Finds `jobs/NAME.yaml` (or `.yml`) and loads it, validated. */
   loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
+  /** What each run started with (spec text, structure). */
+  runSnapshots: RunSnapshots;
+  /**
+   * The run's spec, client and plan, prepared once per run (src/sync/prepare-run.ts):
+   * with a run id, from the run's snapshot when it has one.
+   */
+  prepareRun(job: string, runId?: string): Promise<PreparedRun>;
   /** The client of the job's target application (or of a credentials prefix). */
   clientFor(credentialsEnvPrefix?: string): PlatformClient;
   /** What the sync engine needs for a job writing through `client`. */
@@ -106,7 +119,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const queuePrefix = settings.queuePrefix;
   const statePrefix = statePrefixOf(queuePrefix);
-  const runs = createRunStore({ redis, prefix: statePrefix });
+  const runs = createRunStore({
+    redis,
+    prefix: statePrefix,
+    retentionSeconds: settings.runRetentionDays * 86_400,
+  });
   const deadLetters = createDeadLetterStore({
     redis,
     prefix: statePrefix,
@@ -114,6 +131,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const clients = new Map<string, PlatformClient>();
   const traffic = new AsyncLocalStorage<Traffic>();
+  const runSnapshots = createRunSnapshots({
+    redis,
+    prefix: statePrefix,
+    ttlSeconds: settings.runRetentionDays * 86_400,
+  });
+  const lastGood = createStructureSnapshots({ redis, prefix: statePrefix });
+  // OAuth tokens are keyed by token URL and client id alone (no queue prefix): every
+  // deployment of one credential must follow one rotating refresh-token chain.
+  let tokenRedis: Redis | undefined;
+
+  function jobFile(name: string): string {
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
+      throw new ConfigError(`job name "${name}" is not a job file name`);
+    for (const ext of ['.yaml', '.yml']) {
+      const file = path.join(jobsDir, `${name}${ext}`);
+      if (existsSync(file)) return file;
+    }
+    throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
+  }
 
   function clientFor(prefix = 'ROWBRIDGE_'): PlatformClient {
     const cached = clients.get(prefix);
@@ -138,8 +174,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...(credentials.kind === 'oauth'
         ? {
             tokenStore: createRedisTokenStore({
-              redis,
-              key: `${statePrefix}:oauth:${identity}`,
+              redis: (tokenRedis ??= createRedisConnection(settings.redisUrl, { bullmq: false }) as Redis),
+              tokenUrl: credentials.tokenUrl,
+              clientId: credentials.clientId,
               clientSecret: credentials.clientSecret,
             }),
           }
@@ -179,14 +216,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     deadLetters,
     jobsDir,
     async loadJob(name) {
-      if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
-        throw new ConfigError(`job name "${name}" is not a job file name`);
-      for (const ext of ['.yaml', '.yml']) {
-        const file = path.join(jobsDir, `${name}${ext}`);
-        if (existsSync(file)) return { spec: await loadJobSpec(file), file };
-      }
-      throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
+      const file = jobFile(name);
+      return { spec: await loadJobSpec(file), file };
     },
+    runSnapshots,
+    prepareRun: (job, runId) =>
+      prepareRun(
+        {
+          async readJob(name) {
+            const file = jobFile(name);
+            return { file, text: await readFile(file, 'utf8') };
+          },
+          clientFor,
+          snapshots: runSnapshots,
+          lastGood,
+        },
+        job,
+        runId,
+      ),
     clientFor,
     syncDeps: (client, log) => ({ client, redis, prefix: statePrefix, runs, deadLetters, log }),
     clients: () => clients,
@@ -197,6 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       clients.clear();
       await redis.quit().catch(() => undefined);
       await connection.quit().catch(() => undefined);
+      await tokenRedis?.quit().catch(() => undefined);
     },
   };
 }

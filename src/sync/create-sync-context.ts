@@ -71,6 +71,23 @@ export async function planJob(
       );
     }
   }
+  return compilePlan(spec, structure, client, file);
+}
+
+/**
+ * The mapping plan of `spec` against a known structure: no request. A run compiles it
+ * from the structure stored with the run (prepare-run.ts), so every batch and chunk of
+ * the run writes with the mapping the run started with.
+ */
+export function compilePlan(
+  spec: JobSpec,
+  structure: WorksheetStructure,
+  client: PlatformClient,
+  file?: string,
+): Required<PreparedJob> {
+  const target = spec.target;
+  if (target === undefined)
+    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   // options.createMissingOptions is the job-wide default of each mapping's createOptions.
   const mappings = spec.options.createMissingOptions
     ? spec.mappings.map((m) => ({ createOptions: true, ...m }))

@@ -7,6 +7,7 @@
  * floats), and written the way the input was, so the database compares them as it
  * compares the user's own values.
  */
+import { RowbridgeError } from '../ground/errors.ts';
 
 /** One chunk of a backfill, ready to spread into `SourceDeps`. */
 export interface RangeChunk {
@@ -19,9 +20,10 @@ export interface RangeChunk {
 }
 
 /** A backfill range or chunk count the user gave cannot be split; the message names the option. */
-export class BackfillRangeError extends Error {
+export class BackfillRangeError extends RowbridgeError {
   override readonly name = 'BackfillRangeError';
-  readonly code = 'BACKFILL_RANGE_INVALID';
+  override readonly code = 'BACKFILL_RANGE_INVALID';
+  override readonly category = 'config';
 }
 
 /** Most chunk jobs one backfill may enqueue. */

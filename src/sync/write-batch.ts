@@ -1,4 +1,4 @@
-import { ApiError, CATEGORY_POLICY, ConfigError } from '../ground/errors.ts';
+import { ApiError, RowbridgeError, policyOf } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
@@ -9,9 +9,10 @@ import type { SyncContext } from './sync-context.ts';
 export type BatchOutcomes = Map<number, RowOutcome>;
 
 /** A failure that stops the whole run (auth, permission, quota, worksheet gone). */
-export class RunStoppedError extends Error {
+export class RunStoppedError extends RowbridgeError {
   override name = 'RunStoppedError';
-  readonly category: ErrorCategory;
+  override readonly code = 'RUN_STOPPED';
+  override readonly category: ErrorCategory;
   constructor(message: string, category: ErrorCategory, options?: { cause?: unknown }) {
     super(message, options);
     this.category = category;
@@ -332,10 +333,14 @@ export async function deadLetter(
   await record(ctx, outcomes, new Map(rows.map((r) => [r.index, `dead:${category}` as const])));
 }
 
-/** Whether an error stops the run rather than the batch (category policy). */
+/**
+ * Whether an error stops the run rather than the batch: the category table says so, and
+ * a worksheet that is gone (430013, 430022) stops it too, while a row that is gone
+ * (10007) is the row's business.
+ */
 export function stopsRun(err: unknown): boolean {
-  if (err instanceof RunStoppedError || err instanceof ConfigError) return true;
-  if (!(err instanceof ApiError)) return false;
-  if (err.category === 'not-found') return err.errorCode === 430013 || err.errorCode === 430022;
-  return CATEGORY_POLICY[err.category].stopsRun && err.category !== 'app-unavailable';
+  if (err instanceof RunStoppedError) return true;
+  if (err instanceof ApiError && err.category === 'not-found')
+    return err.errorCode === 430013 || err.errorCode === 430022;
+  return policyOf(err).batch === 'stop-run';
 }

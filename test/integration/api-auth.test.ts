@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/create-api-client.ts';
 import { ApiError, ConfigError } from '../../src/ground/errors.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
-import { createRedisTokenStore } from '../../src/api/oauth-token-store.ts';
+import { createRedisTokenStore, oauthTokenKey } from '../../src/api/oauth-token-store.ts';
 import { Redis } from 'ioredis';
 
 /**
@@ -225,8 +225,14 @@ describe('OAuth refresh', () => {
     srv.rotate = true;
     srv.revokeUsed = true;
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const key = `rbtest-oauth-${process.pid}`;
-    const store = () => createRedisTokenStore({ redis, key, clientSecret: 'client-secret-value' });
+    const key = oauthTokenKey(`${srv.url}/oauth2/token`, 'client-id');
+    const store = () =>
+      createRedisTokenStore({
+        redis,
+        tokenUrl: `${srv.url}/oauth2/token`,
+        clientId: 'client-id',
+        clientSecret: 'client-secret-value',
+      });
     const make = () =>
       createApiClient({
         baseUrl: srv.url,

@@ -6,10 +6,12 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/create-api-client.ts';
-import type { ApiClient } from '../../src/api/create-api-client.ts';
-import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
-import { createRedisTokenStore, oauthTokenKey } from '../../src/api/oauth-token-store.ts';
+import { loadSettings } from '../../config/settings.ts';
+import type { PlatformClient } from '../../src/api/create-platform-client.ts';
+import { oauthTokenKey } from '../../src/api/oauth-token-store.ts';
+import { createLogger } from '../../src/ground/logger.ts';
+import { createRuntime } from '../../src/queue/runtime.ts';
+import type { Runtime } from '../../src/queue/runtime.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 import { REDIS_URL } from '../helpers/sync-harness.ts';
@@ -19,7 +21,7 @@ describe('two deployments sharing one OAuth credential', () => {
   let redis: Redis;
   let appId: string;
   let oauth: { clientId: string; clientSecret: string; refreshToken: string };
-  const clients: ApiClient[] = [];
+  const runtimes: Runtime[] = [];
 
   beforeAll(async () => {
     emulator = await startEmulator({ accessTokenTtlMs: 60_000 });
@@ -29,42 +31,33 @@ describe('two deployments sharing one OAuth credential', () => {
   });
 
   afterAll(async () => {
-    for (const c of clients) await c.close();
+    for (const rt of runtimes) await rt.close();
     const key = oauthTokenKey(emulator.tokenUrl, oauth.clientId);
     await redis.del(key, `${key}:lock`);
     redis.disconnect();
     await emulator.close();
   });
 
-  /** A deployment as its runtime builds it: its own queue prefix, the credential from its env. */
-  function deployment(queuePrefix: string): ApiClient {
-    const credentials = {
-      kind: 'oauth',
-      tokenUrl: emulator.tokenUrl,
-      clientId: oauth.clientId,
-      clientSecret: oauth.clientSecret,
-      refreshToken: oauth.refreshToken,
-      appId,
-    } as const;
-    const client = createApiClient({
-      baseUrl: emulator.url,
-      credentials,
-      headerPrefix: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
-      retry: { retries: 1, baseDelayMs: 1 },
-      limiter: createRateLimiter({
-        budgetKey: `${queuePrefix}:budget:${Math.random()}`,
-        initialRatePerSec: 1000,
-        maxRatePerSec: 1000,
-      }),
-      tokenStore: createRedisTokenStore({
-        redis,
-        tokenUrl: credentials.tokenUrl,
-        clientId: credentials.clientId,
-        clientSecret: credentials.clientSecret,
-      }),
-    });
-    clients.push(client);
-    return client;
+  /**
+   * A deployment as rowbridge builds it: its own runtime under its own queue prefix,
+   * the credential from its environment.
+   */
+  function deployment(queuePrefix: string): PlatformClient {
+    const env = {
+      REDIS_URL,
+      ROWBRIDGE_QUEUE_PREFIX: queuePrefix,
+      ROWBRIDGE_API_URL: emulator.url,
+      ROWBRIDGE_HEADER_PREFIX: emulator.headerPrefix,
+      ROWBRIDGE_OAUTH_TOKEN_URL: emulator.tokenUrl,
+      ROWBRIDGE_OAUTH_CLIENT_ID: oauth.clientId,
+      ROWBRIDGE_OAUTH_CLIENT_SECRET: oauth.clientSecret,
+      ROWBRIDGE_OAUTH_REFRESH_TOKEN: oauth.refreshToken,
+      ROWBRIDGE_APPID: appId,
+      ROWBRIDGE_RETRIES: '1',
+    };
+    const rt = createRuntime({ settings: loadSettings(env), env, logger: createLogger({ level: 'silent' }) });
+    runtimes.push(rt);
+    return rt.clientFor();
   }
 
   it('keeps working in both after the refresh token rotates, each refresh once', async () => {

@@ -1,3 +1,4 @@
+import { RowbridgeError } from '../../ground/errors.ts';
 /** One problem found in a job spec file. */
 export interface JobSpecIssue {
   /** The job file as the caller named it. */
@@ -19,9 +20,10 @@ export function formatJobSpecIssue(issue: JobSpecIssue): string {
 }
 
 /** A job spec that cannot be used, with every issue found in one pass. */
-export class JobSpecError extends Error {
+export class JobSpecError extends RowbridgeError {
   override readonly name = 'JobSpecError';
-  readonly code = 'JOB_SPEC_INVALID';
+  override readonly code = 'JOB_SPEC_INVALID';
+  override readonly category = 'config';
   readonly file: string;
   readonly issues: JobSpecIssue[];
 

@@ -1,3 +1,5 @@
+import { RowbridgeError } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 /**
  * Errors of the sinks. `SINK_INVALID_RECORD` lists the offending records of the batch
  * (`recordIndexes`, 0-based in the array given to `write`) and nothing of that batch was
@@ -11,15 +13,19 @@ export type SinkErrorCode =
   /** The target failed (connection, disk) or the sink was used after close. */
   | 'SINK_UNAVAILABLE';
 
-export class SinkError extends Error {
+export class SinkError extends RowbridgeError {
   override readonly name = 'SinkError';
-  readonly code: SinkErrorCode;
+  override readonly code: SinkErrorCode;
+  /** Settings are `config`; invalid records are row-level; an unavailable target is `transient`. */
+  override readonly category: ErrorCategory;
   /** For `SINK_INVALID_RECORD`: which records of the batch, when known. */
   readonly recordIndexes: number[];
 
   constructor(code: SinkErrorCode, message: string, recordIndexes: number[] = []) {
     super(message);
     this.code = code;
+    this.category =
+      code === 'SINK_CONFIG' ? 'config' : code === 'SINK_INVALID_RECORD' ? 'invalid-row' : 'transient';
     this.recordIndexes = recordIndexes;
   }
 }

@@ -5,6 +5,8 @@
  * record and reads on. Messages name the file/URL, line, field and what is allowed, and
  * never carry a credential: URLs lose their query string and user info first.
  */
+import { RowbridgeError } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { SourceRecord } from '../types.ts';
 
 export type SourceErrorCode =
@@ -15,9 +17,15 @@ export type SourceErrorCode =
   /** The remote system failed (HTTP status, database error) after any retries. */
   | 'SOURCE_UNAVAILABLE';
 
-export class SourceError extends Error {
+export class SourceError extends RowbridgeError {
   override readonly name = 'SourceError';
-  readonly code: SourceErrorCode;
+  override readonly code: SourceErrorCode;
+  /**
+   * Settings and malformed data are `config` (fixing them is the user's move: the run
+   * fails at once); an HTTP 401/403 is `auth`/`forbidden`; anything else the remote
+   * system did is `transient`.
+   */
+  override readonly category: ErrorCategory;
   /** HTTP status of the last failed request, for `SOURCE_UNAVAILABLE` from the http source. */
   readonly status: number | undefined;
 
@@ -25,6 +33,7 @@ export class SourceError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status;
+    this.category = sourceCategory(code, options.status);
   }
 }
 
@@ -48,4 +57,14 @@ export interface SourceItem extends SourceRecord {
 /** A record-level failure at a position. */
 export function invalidRecord(position: SourceRecord['position'], message: string): SourceItem {
   return { data: {}, position, error: { code: 'SOURCE_RECORD_INVALID', message } };
+}
+
+function sourceCategory(code: SourceErrorCode, status: number | undefined): ErrorCategory {
+  if (code !== 'SOURCE_UNAVAILABLE') return 'config';
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  // Another 4xx (a wrong URL, a refused query) will not mend by asking again; 408 and 429 may.
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429)
+    return 'config';
+  return 'transient';
 }

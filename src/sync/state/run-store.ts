@@ -84,6 +84,18 @@ export interface RunStore {
   setCursor(job: string, cursor: string): Promise<void>;
   /** Drops the per-row bookkeeping of a finished run (the record and report stay). */
   dropRowState(runId: string): Promise<void>;
+  /**
+   * Keeps a run that did not finish resumable: its row outcomes live on for `ttlSeconds`
+   * (so a resumed run skips the rows already written) and the job names it as the run
+   * the next `run JOB` resumes.
+   */
+  keepResumable(job: string, runId: string, ttlSeconds: number): Promise<void>;
+  /** The job's run that failed and can be resumed, if any. */
+  resumableRun(job: string): Promise<string | undefined>;
+  /** The run is no longer to be resumed (it completed, or was abandoned by `--fresh`). */
+  forgetResumable(job: string, runId: string): Promise<void>;
+  /** A failed run is queued again under its own id: its failure fields go. */
+  reopen(runId: string): Promise<void>;
 }
 
 // Moves each outcome once: a batch retried after a crash re-sets the same outcomes
@@ -109,11 +121,18 @@ for i = 1, #ARGV do
 end
 return 1`;
 
-/** Finished runs' row bookkeeping and records expire after this long. */
-const RETENTION_SECONDS = 14 * 24 * 3600;
+/** Options of {@link createRunStore}. */
+export interface RunStoreOptions {
+  redis: RedisClient;
+  /** Prefix of rowbridge's keys. */
+  prefix: string;
+  /** Run records, reports and the runs index keep this long. @defaultValue 14 days */
+  retentionSeconds?: number;
+}
 
-export function createRunStore(deps: { redis: RedisClient; prefix: string }): RunStore {
+export function createRunStore(deps: RunStoreOptions): RunStore {
   const { redis, prefix } = deps;
+  const RETENTION_SECONDS = deps.retentionSeconds ?? 14 * 24 * 3600;
   const runKey = (runId: string) => stateKey(prefix, 'run', runId);
   const outcomesKey = (runId: string) => stateKey(prefix, 'run', runId, 'outcomes');
   const countsKey = (runId: string) => stateKey(prefix, 'run', runId, 'counts');
@@ -158,6 +177,8 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
         .hset(runKey(record.runId), ...flatten(record))
         .expire(runKey(record.runId), RETENTION_SECONDS)
         .zadd(runsKey, Date.now(), record.runId)
+        // The index keeps what the records keep: older entries name expired records.
+        .zremrangebyscore(runsKey, '-inf', Date.now() - RETENTION_SECONDS * 1000)
         .exec();
       return record;
     },
@@ -278,6 +299,30 @@ export function createRunStore(deps: { redis: RedisClient; prefix: string }): Ru
     },
     async setCursor(job, cursor) {
       await redis.hset(jobKey(job), 'cursor', cursor);
+    },
+    async keepResumable(job, runId, ttlSeconds) {
+      await redis
+        .multi()
+        .hset(jobKey(job), 'resumable', runId)
+        .expire(outcomesKey(runId), ttlSeconds)
+        .expire(seenKey(runId), ttlSeconds)
+        .expire(countsKey(runId), Math.max(ttlSeconds, RETENTION_SECONDS))
+        .exec();
+    },
+    async resumableRun(job) {
+      return (await redis.hget(jobKey(job), 'resumable')) ?? undefined;
+    },
+    async forgetResumable(job, runId) {
+      if ((await redis.hget(jobKey(job), 'resumable')) === runId) await redis.hdel(jobKey(job), 'resumable');
+    },
+    async reopen(runId) {
+      await redis
+        .multi()
+        .hdel(runKey(runId), 'message', 'finishedAt')
+        .hset(runKey(runId), 'status', 'queued')
+        .persist(outcomesKey(runId))
+        .persist(seenKey(runId))
+        .exec();
     },
     async dropRowState(runId) {
       await redis
