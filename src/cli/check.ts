@@ -21,18 +21,22 @@ import { checkJob, checkPlatform, settingsFailure } from '../sync/check-setup.ts
 import type { CheckStep, ConnectionFacts } from '../sync/check-setup.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { parseCliArgs, UsageError } from './args.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { resolveJobArg } from './open-runtime.ts';
 
-const USAGE = `usage: rowbridge check [JOB] [--json]
-
-  Reaches ROWBRIDGE_API_URL, authenticates, reads the app and lists its worksheets.
-  With JOB also reads the job's worksheet, checks the mapping against its structure,
-  reads one page of rows and shows the time zone in use. Exit 0 all good, 1 a problem.
-  --json  print {"ok": boolean, "steps": [{name, ok, detail}]}
-`;
+const CHECK = defineCommand({
+  name: 'check',
+  usage: ['check [JOB] [--json]'],
+  description:
+    'Reaches ROWBRIDGE_API_URL, authenticates, reads the app and lists its worksheets.\n' +
+    "With JOB also reads the job's worksheet, checks the mapping against its structure,\n" +
+    'reads one page of rows and shows the time zone in use. Needs no Redis.\n' +
+    'Exit 0 all good, 1 a problem, 64 misuse.',
+  options: { json: { type: 'boolean', help: 'print {"ok": boolean, "steps": [{name, ok, detail}]}' } },
+  positionals: { max: 1, label: 'job' },
+});
 
 function methodOf(credentials: Credentials, prefix: string): { method: string; headers: string } {
   switch (credentials.kind) {
@@ -136,18 +140,8 @@ async function lastGoodStructure(
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCliArgs(args, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
-    if (parsed.positionals.length > 1) throw new UsageError('check takes at most one job');
-  } catch (err) {
-    io.err(`${(err as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    io.out(USAGE);
-    return EXIT.ok;
-  }
+  const parsed = parseCommand(CHECK, args, io);
+  if (typeof parsed === 'number') return parsed;
   const steps = await runChecks(io, parsed.positionals[0]);
   const ok = steps.every((s) => s.ok);
   io.out(parsed.values.json === true ? JSON.stringify({ ok, steps }, null, 2) : table(steps));

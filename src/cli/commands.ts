@@ -34,7 +34,8 @@ const SUMMARY: Record<string, string> = {
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
 };
 
+/** The text of `rowbridge --help`: every command with its synopsis. */
 export function usage(): string {
   const lines = Object.keys(commands).map((name) => `  ${SUMMARY[name] ?? name}`);
-  return `usage: rowbridge <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return `usage: rowbridge <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nrowbridge <command> --help lists a command's options.\n`;
 }

@@ -7,25 +7,52 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseSeed } from '../emulator/seed-schema.ts';
 import type { EmulatorSeed } from '../emulator/seed-schema.ts';
 import { startEmulator } from '../emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../emulator/start-emulator.ts';
+import { UsageError } from './args.ts';
+import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
-const USAGE = `usage: rowbridge emulator [--port N] [--host HOST] [--seed FILE] [--dialect platform|spec]
+const EMULATOR = defineCommand({
+  name: 'emulator',
+  usage: ['emulator [--port N] [--host HOST] [--seed FILE] [--dialect platform|spec]'],
+  description: 'Serves API v3 locally until Ctrl+C, and prints the lines to export to point rowbridge at it.',
+  options: {
+    port: { type: 'string', value: 'N', help: 'TCP port (default 8080; 0 picks a free one)' },
+    host: { type: 'string', value: 'HOST', help: 'interface to listen on (default 127.0.0.1)' },
+    seed: {
+      type: 'string',
+      value: 'FILE',
+      help: 'JSON seed: apps, worksheets, rows, tokens (see jobs/examples/emulator-seed.json\nand src/emulator/seed-schema.ts)',
+    },
+    dialect: {
+      type: 'string',
+      value: 'D',
+      help:
+        '"platform" (default): the public platform\'s forms (worksheetId, flat rows keyed\n' +
+        'by alias, HAP- headers, zone-less Asia/Shanghai timestamps); "spec": the seed\n' +
+        "spec's forms (api-v3.md: rows with a fields array, APP- headers)",
+    },
+    'row-shape': { type: 'string', value: 'S', help: 'override the row shape: "fields" or "flat"' },
+  },
+});
 
-  --port N          TCP port (default 8080; 0 picks a free one)
-  --host HOST       interface to listen on (default 127.0.0.1)
-  --seed FILE       JSON seed: apps, worksheets, rows, tokens (see jobs/examples/emulator-seed.json
-                    and src/emulator/seed-schema.ts)
-  --dialect D       "platform" (default): the public platform's forms (worksheetId, flat rows keyed
-                    by alias, HAP- headers, zone-less Asia/Shanghai timestamps); "spec": the seed
-                    spec's forms (api-v3.md: rows with a fields array, APP- headers)
-  --row-shape S     override the row shape: "fields" or "flat"
-`;
+/** The checked options, or a UsageError naming the bad one. */
+function checkOptions(values: { port?: string; dialect?: string; 'row-shape'?: string }) {
+  const port = Number(values.port ?? '8080');
+  if (!/^\d+$/.test(values.port ?? '8080') || port > 65535)
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+  const dialect = values.dialect ?? 'platform';
+  if (dialect !== 'platform' && dialect !== 'spec')
+    throw new UsageError(`--dialect must be "platform" or "spec", got "${dialect}"`);
+  const rowShape = values['row-shape'];
+  if (rowShape !== undefined && rowShape !== 'fields' && rowShape !== 'flat')
+    throw new UsageError(`--row-shape must be "fields" or "flat", got "${rowShape}"`);
+  return { port, dialect, rowShape } as const;
+}
 
 async function loadSeed(file: string, cwd: string): Promise<EmulatorSeed> {
   const path = resolve(cwd, file);
@@ -128,49 +155,16 @@ function waitForSignal(): Promise<string> {
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {
-  let values: {
-    port?: string;
-    host?: string;
-    seed?: string;
-    dialect?: string;
-    'row-shape'?: string;
-    help?: boolean;
-  };
+  const parsed = parseCommand(EMULATOR, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  let checked;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        seed: { type: 'string' },
-        dialect: { type: 'string' },
-        'row-shape': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    io.err(`emulator: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
+    checked = checkOptions(values);
+  } catch (err) {
+    return usageFailure(EMULATOR, err, io);
   }
-  if (values.help === true) {
-    io.out(USAGE);
-    return EXIT.ok;
-  }
-  const port = Number(values.port ?? '8080');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    io.err(`emulator: --port must be an integer from 0 to 65535, got "${values.port}"\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const dialect = values.dialect ?? 'platform';
-  if (dialect !== 'platform' && dialect !== 'spec') {
-    io.err(`emulator: --dialect must be "platform" or "spec", got "${dialect}"\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const rowShape = values['row-shape'];
-  if (rowShape !== undefined && rowShape !== 'fields' && rowShape !== 'flat') {
-    io.err(`emulator: --row-shape must be "fields" or "flat", got "${rowShape}"\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const { port, dialect, rowShape } = checked;
 
   let emulator: EmulatorHandle;
   let seed: EmulatorSeed | undefined;

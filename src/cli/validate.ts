@@ -11,14 +11,25 @@ import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-erro
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { parseJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import { environmentProblems, fileColumnProblems } from '../sync/job-environment.ts';
+import { defineCommand, parseCommand } from './command.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
-const USAGE = `usage: rowbridge validate [--json] JOB...
-
-  JOB     a job file (jobs/orders.yaml) or a job name (orders = jobs/orders.yaml)
-  --json  print {"valid": boolean, "issues": [{file, path, line, column, message}]}
-`;
+const VALIDATE = defineCommand({
+  name: 'validate',
+  usage: ['validate [--json] JOB...'],
+  description:
+    "Checks job specs, the environment variables they name and a file source's columns,\n" +
+    'without connecting to anything. JOB is a job file (jobs/orders.yaml) or a job name\n' +
+    '(orders = jobs/orders.yaml). Exit 0 every job valid, 1 any is not, 64 misuse.',
+  options: {
+    json: {
+      type: 'boolean',
+      help: 'print {"valid": boolean, "issues": [{file, path, line, column, message}]}',
+    },
+  },
+  positionals: { min: 1, max: Infinity, label: 'job' },
+});
 
 type Outcome = { file: string; spec: JobSpec } | { file: string; issues: JobSpecIssue[] };
 
@@ -72,19 +83,10 @@ function summary(spec: JobSpec): string {
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {
-  const json = args.includes('--json');
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(USAGE);
-    return EXIT.ok;
-  }
-  const unknown = args.find((arg) => arg.startsWith('-') && arg !== '--json');
-  const jobs = args.filter((arg) => !arg.startsWith('-'));
-  if (unknown !== undefined || jobs.length === 0) {
-    io.err(
-      `${unknown === undefined ? 'validate: name a job' : `validate: unknown option ${unknown}`}\n\n${USAGE}`,
-    );
-    return EXIT.usage;
-  }
+  const parsed = parseCommand(VALIDATE, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const json = parsed.values.json === true;
+  const jobs = parsed.positionals;
 
   const outcomes: Outcome[] = [];
   for (const job of jobs) outcomes.push(await check(job, io.cwd, io.env));
