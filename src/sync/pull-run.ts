@@ -51,8 +51,11 @@ export async function pullRun(
       if (batch.length >= batchSize) await flush();
     }
     await flush();
-  } finally {
-    await sink.close();
+  } catch (err) {
+    // A file sink then keeps the previous complete file instead of this run's part of it.
+    await sink.abort();
+    throw err;
   }
+  await sink.close();
   return progress;
 }

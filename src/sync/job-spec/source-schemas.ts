@@ -187,6 +187,19 @@ export const sourceSchema = z.discriminatedUnion('type', [
   worksheetSource,
 ]);
 
+const fileSinkKey = z
+  .union([
+    nonEmptyString,
+    z
+      .array(nonEmptyString)
+      .min(1, { error: 'must name at least one column' })
+      .refine((parts) => new Set(parts).size === parts.length, { error: 'names a column twice' }),
+  ])
+  .optional()
+  .describe(
+    'Column(s) that identify a row: the file holds each key once; an incremental pull replaces the rows whose key it reads again and keeps the others (default: the column mapped from rowid).',
+  );
+
 /** Where a pull job (source type worksheet) writes the rows it reads. */
 export const sinkSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -199,6 +212,7 @@ export const sinkSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('csv'),
     path,
+    key: fileSinkKey,
     delimiter: nonEmptyString.optional(),
     formulaEscape: z
       .boolean()
@@ -207,7 +221,7 @@ export const sinkSchema = z.discriminatedUnion('type', [
         "Prefix text cells starting with =, +, -, @, tab or CR with ' so spreadsheets do not run them as formulas (default true).",
       ),
   }),
-  z.strictObject({ type: z.literal('ndjson'), path }),
+  z.strictObject({ type: z.literal('ndjson'), path, key: fileSinkKey }),
 ]);
 
 /** Every source `type` a job may name. */

@@ -1,16 +1,18 @@
 /**
- * CSV sink: appends records as CSV rows (RFC 4180 quoting, LF line ends, UTF-8 without
- * BOM). The header is the first record's keys, written once; when the file already has
- * content, its header is read and kept, so runs append to one consistent file. A record
- * with a key the header lacks is rejected rather than silently losing that value.
+ * CSV sink: records as CSV rows (RFC 4180 quoting, LF line ends, UTF-8 without BOM). The
+ * header is the first record's keys; when a run keeps an existing file's rows (merge,
+ * append) that file's header is read and kept, so the file stays consistent. A record
+ * with a key the header lacks is rejected rather than silently losing that value. How a
+ * run meets the existing file (replace, merge by key, append) is file-sink.ts's part.
  */
 import { createSource } from '../sources/create-source.ts';
 import { resolveJobPath } from '../sources/file-input.ts';
 import { stat } from 'node:fs/promises';
-import { createFileAppender } from './file-appender.ts';
+import { createFileSink, type FileRowCodec } from './file-sink.ts';
 import { locateSinkFile } from './sink-file.ts';
 import type { CsvSinkSpec, Sink, SinkDeps } from './sink-spec.ts';
 import { SinkError } from './sink-error.ts';
+import { sinkKey, sinkWriteMode } from './sink-mode.ts';
 
 /** The text of one cell before quoting. */
 function cellText(value: unknown): string {
@@ -24,17 +26,21 @@ function cellText(value: unknown): string {
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
+/** A cell's text as the file holds it, before quoting. */
+function csvCell(value: unknown, formulaEscape: boolean): string {
+  const raw = cellText(value);
+  return formulaEscape && typeof value !== 'number' && typeof value !== 'bigint' && FORMULA_START.test(raw)
+    ? `'${raw}`
+    : raw;
+}
+
 /**
  * One CSV line (with its line end). With `formulaEscape`, text that a spreadsheet would
  * read as a formula gets a leading `'`; numbers, booleans and dates cannot be formulas.
  */
 export function formatCsvLine(values: readonly unknown[], delimiter: string, formulaEscape = false): string {
   const cells = values.map((value) => {
-    const raw = cellText(value);
-    const text =
-      formulaEscape && typeof value !== 'number' && typeof value !== 'bigint' && FORMULA_START.test(raw)
-        ? `'${raw}`
-        : raw;
+    const text = csvCell(value, formulaEscape);
     const special =
       text.includes('"') || text.includes('\n') || text.includes('\r') || text.includes(delimiter);
     return special ? `"${text.replaceAll('"', '""')}"` : text;
@@ -44,73 +50,82 @@ export function formatCsvLine(values: readonly unknown[], delimiter: string, for
   return `${cells.join(delimiter)}\n`;
 }
 
+/** The rows of a CSV file as read back (every value a string, header included first). */
+function readRows(file: string, delimiter: string): AsyncIterable<{ data: Record<string, unknown> }> {
+  return createSource({ type: 'csv', path: file, delimiter, header: false }, { env: {}, baseDir: '/' });
+}
+
 async function existingHeader(file: string, delimiter: string): Promise<string[] | undefined> {
   const info = await stat(file).catch(() => undefined);
   if (info === undefined || info.size === 0) return undefined;
-  for await (const item of createSource(
-    { type: 'csv', path: file, delimiter, header: false },
-    { env: {}, baseDir: '/' },
-  )) {
-    return Object.values(item.data).map((value) => String(value));
-  }
+  for await (const item of readRows(file, delimiter)) return Object.values(item.data).map(String);
   return undefined;
 }
 
-/** Creates a CSV sink appending to `spec.path`. */
+/** Creates a CSV sink for `spec.path`. */
 export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
   const file = resolveJobPath(spec.path, deps.baseDir);
-  const locate = locateSinkFile(spec.path, deps);
   const delimiter = spec.delimiter ?? ',';
   const formulaEscape = spec.formulaEscape !== false;
-  const out = createFileAppender(file, locate);
-  let header: string[] | undefined;
-  let headerLoaded = false;
-  let tail: Promise<void> = Promise.resolve();
+  let columns: string[] = [];
 
-  const writeBatch = async (records: Array<Record<string, unknown>>): Promise<void> => {
-    const first = records[0];
-    if (first === undefined) return;
-    if (!headerLoaded) {
-      // The checked path: the header of a file out of the data folder is never read.
-      header = await existingHeader(await locate(), delimiter);
-      headerLoaded = true;
-    }
-    const columns = header ?? Object.keys(first);
-    const known = new Set(columns);
-    const bad: number[] = [];
-    const extra = new Set<string>();
-    records.forEach((record, i) => {
-      const unknown = Object.keys(record).filter((key) => !known.has(key));
-      if (unknown.length > 0) bad.push(i);
-      for (const key of unknown) extra.add(key);
-    });
-    if (bad.length > 0) {
-      throw new SinkError(
-        'SINK_INVALID_RECORD',
-        `${file}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have columns not in the CSV header (${[...extra].join(', ')}); the header is: ${columns.join(', ')}`,
-        bad,
-      );
-    }
-    let text = header === undefined ? formatCsvLine(columns, delimiter) : '';
-    for (const record of records)
-      text += formatCsvLine(
-        columns.map((column) => record[column]),
-        delimiter,
-        formulaEscape,
-      );
-    await out.append(text);
-    header = columns;
-  };
-
-  return {
-    write(records) {
-      const next = tail.then(() => writeBatch(records));
-      tail = next.catch(() => undefined);
-      return next;
+  const codec: FileRowCodec = {
+    async start(previous, first) {
+      const header = previous === undefined ? undefined : await existingHeader(previous, delimiter);
+      columns = header ?? Object.keys(first);
+      return header !== undefined;
     },
-    async close() {
-      await tail;
-      await out.close();
+    preamble: () => (columns.length === 0 ? '' : formatCsvLine(columns, delimiter)),
+    format(records) {
+      const known = new Set(columns);
+      const bad: number[] = [];
+      const extra = new Set<string>();
+      records.forEach((record, i) => {
+        const unknown = Object.keys(record).filter((key) => !known.has(key));
+        if (unknown.length > 0) bad.push(i);
+        for (const key of unknown) extra.add(key);
+      });
+      if (bad.length > 0) {
+        throw new SinkError(
+          'SINK_INVALID_RECORD',
+          `${file}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have columns not in the CSV header (${[...extra].join(', ')}); the header is: ${columns.join(', ')}`,
+          bad,
+        );
+      }
+      let text = '';
+      for (const record of records)
+        text += formatCsvLine(
+          columns.map((column) => record[column]),
+          delimiter,
+          formulaEscape,
+        );
+      return text;
+    },
+    cell: (value) => csvCell(value, formulaEscape),
+    async *rows(path) {
+      let header: string[] | undefined;
+      for await (const item of readRows(path, delimiter)) {
+        const cells = Object.values(item.data).map(String);
+        if (header === undefined) {
+          header = cells;
+          continue;
+        }
+        const record = Object.fromEntries(header.map((name, i) => [name, cells[i] ?? '']));
+        // Cells are re-written as read: they were escaped when first written.
+        yield {
+          record,
+          text: formatCsvLine(
+            columns.map((column) => record[column] ?? ''),
+            delimiter,
+          ),
+        };
+      }
     },
   };
+  return createFileSink(codec, {
+    shown: file,
+    locate: locateSinkFile(spec.path, deps),
+    write: sinkWriteMode(spec.key, deps),
+    key: sinkKey(spec.key, deps),
+  });
 }

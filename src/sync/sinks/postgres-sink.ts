@@ -184,17 +184,22 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
     }
   };
 
+  const close = async (): Promise<void> => {
+    await tail;
+    const current = client;
+    client = undefined;
+    await current?.end();
+  };
+
   return {
     write(records) {
       const next = tail.then(() => writeBatch(records));
       tail = next.catch(() => undefined);
       return next;
     },
-    async close() {
-      await tail;
-      const current = client;
-      client = undefined;
-      await current?.end();
-    },
+    close,
+    // Each batch is its own committed upsert: a failed run keeps what it wrote, and the
+    // re-run upserts the same keys again rather than adding rows.
+    abort: close,
   };
 }

@@ -20,10 +20,18 @@ export interface PostgresSinkSpec {
   createTable?: boolean;
 }
 
-/** A CSV file; the header is the first record's keys (or the existing file's header). */
+/**
+ * A CSV file; the header is the first record's keys (or, when the run merges into or
+ * appends to an existing file, that file's header).
+ */
 export interface CsvSinkSpec {
   type: 'csv';
   path: string;
+  /**
+   * Column(s) that identify a row: a row is held once, a later record of the same key
+   * replacing it (see `SinkDeps.write`). Defaults to `SinkDeps.key`.
+   */
+  key?: string | string[];
   /** @defaultValue `','` */
   delimiter?: string;
   /**
@@ -39,21 +47,47 @@ export interface CsvSinkSpec {
 export interface NdjsonSinkSpec {
   type: 'ndjson';
   path: string;
+  /** As for the CSV sink. */
+  key?: string | string[];
 }
 
 export type SinkSpec = PostgresSinkSpec | CsvSinkSpec | NdjsonSinkSpec;
 
 /**
  * Where records go. `write` calls land in call order; each resolves once its records are
- * stored (committed, or handed to the OS for files). `close` flushes and releases.
+ * stored (committed, or handed to the OS for files). `close` ends a run that read its
+ * source through: its writes become the sink's content. `abort` ends a failed run: a file
+ * sink drops what the run wrote and leaves the previous file as it was.
  */
 export interface Sink {
   write(records: Array<Record<string, unknown>>): Promise<void>;
   close(): Promise<void>;
+  abort(): Promise<void>;
 }
+
+/**
+ * How a run's records meet what a file sink already holds (the postgres sink always
+ * upserts by its key).
+ * - `replace`: a full pull. The file is written aside and renamed over the old one on
+ *   `close`, so a run that fails or dies leaves the previous complete file.
+ * - `merge`: an incremental pull. Written aside and renamed the same way; the old file's
+ *   rows are kept unless a record of the run has the same key. Needs a key.
+ * - `append`: records are added to the end of the file as they come, as before `replace`
+ *   and `merge` existed; a re-run holds its rows twice.
+ * With a key, `replace` and `merge` also hold a key once when the run brings it twice
+ * (rows shifting between the pages of a worksheet read): the last record wins.
+ */
+export type SinkWriteMode = 'replace' | 'merge' | 'append';
 
 export interface SinkDeps {
   env: NodeJS.ProcessEnv;
   /** Folder of the job file: relative paths resolve against it. */
   baseDir: string;
+  /**
+   * See `SinkWriteMode`; `pullSinkOptions` derives it from a job.
+   * @defaultValue `'merge'` when a key is known, else `'append'`
+   */
+  write?: SinkWriteMode | undefined;
+  /** Key column(s) of a file sink whose spec names none. */
+  key?: readonly string[] | undefined;
 }
