@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { createJobPauses } from '../sync/state/job-pauses.ts';
 import { createQueues } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -9,6 +10,7 @@ import type { Runtime } from './runtime.ts';
  */
 export async function registerSchedules(rt: Runtime): Promise<{ registered: string[]; removed: string[] }> {
   const queues = createQueues(rt);
+  const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
   try {
     const files = (await readdir(rt.jobsDir).catch(() => [] as string[])).filter((f) => /\.ya?ml$/.test(f));
     const registered: string[] = [];
@@ -25,7 +27,8 @@ export async function registerSchedules(rt: Runtime): Promise<{ registered: stri
         );
         continue;
       }
-      if (spec.schedule === undefined) continue;
+      // A schedule paused from the dashboard stays off (its scheduler removed below).
+      if (spec.schedule === undefined || (await pauses.isPaused(name))) continue;
       wanted.add(name);
       await queues.runs.upsertJobScheduler(
         name,

@@ -1,7 +1,9 @@
 /**
  * The dashboard (issue #5, point 2): bull-board for the two queues under `/queues`, and
  * rowbridge's own server-rendered pages beside it: `/` runs, `/runs/:id` a run's report
- * and dead letters, `/dead-letters` the store by category. No front-end build; every
+ * and dead letters, `/dead-letters` the store filtered (and as CSV), `/jobs` and
+ * `/jobs/:name` the job files with their schedules, trends and actions (job-routes.ts).
+ * No front-end build (one small same-origin script, dashboard-script.ts); every
  * value from Redis is escaped by the `html` template. Every route sits behind the access
  * guard (dashboard-access.ts); bull-board is read-only unless writes are allowed, and
  * then only shows batch rows (personal data) to a viewer who may change them anyway.
@@ -12,15 +14,15 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { ERROR_CATEGORIES } from '../../ground/errors.ts';
-import type { ErrorCategory } from '../../ground/errors.ts';
 import type { Runtime } from '../../queue/runtime.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
+import type { RunJobData } from '../../queue/queues.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
-import type { DeadLetterFilter } from '../../sync/state/dead-letter-store.ts';
-import { renderDeadLettersPage } from './dead-letters-page.ts';
-import { html, layout, toHtmlString } from './html.ts';
-import type { SafeHtml } from './html.ts';
+import { addDeadLetterRoutes, pageOfDeadLetters } from './dead-letter-routes.ts';
+import { createJobOperations } from './job-operations.ts';
+import type { JobOperations } from './job-operations.ts';
+import { addJobRoutes } from './job-routes.ts';
+import { BadRequest, param, problem, send } from './dashboard-http.ts';
 import { renderRunPage } from './run-page.ts';
 import { renderRunsPage } from './runs-page.ts';
 
@@ -29,9 +31,12 @@ export const QUEUES_PATH = '/queues';
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
-  rt: Pick<Runtime, 'connection' | 'queuePrefix' | 'runs' | 'deadLetters' | 'logger'>;
+  /** The whole runtime: the job actions queue runs and register schedules as the CLI does. */
+  rt: Runtime;
   /** Host, login and write checks in front of every route (see dashboard-access.ts). */
   access: DashboardAccess;
+  /** What the jobs pages read and do. @defaultValue {@link createJobOperations} on `rt` */
+  jobs?: JobOperations;
 }
 
 /** The dashboard's routes, to mount at the root of a server, and its queue handles. */
@@ -43,31 +48,6 @@ export interface Dashboard {
 
 const DEFAULT_RUNS = 50;
 const MAX_RUNS = 500;
-const DEAD_LETTERS_PER_PAGE = 100;
-
-/** A bad query parameter: answered 400 with the message. */
-class BadRequest extends Error {
-  override name = 'BadRequest';
-}
-
-/** One query parameter as a string; repeated parameters are refused rather than guessed. */
-function param(req: Request, name: string): string | undefined {
-  const value: unknown = (req.query as Record<string, unknown>)[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw new BadRequest(`query parameter "${name}" must be given once`);
-  return value;
-}
-
-function category(req: Request): ErrorCategory | undefined {
-  const value = param(req, 'category');
-  if (value === undefined) return undefined;
-  if (!(ERROR_CATEGORIES as readonly string[]).includes(value)) {
-    throw new BadRequest(
-      `unknown dead-letter category "${value}"; categories: ${ERROR_CATEGORIES.join(', ')}`,
-    );
-  }
-  return value as ErrorCategory;
-}
 
 function limit(req: Request): number {
   const value = param(req, 'limit');
@@ -79,10 +59,6 @@ function limit(req: Request): number {
     );
   }
   return n;
-}
-
-function send(res: Response, status: number, page: SafeHtml): void {
-  res.status(status).type('html').set('cache-control', 'no-store').send(toHtmlString(page));
 }
 
 /**
@@ -100,24 +76,12 @@ export function batchDataSummary(data: unknown): unknown {
   return { runId, job, batchNo, rows: indexes?.length, rowIndexes: indexes, pauses };
 }
 
-function problem(res: Response, status: number, title: string, message: string): void {
-  send(
-    res,
-    status,
-    layout(
-      title,
-      html`<h1>${title}</h1>
-        <p class="reason">${message}</p>
-        <p><a href="/">Back to the runs</a></p>`,
-    ),
-  );
-}
-
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { rt } = options;
   const readOnlyMode = !options.access.allowWrites;
   const queueOptions = { connection: rt.connection, prefix: rt.queuePrefix };
-  const queues = [new Queue(RUN_QUEUE, queueOptions), new Queue(BATCH_QUEUE, queueOptions)];
+  const runs = new Queue<RunJobData>(RUN_QUEUE, queueOptions);
+  const queues = [runs, new Queue(BATCH_QUEUE, queueOptions)];
   // The runtime already logs its connection's errors; unheard, each queue would print them again.
   for (const q of queues) q.on('error', () => undefined);
   const serverAdapter = new ExpressAdapter();
@@ -133,6 +97,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       uiConfig: {
         boardTitle: 'rowbridge',
         miscLinks: [
+          { text: 'Jobs', url: '/jobs' },
           { text: 'Runs', url: '/' },
           { text: 'Dead letters', url: '/dead-letters' },
         ],
@@ -169,38 +134,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const [report, counts, page] = await Promise.all([
       rt.runs.report(runId),
       rt.deadLetters.counts({ runId }),
-      listDeadLetters({ runId }, cursor),
+      pageOfDeadLetters(rt.deadLetters, { runId }, cursor),
     ]);
     send(res, 200, renderRunPage({ record, report, counts, deadLetters: page.entries, next: page.next }));
   });
 
-  router.get('/dead-letters', async (req, res) => {
-    const job = param(req, 'job');
-    const runId = param(req, 'run');
-    const cat = category(req);
-    const scope = { ...(job === undefined ? {} : { job }), ...(runId === undefined ? {} : { runId }) };
-    const filter: DeadLetterFilter = { ...scope, ...(cat === undefined ? {} : { category: cat }) };
-    const [counts, page] = await Promise.all([
-      rt.deadLetters.counts(scope),
-      listDeadLetters(filter, param(req, 'cursor')),
-    ]);
-    send(res, 200, renderDeadLettersPage({ filter, counts, entries: page.entries, next: page.next }));
+  addDeadLetterRoutes(router, { deadLetters: rt.deadLetters, allowWrites: options.access.allowWrites });
+  addJobRoutes(router, {
+    jobs: options.jobs ?? createJobOperations(rt, runs),
+    allowWrites: options.access.allowWrites,
+    logger: rt.logger,
   });
-
-  async function listDeadLetters(filter: DeadLetterFilter, cursor: string | undefined) {
-    try {
-      return await rt.deadLetters.list({
-        ...filter,
-        limit: DEAD_LETTERS_PER_PAGE,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-    } catch (err) {
-      // A hand-edited or stale cursor is the caller's mistake, not a server failure.
-      if (cursor !== undefined)
-        throw new BadRequest(`query parameter "cursor" is not a page cursor of this list`, { cause: err });
-      throw err;
-    }
-  }
 
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {

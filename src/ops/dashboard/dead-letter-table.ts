@@ -13,7 +13,7 @@ export function deadLetterTable(
     (e) =>
       html`<tr>
         <td><span class="badge">${e.category}</span></td>
-        <td>${e.job}</td>
+        <td><a href="${href(`/jobs/${encodeURIComponent(e.job)}`)}">${e.job}</a></td>
         ${options.showRun ? html`<td><a href="${href(`/runs/${encodeURIComponent(e.runId)}`)}">${e.runId}</a></td>` : ''}
         <td>${positionLabel(e.source.position)}</td>
         <td>${e.field === undefined ? html`<span class="muted">-</span>` : html`<code>${e.field}</code>`}</td>

@@ -72,6 +72,16 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
+/**
+ * A time the page's script (dashboard-script.ts) rewrites into the viewer's own zone;
+ * without the script it reads as UTC.
+ */
+export function localTime(at: string | number | undefined): SafeHtml {
+  if (at === undefined || at === '') return html``;
+  const iso = new Date(at).toISOString();
+  return html`<time datetime="${iso}" data-local>${formatTime(iso)}</time>`;
+}
+
 /** An ISO timestamp shortened to `YYYY-MM-DD HH:mm:ss` UTC. */
 export function formatTime(iso: string | undefined): string {
   if (iso === undefined || iso === '') return '';
@@ -91,7 +101,15 @@ th{background:#eef1f5;font-weight:600}td.n,th.n{text-align:right;font-variant-nu
 table.report{width:auto;min-width:360px}
 .completed{background:#d5f5df}.failed{background:#fbd9d9}.running,.finalizing{background:#dbe8ff}
 .skipped{background:#fff1c7}.muted{color:#6b7480}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}
-dt{color:#6b7480}dd{margin:0}.counts a{margin-right:14px}code{font-size:13px}`;
+dt{color:#6b7480}dd{margin:0}.counts a{margin-right:14px}code{font-size:13px}
+.unhealthy{background:#fbd9d9;color:#8a1c1c}.paused{background:#fff1c7}.spark{vertical-align:middle}
+.actions{display:flex;gap:8px;align-items:center;margin:8px 0 16px}
+button{font:inherit;padding:4px 12px;border:1px solid #9aa5b4;border-radius:4px;background:#fff;cursor:pointer}
+button:hover{background:#eef1f5}[role=status]{min-height:1.4em}
+.charts{display:flex;flex-wrap:wrap;gap:16px}figure.chart{margin:0;background:#fff;padding:8px 12px;border:1px solid #e3e6ea}
+figcaption{font-weight:600;margin-bottom:4px}pre.spec{background:#fff;border:1px solid #e3e6ea;padding:10px;overflow:auto}
+form.filter{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}form.filter label{display:flex;flex-direction:column;font-size:12px;color:#6b7480}
+form.filter input,form.filter select{font:inherit;padding:3px 6px}a.button{border:1px solid #9aa5b4;border-radius:4px;padding:4px 12px;background:#fff;text-decoration:none;color:inherit}`;
 
 /** A whole page: title, navigation to the other pages and bull-board, and the body. */
 export function layout(title: string, body: SafeHtml): SafeHtml {
@@ -101,14 +119,15 @@ export function layout(title: string, body: SafeHtml): SafeHtml {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <title>${title} · rowbridge</title>
+        <script src="/assets/dashboard.js" defer></script>
         <style>
           ${{ [SAFE]: STYLE }}
         </style>
       </head>
       <body>
         <header>
-          <strong>rowbridge</strong><a href="/">Runs</a><a href="/dead-letters">Dead letters</a
-          ><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
+          <strong>rowbridge</strong><a href="/jobs">Jobs</a><a href="/">Runs</a
+          ><a href="/dead-letters">Dead letters</a><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
         </header>
         <main>${body}</main>
       </body>

@@ -1,0 +1,122 @@
+/**
+ * What the jobs pages read and do, as a few functions: the pages and their routes see
+ * this interface only, and {@link createJobOperations} builds it from the runtime with
+ * the same calls the CLI makes (`enqueueRun`, `registerSchedules`, the stores).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'yaml';
+import type { Queue } from 'bullmq';
+import type { ErrorCategory } from '../../ground/errors.ts';
+import { enqueueRun } from '../../queue/enqueue-run.ts';
+import type { RunJobData } from '../../queue/queues.ts';
+import type { Runtime } from '../../queue/runtime.ts';
+import { registerSchedules } from '../../queue/schedules.ts';
+import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
+import { createJobPauses } from '../../sync/state/job-pauses.ts';
+import { createRunHistory } from '../../sync/state/run-history.ts';
+import type { RunHistoryItem } from '../../sync/state/run-history.ts';
+
+/** A file of the jobs folder: its spec, or why it could not be loaded. */
+export interface JobListing {
+  name: string;
+  spec?: JobSpec;
+  /** The file's data as written (no defaults added, `${ENV}` unresolved), for showing it. */
+  document?: unknown;
+  /** The validation message (it names the file, line and path; never a value's secret). */
+  error?: string;
+}
+
+/** A job's schedule as the workers run it. */
+export interface ScheduleState {
+  /** The scheduler's next run (ms since the epoch), when a worker registered one. */
+  next?: number;
+  /** When an operator paused it (ISO), if paused. */
+  pausedAt?: string;
+}
+
+/** What the jobs and job pages read. */
+export interface JobReads {
+  /** Every job file of the jobs folder, by name. */
+  listJobs(): Promise<JobListing[]>;
+  /** One job, or undefined when there is no such file. */
+  getJob(name: string): Promise<JobListing | undefined>;
+  /** Registered and paused schedules by job name. */
+  schedules(): Promise<Map<string, ScheduleState>>;
+  /** The newest `perJob` runs of each job with their reports, newest first. */
+  recentRuns(jobs: readonly string[], perJob: number): Promise<Map<string, RunHistoryItem[]>>;
+  deadLetterCounts(job: string): Promise<Partial<Record<ErrorCategory, number>>>;
+}
+
+/** What the job page's buttons do (only when the dashboard allows writes). */
+export interface JobActions {
+  /** Queues a run for the workers; resolves to its run id. */
+  runNow(job: string): Promise<string>;
+  /** Removes the job's scheduler and keeps it off across worker restarts. */
+  pause(job: string): Promise<void>;
+  /** Registers the job's scheduler again from its spec. */
+  resume(job: string): Promise<void>;
+  /** Queues one replay run of all the job's dead letters; no run when it has none. */
+  replayDeadLetters(job: string): Promise<{ runId?: string; count: number }>;
+}
+
+/** Both sides, as the dashboard gets them. */
+export interface JobOperations extends JobReads, JobActions {}
+
+const JOB_FILE = /^([a-z0-9][a-z0-9_-]*)\.ya?ml$/;
+
+/** The operations on the runtime's jobs folder, Redis state and runs queue. */
+export function createJobOperations(rt: Runtime, runsQueue: Queue<RunJobData>): JobOperations {
+  const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
+  const history = createRunHistory({ redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs });
+
+  async function getJob(name: string): Promise<JobListing | undefined> {
+    try {
+      const { spec, file } = await rt.loadJob(name);
+      return { name, spec, document: parse(await readFile(file, 'utf8')) as unknown };
+    } catch (err) {
+      const message = (err as Error).message;
+      // The runtime's own wording for a missing file or a name that is no file name.
+      if (/^no job spec |is not a job file name/.test(message)) return undefined;
+      // Named as the operator knows it: the file in the jobs folder, not the whole path.
+      return { name, error: message.replaceAll(`${rt.jobsDir}${path.sep}`, '') };
+    }
+  }
+
+  return {
+    async listJobs() {
+      const files = await readdir(rt.jobsDir).catch(() => [] as string[]);
+      const names = [
+        ...new Set(files.map((f) => JOB_FILE.exec(f)?.[1]).filter((n): n is string => n !== undefined)),
+      ].sort();
+      const jobs = await Promise.all(names.map(getJob));
+      return jobs.filter((j): j is JobListing => j !== undefined);
+    },
+    getJob,
+    async schedules() {
+      const [schedulers, paused] = await Promise.all([runsQueue.getJobSchedulers(), pauses.list()]);
+      const out = new Map<string, ScheduleState>();
+      for (const s of schedulers)
+        if (s.key !== undefined) out.set(s.key, s.next === undefined ? {} : { next: s.next });
+      for (const [job, at] of paused) out.set(job, { ...out.get(job), pausedAt: at });
+      return out;
+    },
+    recentRuns: (jobs, perJob) => history.recent(jobs, { perJob }),
+    deadLetterCounts: (job) => rt.deadLetters.counts({ job }),
+    runNow: (job) => enqueueRun(rt, job, { trigger: 'enqueue' }),
+    async pause(job) {
+      await pauses.pause(job);
+      await registerSchedules(rt);
+    },
+    async resume(job) {
+      await pauses.resume(job);
+      await registerSchedules(rt);
+    },
+    async replayDeadLetters(job) {
+      const ids: string[] = [];
+      for await (const entry of rt.deadLetters.iterate({ job })) ids.push(entry.id);
+      if (ids.length === 0) return { count: 0 };
+      return { runId: await enqueueRun(rt, job, { trigger: 'replay', replayIds: ids }), count: ids.length };
+    },
+  };
+}
