@@ -13,7 +13,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** stdout is a terminal: human output (a progress bar, tables). */
   isTty: boolean;
+  /** stderr is a terminal: log lines are drawn readable (one line each) instead of JSON. @defaultValue false */
+  errIsTty?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
@@ -27,6 +30,7 @@ export function createCliIo(): CliIo {
     out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
     isTty: process.stdout.isTTY === true,
+    errIsTty: process.stderr.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
   };

@@ -1,12 +1,32 @@
 import path from 'node:path';
+import pinoPretty from 'pino-pretty';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../ground/logger.ts';
+import type { DestinationStream } from 'pino';
 import { createRuntime } from '../queue/runtime.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import type { CliIo } from './io.ts';
 import { reportFailure } from './report-failure.ts';
 import { ensureRedisReachable } from './redis-reachable.ts';
+
+/**
+ * Where a command's logs go: stderr (stdout carries the command's output). On a
+ * terminal each line is drawn readable by pino-pretty, synchronously so that it never
+ * lands inside the progress bar's line; elsewhere (pipes, CI, tests) and with --json
+ * they stay pino's JSON, one object a line, for machines.
+ */
+function logDestination(io: CliIo, json: boolean): DestinationStream {
+  if (io.errIsTty !== true || json) return process.stderr;
+  return pinoPretty({
+    destination: 2,
+    sync: true,
+    colorize: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service',
+  });
+}
 
 /**
  * The runtime of a CLI command. Logs go to stderr (stdout carries the command's
@@ -16,6 +36,8 @@ export function openRuntime(
   io: CliIo,
   options: {
     quiet?: boolean;
+    /** The command prints JSON (--json): its logs stay JSON too, even on a terminal. */
+    json?: boolean;
     /** Draws a progress bar on a terminal: log lines would tear it, so only warnings show there. */
     interactive?: boolean;
     jobsDir?: string;
@@ -30,7 +52,7 @@ export function openRuntime(
         ? 'warn'
         : settings.logLevel,
     redactHeaders: [`${settings.headerPrefix}Sign`, `${settings.headerPrefix}Appkey`],
-    destination: process.stderr,
+    destination: logDestination(io, options.json === true),
   });
   return createRuntime({
     settings,

@@ -42,6 +42,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const job = resolveJobArg(parsed.positionals[0]!, io);
   const options = {
     quiet: parsed.values.json === true,
+    json: parsed.values.json === true,
     interactive: true,
     ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
   };

@@ -93,7 +93,10 @@ export async function probeRedis(url: string, timeoutMs = 3000): Promise<'ok' | 
       },
     );
   } finally {
-    client.disconnect();
+    // A client that has given up already ('end') holds a closed socket: ioredis'
+    // disconnect() would still arm a 2 s timer waiting for its 'close', and keep the
+    // process alive for that long after the message.
+    if (client.status !== 'end') client.disconnect();
   }
 }
 
