@@ -19,7 +19,8 @@ function platformZone(rt: Runtime, spec: JobSpec): string | undefined {
 /**
  * The records of a run: the dead letters it replays, or the job's source read past
  * the saved incremental cursor (worksheet sources read through the platform client of
- * their credentials).
+ * their credentials). `signal` (BullMQ's, of a worker that is stopping) cancels the read:
+ * requests and queries in flight, and between records.
  */
 export async function openSource(
   rt: Runtime,
@@ -28,6 +29,7 @@ export async function openSource(
   data: Pick<RunJobData, 'replayIds'>,
   runId: string,
   range?: { since: string; sinceInclusive: boolean; until: string },
+  signal?: AbortSignal,
 ): Promise<AsyncIterable<SourceRecord>> {
   if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
   if (range !== undefined) {
@@ -42,6 +44,7 @@ export async function openSource(
         platformTimeZone: platformZone(rt, spec),
         cursorField: spec.incremental?.cursor,
         ...range,
+        signal,
       }),
     );
   }
@@ -58,6 +61,7 @@ export async function openSource(
     platformTimeZone: platformZone(rt, spec),
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
+    signal,
   };
   // A file is read through once before the first write: a broken line fails the run
   // with nothing written, instead of after the rows above it landed.

@@ -12,6 +12,7 @@ import type { MysqlSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
+import { onAbort } from './on-abort.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { MYSQL_WALL_CLOCK_TYPES } from './sql-wall-clock-types.ts';
@@ -79,6 +80,19 @@ async function readOnlyQuery(
   }
 }
 
+/** Asks the server, over a second connection, to stop the query of thread `threadId`. */
+async function killQuery(url: string, timeoutMs: number, threadId: number | null): Promise<void> {
+  if (threadId === null) return;
+  try {
+    const killer = await openMysqlConnection(url, timeoutMs);
+    killer.on('error', () => undefined);
+    await killer.query(`KILL QUERY ${Number(threadId)}`).catch(() => undefined);
+    await killer.end().catch(() => undefined);
+  } catch {
+    // The connection is dropped next anyway; the statement time limit bounds the rest.
+  }
+}
+
 /** Streams the rows of a table or query in order of its cursor column. */
 export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'mysql source');
@@ -96,6 +110,12 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
   }
   const conn = connection;
   conn.on('error', () => undefined);
+  // An abort kills the query in flight on the server (a dropped socket alone would let it
+  // run on to its time limit), then drops the connection.
+  const stop = onAbort(
+    deps.signal,
+    () => void killQuery(url, timeoutMs, conn.threadId).finally(() => conn.destroy()),
+  );
   try {
     yield* readKeysetPages(
       spec,
@@ -128,6 +148,7 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
       { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
     );
   } finally {
+    stop();
     await conn.end().catch(() => undefined);
   }
 }

@@ -10,6 +10,7 @@ import type { PostgresSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
+import { onAbort } from './on-abort.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { pgWallClockTypes } from './sql-wall-clock-types.ts';
@@ -23,7 +24,8 @@ const postgresDialect: SqlDialect = {
 
 /** The client of a source; its connection options (type parsers included) live here only. */
 function createPostgresClient(url: string): pg.Client {
-  return new pg.Client({ connectionString: url, types: pgWallClockTypes });
+  // A host that never answers must not hold a run forever (pg waits without limit by default).
+  return new pg.Client({ connectionString: url, types: pgWallClockTypes, connectionTimeoutMillis: 10_000 });
 }
 
 /** One page: a READ ONLY transaction, its statement timeout, the query, commit. */
@@ -54,6 +56,22 @@ async function readOnlyQuery(
   }
 }
 
+/** Asks the server, over a second connection, to cancel what `client` is running. */
+async function cancelBackend(url: string, client: pg.Client): Promise<void> {
+  const pid = (client as unknown as { processID?: number | null }).processID;
+  if (typeof pid !== 'number') return;
+  const canceller = createPostgresClient(url);
+  canceller.on('error', () => undefined);
+  try {
+    await canceller.connect();
+    await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
+  } catch {
+    // The connection is closed next anyway; the statement timeout bounds the rest.
+  } finally {
+    await canceller.end().catch(() => undefined);
+  }
+}
+
 /** Streams the rows of a table or query in order of its cursor column. */
 export async function* readPostgresSource(
   spec: PostgresSourceSpec,
@@ -76,6 +94,15 @@ export async function* readPostgresSource(
       `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
     );
   }
+  // An abort cancels the query in flight on the server (a closed socket alone would let it
+  // run on to its statement timeout), then closes the connection.
+  const stop = onAbort(
+    deps.signal,
+    () =>
+      void cancelBackend(url, client)
+        .finally(() => client.end())
+        .catch(() => undefined),
+  );
   try {
     yield* readKeysetPages(
       spec,
@@ -90,6 +117,7 @@ export async function* readPostgresSource(
       { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
     );
   } finally {
+    stop();
     await client.end().catch(() => undefined);
   }
 }

@@ -66,6 +66,19 @@ function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDiale
   return `(${(spec.query ?? '').trim().replace(/;+\s*$/, '')}) AS ${SOURCE_ALIAS}`;
 }
 
+/**
+ * A query that fails because the run was aborted (the source closed its connection on
+ * the signal) reports the abort, not a "connection terminated" that reads like an outage.
+ */
+async function cancellable<T>(signal: AbortSignal | undefined, query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw err;
+  }
+}
+
 /** Reads the table or query page by page in cursor order. */
 export async function* readKeysetPages(
   spec: SqlSourceSpec<'postgres' | 'mysql'>,
@@ -119,7 +132,9 @@ export async function* readKeysetPages(
     }
     if (until !== undefined) where += ` AND ${c} <= ${p(until)}`;
     atSinceInclusive = false;
-    const rows = await run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params);
+    const rows = await cancellable(options.signal, () =>
+      run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params),
+    );
     const last = rows[rows.length - 1];
     if (rows.length < batchSize || last === undefined) {
       for (const row of rows) yield toItem(row);
@@ -133,7 +148,9 @@ export async function* readKeysetPages(
     }
     const edge = last[CURSOR_ALIAS];
     for (const row of rows) if (row[CURSOR_ALIAS] !== edge) yield toItem(row);
-    const ties = await run(`${select} WHERE ${c} = ${dialect.placeholder(1)} ${order}`, [edge]);
+    const ties = await cancellable(options.signal, () =>
+      run(`${select} WHERE ${c} = ${dialect.placeholder(1)} ${order}`, [edge]),
+    );
     for (const row of ties) yield toItem(row);
     lastCursor = edge;
   }
