@@ -190,6 +190,19 @@ fields: { code: code, qty: qty }
     for (const line of logs) expect(() => JSON.parse(line) as unknown).not.toThrow();
   }, 60_000);
 
+  it('a platform that cannot be reached is named by host, port and ROWBRIDGE_API_URL', async () => {
+    const port = await closedPort();
+    const io = captureIo({ ...h.env, ROWBRIDGE_API_URL: `http://127.0.0.1:${port}`, ROWBRIDGE_RETRIES: '1' });
+    const plan = await commands.plan!();
+    expect(await plan.main(['parts'], io)).toBe(1);
+    expect(io.stderr).toHaveLength(1);
+    expect(io.stderr[0]).toMatch(
+      new RegExp(
+        `^cannot reach the platform at 127\\.0\\.0\\.1:${port} \\(ROWBRIDGE_API_URL\\): .*ECONNREFUSED`,
+      ),
+    );
+  });
+
   it('status lists runs under column headers', async () => {
     const io = captureIo(h.env);
     const status = await commands.status!();
