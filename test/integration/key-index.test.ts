@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompactKeyIndex } from '../../src/sync/state/compact-key-index.ts';
 import { createKeyIndex } from '../../src/sync/state/key-index.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
@@ -10,11 +11,13 @@ async function* rows(list: Array<[string, string]>) {
   for (const [key, rowId] of list) yield { key, rowId };
 }
 
+const UUID = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
 /** The key → row index: what upserts trust to find a row and to skip an unchanged one. */
-describe('key index', () => {
+describe.each(['keys', 'compact'] as const)('key index (%s format)', (format) => {
   let redis: Redis;
   let n = 0;
-  const fresh = () => createKeyIndex({ redis, prefix: PREFIX, job: `job-${++n}` });
+  const fresh = () => createKeyIndex({ redis, prefix: PREFIX, job: `job-${format}-${++n}`, format });
 
   beforeAll(() => {
     redis = new Redis(REDIS_URL);
@@ -40,9 +43,9 @@ describe('key index', () => {
     );
     expect(await index.size()).toBe(2);
     await index.removeMany(['A-1']);
-    const all = [];
-    for await (const entry of index.entries()) all.push(entry);
-    expect(all).toEqual([['x\u001fy:z', { rowId: 'r2', hash: '' }]]);
+    expect(await index.getMany(['A-1', 'x\u001fy:z'])).toEqual(
+      new Map([['x\u001fy:z', { rowId: 'r2', hash: '' }]]),
+    );
     await index.clear();
     expect(await index.size()).toBe(0);
   });
@@ -73,7 +76,7 @@ describe('key index', () => {
       ]),
     );
     // Nothing of the rebuild is left behind.
-    expect(await redis.keys(`${PREFIX}:index:job-${n}:rebuild:*`)).toEqual([]);
+    expect(await redis.keys(`${PREFIX}:index:job-${format}-${n}:rebuild:*`)).toEqual([]);
   });
 
   it('a rebuild from an empty worksheet empties the index', async () => {
@@ -83,12 +86,134 @@ describe('key index', () => {
     expect(await index.size()).toBe(0);
   });
 
-  it('pages through more than a thousand entries', async () => {
+  it('holds more than a thousand entries, with platform row ids and hashes, through a rebuild', async () => {
     const index = fresh();
-    const many = Array.from({ length: 2_500 }, (_, i) => [`K${i}`, `r${i}`] as [string, string]);
+    const many = Array.from({ length: 2_500 }, (_, i) => [`K${i}`, UUID(i)] as [string, string]);
+    await index.setMany(
+      new Map(many.map(([k, id], i) => [k, { rowId: id, hash: `hash${String(i).padStart(4, '0')}` }])),
+    );
     expect(await index.rebuild(rows(many))).toEqual({ keys: 2_500, duplicates: 0 });
-    let count = 0;
-    for await (const _entry of index.entries()) count += 1;
-    expect(count).toBe(2_500);
+    expect(await index.size()).toBe(2_500);
+    const got = await index.getMany(many.map(([k]) => k));
+    expect(got.size).toBe(2_500);
+    expect(got.get('K1234')).toEqual({ rowId: UUID(1234), hash: 'hash1234' });
+    if (format === 'keys') {
+      let count = 0;
+      for await (const _entry of index.entries()) count += 1;
+      expect(count).toBe(2_500);
+    }
+  });
+});
+
+describe('key index formats', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteKeys(`${PREFIX}:*`);
+    await redis.quit();
+  });
+
+  it('an index an older rowbridge wrote (full keys, whole SHA-1 hashes) becomes compact at the next rebuild, hashes kept, and is deleted', async () => {
+    const job = 'job-migrate';
+    const old = createKeyIndex({ redis, prefix: PREFIX, job });
+    // The content hash an older rowbridge stored: the whole SHA-1; today's is its first 6 bytes.
+    const sha1 = Buffer.from(Array.from({ length: 20 }, (_, i) => i * 11));
+    await old.setMany(
+      new Map([
+        ['K1', { rowId: UUID(1), hash: sha1.toString('base64url') }],
+        ['K2', { rowId: UUID(2), hash: 'h2' }],
+      ]),
+    );
+    const compact = createKeyIndex({ redis, prefix: PREFIX, job, format: 'compact' });
+    expect(
+      await compact.rebuild(
+        rows([
+          ['K1', UUID(1)],
+          ['K2', UUID(22)],
+        ]),
+      ),
+    ).toEqual({ keys: 2, duplicates: 0 });
+    expect(await compact.getMany(['K1', 'K2'])).toEqual(
+      new Map([
+        ['K1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }],
+        ['K2', { rowId: UUID(22), hash: '' }],
+      ]),
+    );
+    expect(await redis.exists(`${PREFIX}:index:${job}`)).toBe(0);
+    // And back: a job switched to mirror gets its full-key index, hashes carried again.
+    const keys = createKeyIndex({ redis, prefix: PREFIX, job, format: 'keys' });
+    await keys.rebuild(rows([['K1', UUID(1)]]));
+    expect(await keys.getMany(['K1'])).toEqual(
+      new Map([['K1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }]]),
+    );
+    expect(await redis.keys(`${PREFIX}:index2:${job}*`)).toEqual([]);
+  });
+
+  it('keys whose digests collide never read each other’s rows: found in a rebuild or on a write, the later key keeps its full key', async () => {
+    // Every key gets one digest: the worst case, far beyond what 64 bits allow.
+    const index = createCompactKeyIndex({
+      redis,
+      base: `${PREFIX}:collide`,
+      digest: () => Buffer.from('samedigest'),
+    });
+    expect(
+      await index.rebuild(
+        rows([
+          ['A', UUID(1)],
+          ['B', UUID(2)],
+          ['C', UUID(3)],
+        ]),
+      ),
+    ).toEqual({
+      keys: 3,
+      duplicates: 0,
+    });
+    expect(await index.info()).toMatchObject({ entries: 1, overflow: 2 });
+    await index.setMany(new Map([['D', { rowId: UUID(4), hash: 'hD' }]]));
+    await index.setMany(new Map([['B', { rowId: UUID(2), hash: 'hB' }]]));
+    expect(await index.getMany(['A', 'B', 'C', 'D'])).toEqual(
+      new Map([
+        ['A', { rowId: UUID(1), hash: '' }],
+        ['B', { rowId: UUID(2), hash: 'hB' }],
+        ['C', { rowId: UUID(3), hash: '' }],
+        ['D', { rowId: UUID(4), hash: 'hD' }],
+      ]),
+    );
+    await index.removeMany(['A', 'C']);
+    expect(await index.getMany(['A', 'B', 'C', 'D'])).toEqual(
+      new Map([
+        ['B', { rowId: UUID(2), hash: 'hB' }],
+        ['D', { rowId: UUID(4), hash: 'hD' }],
+      ]),
+    );
+    expect(await index.size()).toBe(2);
+  });
+
+  it('grows by splitting buckets as rows are created, every bucket a listpack', async () => {
+    const index = createCompactKeyIndex({ redis, base: `${PREFIX}:grow` });
+    for (let page = 0; page < 5; page++) {
+      await index.setMany(
+        new Map(
+          Array.from({ length: 1000 }, (_, i) => [
+            `K${page * 1000 + i}`,
+            { rowId: UUID(page * 1000 + i), hash: 'AAAAAAAA' },
+          ]),
+        ),
+      );
+    }
+    const info = await index.info();
+    expect(info).toMatchObject({ entries: 5000, overflow: 0 });
+    expect(info!.buckets).toBeGreaterThan(5000 / 128);
+    const encodings = new Set<string>();
+    for (let b = 0; b < info!.buckets; b++)
+      encodings.add(String(await redis.object('ENCODING', `${PREFIX}:grow:${info!.gen}:b:${b}`)));
+    expect([...encodings]).toEqual(['listpack']);
+    const got = await index.getMany(Array.from({ length: 5000 }, (_, i) => `K${i}`));
+    expect(got.size).toBe(5000);
+    expect(got.get('K4321')).toEqual({ rowId: UUID(4321), hash: 'AAAAAAAA' });
+    await index.clear();
+    expect(await redis.keys(`${PREFIX}:grow*`)).toEqual([]);
   });
 });

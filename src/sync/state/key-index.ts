@@ -1,28 +1,9 @@
+import { createCompactKeyIndex } from './compact-key-index.ts';
+import type { IndexEntry, KeyIndex } from './key-index-types.ts';
 import type { RedisClient } from './redis-types.ts';
 import { stateKey } from './redis-types.ts';
 
-/** What the index knows of one key: the row holding it and the hash rowbridge last wrote there. */
-export interface IndexEntry {
-  rowId: string;
-  /** Content hash of the payload last written by this job; '' when unknown. */
-  hash: string;
-}
-
-export interface KeyIndex {
-  /**
-   * Rebuilds the index from the worksheet's rows (key field only). Hashes of rows
-   * whose id did not change are kept, so an unchanged re-run writes nothing; keys no
-   * longer in the worksheet disappear. Returns the number of keys and of duplicates.
-   */
-  rebuild(rows: AsyncIterable<{ key: string; rowId: string }>): Promise<{ keys: number; duplicates: number }>;
-  getMany(keys: readonly string[]): Promise<Map<string, IndexEntry>>;
-  setMany(entries: ReadonlyMap<string, IndexEntry>): Promise<void>;
-  removeMany(keys: readonly string[]): Promise<void>;
-  /** Every key with its row, streamed (for mirror deletes). */
-  entries(): AsyncGenerator<[string, IndexEntry]>;
-  size(): Promise<number>;
-  clear(): Promise<void>;
-}
+export type { IndexEntry, KeyIndex } from './key-index-types.ts';
 
 const SEP = '\u0001';
 
@@ -35,14 +16,47 @@ function decode(value: string): IndexEntry {
   return i === -1 ? { rowId: value, hash: '' } : { rowId: value.slice(0, i), hash: value.slice(i + 1) };
 }
 
-/**
- * The key → row index of one job, in a Redis hash so that every worker of a run sees
- * the same index and keeps it current as it writes.
- */
-export function createKeyIndex(deps: { redis: RedisClient; prefix: string; job: string }): KeyIndex {
-  const { redis } = deps;
-  const key = stateKey(deps.prefix, 'index', deps.job);
+/** Where a job's key index lives, and in which form. */
+export interface KeyIndexDeps {
+  redis: RedisClient;
+  prefix: string;
+  job: string;
+  /**
+   * `compact`: digests of the keys in listpack buckets, about 35 bytes of Redis per key
+   * (compact-key-index.ts), for upsert and update. `keys`: one hash of full keys, about
+   * 130 bytes per key, the form that can list its keys (mirror deletes need them).
+   * @defaultValue 'keys'
+   */
+  format?: 'compact' | 'keys';
+}
 
+/**
+ * The key → row index of one job, in Redis so that every worker of a run sees the same
+ * index and keeps it current as it writes. The two formats live under different keys;
+ * a rebuild (every run starts with one) carries the content hashes over from the other
+ * format and deletes it, so a job whose format changed, or an index an older rowbridge
+ * wrote, is converted by its next run without rewriting unchanged rows.
+ */
+export function createKeyIndex(deps: KeyIndexDeps): KeyIndex {
+  const fullKeys = stateKey(deps.prefix, 'index', deps.job);
+  const compactBase = stateKey(deps.prefix, 'index2', deps.job);
+  if (deps.format === 'compact') {
+    const previous = createFullKeyIndex(deps.redis, fullKeys);
+    return createCompactKeyIndex({ redis: deps.redis, base: compactBase, previous });
+  }
+  return createFullKeyIndex(
+    deps.redis,
+    fullKeys,
+    createCompactKeyIndex({ redis: deps.redis, base: compactBase }),
+  );
+}
+
+/** The full-key format: one Redis hash, key → `rowId SOH hash`. */
+function createFullKeyIndex(
+  redis: RedisClient,
+  key: string,
+  previous?: { getMany: KeyIndex['getMany']; clear(): Promise<void> },
+): KeyIndex {
   return {
     async rebuild(rows) {
       const next = `${key}:rebuild:${process.pid}:${Date.now()}`;
@@ -53,10 +67,15 @@ export function createKeyIndex(deps: { redis: RedisClient; prefix: string; job: 
       const flush = async () => {
         if (page.length === 0) return;
         const old = await redis.hmget(key, ...page.map((r) => r.key));
+        const other =
+          previous === undefined
+            ? new Map<string, IndexEntry>()
+            : await previous.getMany(page.map((r) => r.key));
         const args: string[] = [];
         page.forEach((r, i) => {
-          const prev = old[i];
-          const hash = prev != null && decode(prev).rowId === r.rowId ? decode(prev).hash : '';
+          const raw = old[i];
+          const prev = raw == null ? other.get(r.key) : decode(raw);
+          const hash = prev !== undefined && prev.rowId === r.rowId ? prev.hash : '';
           args.push(r.key, encode({ rowId: r.rowId, hash }));
         });
         await redis.hset(next, ...args);
@@ -77,6 +96,7 @@ export function createKeyIndex(deps: { redis: RedisClient; prefix: string; job: 
         await flush();
         if (keys === 0) await redis.del(key);
         else await redis.rename(next, key);
+        await previous?.clear();
       } finally {
         await redis.del(next);
       }
