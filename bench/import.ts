@@ -1,33 +1,45 @@
 /**
- * Rows/s and peak RSS of a CSV import into the emulator, unthrottled (issue #4).
+ * Rows/s and memory of a CSV import into the emulator, unthrottled (issues #4 and #12).
  *
  * Writes an orders CSV (order number, customer with quoted commas, amount, status among
- * four options in mixed case, DD/MM/YYYY date) to a temporary folder, starts the
- * emulator in a child process (bench/lib/emulator-process.ts) so that only rowbridge is
- * measured here, and runs an append job with batchSize 1000 (the maximum) through the
- * real queue path: runtime + workers in this process, enqueueRun, poll until the run
- * ends. Afterwards the emulator is asked how many rows the worksheet holds.
+ * four options in mixed case, DD/MM/YYYY date) to a temporary folder and starts the
+ * emulator in a child process (bench/lib/emulator-process.ts). Then, against that one
+ * emulator and worksheet, in this order:
+ *   1. `rowbridge worker --no-schedules` is started and its RSS read once it has sat
+ *      idle for 1.5 s (`workerStartRssMb`: what a worker costs before any work);
+ *   2. the bare loader (bench/lib/bare-loader.ts: csv-parse + undici, no queue) posts the
+ *      same rows in the same batches at the same concurrency (`bareRowsPerSec`);
+ *   3. `node bin/rowbridge.js run JOB --json` imports the file through the real queue
+ *      path (append, batchSize 1000) as its own process, its RSS sampled from /proc
+ *      every 50 ms with the kernel's high-water mark (`peakRssMb`).
+ * The bare loader goes first, so rowbridge writes into the fuller worksheet.
  *
- * How to read it: `rowsPerSec` = rows / seconds from enqueue to the run being seen as
- * ended (CSV parsing, mapping, BullMQ fan-out through Redis, per-row outcome bookkeeping,
- * HTTP writes; the emulator's own work runs on the other core). `peakRssMb` is the
- * highest RSS of this process sampled every 100 ms during the run, `maxRssMb` the
- * kernel's high-water mark for the process's life; flat memory from 100k to 1M rows
- * means the import streams. `verified: true` means the worksheet ended with exactly
- * `rows` rows. `requests` is what the emulator received (structure reads included).
+ * How to read it: `rowsPerSec` = rows / wall time of the `run` process (start-up, the
+ * file pre-pass, CSV parsing, mapping, BullMQ fan-out through Redis, per-row bookkeeping,
+ * HTTP writes; the emulator's own work runs on the other core). `shareOfBare` =
+ * rowsPerSec / bareRowsPerSec, measured seconds apart on the same emulator: the figure to
+ * trust on a busy machine. `limits` holds the targets of issue #12 and `withinLimits`
+ * whether each was met. `verified: true` means the worksheet gained exactly `rows` rows
+ * from each loader and the run report says `rows` created.
  *
  * Usage: node bench/import.ts [--rows 100000] [--batch-size 1000] [--concurrency 4] [--timeout-s 3600]
- * Full size: --rows 1000000. Prints one JSON object on stdout; logs go to stderr.
+ * Full size: --rows 1000000. Prints one JSON object on stdout; logs go to stderr
+ * (BENCH_VERBOSE=1 passes the run's stderr through; BENCH_NODE_ARGS="--heap-prof" adds
+ * node flags to the run process).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { bareLoad } from './lib/bare-loader.ts';
 import { benchEnv } from './lib/bench-env.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
-import { runQueuedJob } from './lib/run-queued-job.ts';
-import { startRssSampler } from './lib/rss-sampler.ts';
+import { measureWorkerStartRss, runRowbridgeChild } from './lib/rowbridge-child.ts';
 import { spawnEmulator } from './lib/spawn-emulator.ts';
+
+/** Issue #12's targets for the 1M-row import. */
+const LIMITS = { peakRssMb: 200, workerStartRssMb: 80, rowsPerSec: 60_000, shareOfBare: 0.6 };
 
 const flags = parseNumberFlags('bench/import.ts', {
   rows: { default: 100_000 },
@@ -43,9 +55,17 @@ const JOB = 'bench-import';
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-import-'));
 const fixture = createOrdersFixture();
 const emulator = await spawnEmulator({ worksheet: fixture.worksheet });
+// Unthrottled: the emulator has no limit and the budget must not pace either.
+const env = {
+  ...process.env,
+  ...benchEnv(emulator, 'import', { initial: 1000, max: 1000 }),
+  ROWBRIDGE_JOBS_DIR: dir,
+};
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 try {
   const csvStarted = performance.now();
-  const csvBytes = await writeOrdersCsv(path.join(dir, 'orders.csv'), rows);
+  const csvFile = path.join(dir, 'orders.csv');
+  const csvBytes = await writeOrdersCsv(csvFile, rows);
   console.error(
     `wrote ${rows} rows (${(csvBytes / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - csvStarted) / 1000).toFixed(1)} s`,
   );
@@ -54,53 +74,99 @@ try {
     fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
   );
 
-  // Unthrottled: the emulator has no limit and the budget must not pace either.
-  const env = benchEnv(emulator, 'import', { initial: 1000, max: 1000 });
-  const sampler = startRssSampler(100);
-  const cpu0 = process.cpuUsage();
-  const run = await runQueuedJob({
-    env,
-    jobsDir: dir,
-    jobName: JOB,
+  const workerStartRssMb = await measureWorkerStartRss(env);
+  console.error(`worker idle after start: ${workerStartRssMb} MiB`);
+
+  const bare = await bareLoad({ ...emulator, worksheetId: emulator.worksheetId }, csvFile, {
+    batchSize,
     concurrency,
-    timeoutMs: flags['timeout-s'] * 1000,
   });
-  const cpu = process.cpuUsage(cpu0);
-  const memory = sampler.stop();
+  const afterBare = await emulator.stats();
+  console.error(`bare loader: ${rows} rows in ${bare.seconds.toFixed(2)} s`);
+
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const run = await runRowbridgeChild({
+    env,
+    args: ['run', JOB, '--json', '--concurrency', String(concurrency)],
+    nodeArgs,
+  });
   const landed = await emulator.stats();
+  const report = run.output?.report ?? {};
+  const created = Number(report.created);
   const verified =
-    run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
+    run.output?.run?.status === 'completed' &&
+    afterBare.rowCount === rows &&
+    landed.rowCount === 2 * rows &&
+    created === rows;
   if (!verified) {
     console.error(
-      `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +
-        `worksheet holds ${landed.rowCount} of ${rows} rows, report says created ${run.report.created}, dead-lettered ${run.report.deadLetteredTotal}`,
+      `NOT VERIFIED: run exited ${String(run.exitCode)}, status ${String(run.output?.run?.status)} ` +
+        `(${String(run.output?.run?.message)}), worksheet holds ${landed.rowCount} rows ` +
+        `(${afterBare.rowCount} after the bare loader, ${rows} expected from each), report says created ${created}\n` +
+        run.stderrTail,
     );
     process.exitCode = 1;
   }
+  const rowsPerSec = Math.round(rows / run.seconds);
+  const bareRowsPerSec = Math.round(rows / bare.seconds);
+  const figures = {
+    peakRssMb: run.peakRssMb,
+    workerStartRssMb,
+    rowsPerSec,
+    shareOfBare: round(rowsPerSec / bareRowsPerSec, 3),
+  };
   process.stdout.write(
     `${JSON.stringify({
       rows,
-      seconds: Math.round(run.seconds * 100) / 100,
-      rowsPerSec: Math.round(rows / run.seconds),
-      peakRssMb: memory.peakRssMb,
-      maxRssMb: memory.maxRssMb,
-      startRssMb: memory.startRssMb,
-      requests: landed.requests,
+      seconds: round(run.seconds, 2),
+      ...figures,
+      bareRowsPerSec,
+      bareSeconds: round(bare.seconds, 2),
+      limits: LIMITS,
+      withinLimits: {
+        peakRssMb: figures.peakRssMb <= LIMITS.peakRssMb,
+        workerStartRssMb: figures.workerStartRssMb <= LIMITS.workerStartRssMb,
+        rowsPerSec: figures.rowsPerSec >= LIMITS.rowsPerSec,
+        shareOfBare: figures.shareOfBare >= LIMITS.shareOfBare,
+      },
+      cpuSeconds: run.cpuSeconds,
+      requests: landed.requests - afterBare.requests,
+      bareRequests: bare.requests,
       batchSize,
       concurrency,
       verified,
-      status: run.record.status,
-      worksheetRows: landed.rowCount,
-      created: run.report.created,
-      deadLettered: run.report.deadLetteredTotal,
-      reportRequests: run.report.requests,
-      retries: run.report.retries,
-      cpuSeconds: Math.round(((cpu.user + cpu.system) / 1e6) * 100) / 100,
-      csvMb: Math.round((csvBytes / 1024 / 1024) * 10) / 10,
-      loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
+      status: run.output?.run?.status,
+      created,
+      deadLettered: report.deadLetteredTotal,
+      reportRequests: report.requests,
+      retries: report.retries,
+      csvMb: round(csvBytes / 1024 / 1024),
+      loadAverage1m: round(loadavg()[0]!),
     })}\n`,
   );
 } finally {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });
+  await deletePrefix(env);
+}
+
+/** Every key of this run's queue prefix (the `run` child leaves its queue and state). */
+async function deletePrefix(runEnv: NodeJS.ProcessEnv): Promise<void> {
+  const redis = new Redis(runEnv.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(
+        cursor,
+        'MATCH',
+        `${runEnv.ROWBRIDGE_QUEUE_PREFIX}:*`,
+        'COUNT',
+        1000,
+      );
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit().catch(() => undefined);
+  }
 }
