@@ -1,8 +1,7 @@
-import { AsyncResource } from 'node:async_hooks';
-import Bottleneck from 'bottleneck';
 import type { BudgetReply, BudgetStore } from './budget-store.ts';
 import { createMemoryBudgetStore } from './create-memory-budget-store.ts';
 import { createRedisBudgetStore } from './create-redis-budget-store.ts';
+import { createSlotQueue } from './create-slot-queue.ts';
 import { resolveLimiterSettings } from './limiter-options.ts';
 import type { RateLimiterOptions } from './limiter-options.ts';
 
@@ -16,7 +15,7 @@ export interface RateLimiter {
   onSuccess(): void;
   /** Current shared rate in requests/second (for metrics and the run report). */
   currentRate(): number;
-  /** Stops timers, releases bottleneck; does NOT quit the injected redis client. */
+  /** Stops timers and rejects waiting calls; does NOT quit the injected redis client. */
   stop(): Promise<void>;
 }
 
@@ -53,7 +52,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         idleTtlMs: settings.idleTtlMs,
       })
     : createMemoryBudgetStore({ config: settings.budget, now });
-  const bottleneck = new Bottleneck({ maxConcurrent: settings.maxConcurrent });
+  const slots = createSlotQueue(settings.maxConcurrent);
   const abort = new AbortController();
   const stoppedMessage = `rate limiter for ${settings.budgetKey} was stopped`;
 
@@ -93,15 +92,17 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 
   return {
-    schedule<T>(fn: () => Promise<T>): Promise<T> {
-      if (stopPromise) return Promise.reject(new Error(stoppedMessage));
-      // Bottleneck runs queued functions from whichever call drains its queue; binding
-      // keeps each one in its caller's async context (per-run traffic accounting).
-      const inCallerContext = AsyncResource.bind(fn);
-      return bottleneck.schedule(async () => {
+    async schedule<T>(fn: () => Promise<T>): Promise<T> {
+      if (stopPromise) throw new Error(stoppedMessage);
+      // fn runs inside this async function, so it keeps its caller's async context
+      // (per-run traffic accounting) without any binding.
+      await slots.acquire();
+      try {
         await takeTurn();
-        return inCallerContext();
-      });
+        return await fn();
+      } finally {
+        slots.release();
+      }
     },
 
     async onThrottled(info) {
@@ -140,7 +141,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     stop() {
       stopPromise ??= (async () => {
         abort.abort();
-        await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: stoppedMessage });
+        slots.close(new Error(stoppedMessage));
         await acquireTail;
         await successInFlight;
       })();

@@ -19,7 +19,7 @@ export interface RateLimiterOptions {
   maxRatePerSec?: number;
   /** Floor of the rate. @defaultValue 0.5 */
   minRatePerSec?: number;
-  /** Max in-flight requests in this process (bottleneck maxConcurrent). @defaultValue 8 */
+  /** Max in-flight requests in this process (calls past it wait, first come first served). @defaultValue 8 */
   maxConcurrent?: number;
   /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.8 */
   decreaseFactor?: number;
