@@ -12,20 +12,20 @@ import { ensureRedisReachable } from './redis-reachable.ts';
 
 /**
  * Where a command's logs go: stderr (stdout carries the command's output). On a
- * terminal each line is drawn readable by pino-pretty, synchronously so that it never
- * lands inside the progress bar's line; elsewhere (pipes, CI, tests) and with --json
- * they stay pino's JSON, one object a line, for machines.
+ * terminal each line is drawn readable by pino-pretty; elsewhere (pipes, CI, tests) and
+ * with --json they stay pino's JSON, one object a line, for machines.
  */
 function logDestination(io: CliIo, json: boolean): DestinationStream {
   if (io.errIsTty !== true || json) return process.stderr;
-  return pinoPretty({
-    destination: 2,
-    sync: true,
+  const pretty = pinoPretty.prettyFactory({
     colorize: true,
     singleLine: true,
     translateTime: 'SYS:HH:MM:ss',
     ignore: 'pid,hostname,service',
   });
+  // Written synchronously, after clearing the line: a progress bar being redrawn on it
+  // (no newline yet) is wiped rather than glued to the log line, and redrawn below it.
+  return { write: (line: string) => process.stderr.write(`\r\u001b[2K${pretty(line)}`) };
 }
 
 /**
