@@ -70,7 +70,7 @@ async function printPasswordHash(io: CliIo): Promise<number> {
 }
 
 /**
- * `dashboard`: serves the runs, dead letters and bull-board pages, `/metrics`,
+ * `dashboard`: serves the jobs, runs, dead letters and bull-board pages, `/metrics`,
  * `/healthz` and `/readyz` until SIGTERM/SIGINT. Works no queue itself, so it needs no
  * platform credentials (without them `/healthz` reports the API check as `config`).
  * Read-only unless `--allow-writes`; `--read-only` is accepted for old scripts.
@@ -117,8 +117,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const server = await startOpsServer({ rt, metrics, readiness, health, dashboard: true, ...options });
     readiness.markReady();
     io.out(
-      `rowbridge dashboard on ${server.url}/ (queues ${server.url}/queues, metrics ${server.url}/metrics)` +
-        (options.allowWrites ? ', queue actions allowed' : ', read-only'),
+      `rowbridge dashboard on ${server.url}/ (jobs ${server.url}/jobs, queues ${server.url}/queues, metrics ${server.url}/metrics)` +
+        (options.allowWrites ? ', queue and job actions allowed' : ', read-only'),
     );
     rt.logger.info({ signal: await stop.signal }, 'dashboard stopping');
     readiness.markStopping();
