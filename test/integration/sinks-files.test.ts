@@ -58,7 +58,7 @@ describe('csv sink', () => {
     expect(err.code).toBe('SINK_INVALID_RECORD');
     expect((err as unknown as { recordIndexes: number[] }).recordIndexes).toEqual([1]);
     expect(err.message).toBe(
-      `${join(tmp.dir, 'strict.csv')}: record(s) 2 of the batch have columns not in the CSV header (extra); the header is: a`,
+      `${join(tmp.dir, 'strict.csv')}: row(s) 3 of this run have columns not in the CSV header (extra); the header is: a`,
     );
     await sink.write([{ a: 4 }]);
     await sink.close();

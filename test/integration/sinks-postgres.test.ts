@@ -82,7 +82,7 @@ describe('postgres sink', () => {
     const err = await rejection(sink.write([{ id: 'a', v: '1' }, { v: '2' }, { id: '', v: '3' }]));
     expect(err.code).toBe('SINK_INVALID_RECORD');
     expect((err as unknown as { recordIndexes: number[] }).recordIndexes).toEqual([1, 2]);
-    expect(err.message).toContain('record(s) 2, 3 of the batch have no value in key column id');
+    expect(err.message).toContain('row(s) 2, 3 of this run have no value in key column id');
     await sink.write([{ id: 'b', v: '4' }]);
     await sink.close();
     expect(await rows(`SELECT * FROM ${schema}.nokey`)).toEqual([{ id: 'b', v: '4' }]);

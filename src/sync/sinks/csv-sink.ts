@@ -76,7 +76,7 @@ export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
       return header !== undefined;
     },
     preamble: () => (columns.length === 0 ? '' : formatCsvLine(columns, delimiter)),
-    format(records) {
+    format(records, firstRow) {
       const known = new Set(columns);
       const bad: number[] = [];
       const extra = new Set<string>();
@@ -88,7 +88,7 @@ export function createCsvSink(spec: CsvSinkSpec, deps: SinkDeps): Sink {
       if (bad.length > 0) {
         throw new SinkError(
           'SINK_INVALID_RECORD',
-          `${file}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have columns not in the CSV header (${[...extra].join(', ')}); the header is: ${columns.join(', ')}`,
+          `${file}: row(s) ${bad.map((i) => firstRow + i).join(', ')} of this run have columns not in the CSV header (${[...extra].join(', ')}); the header is: ${columns.join(', ')}`,
           bad,
         );
       }

@@ -24,8 +24,11 @@ export interface FileRowCodec {
   start(previous: string | undefined, first: Row): Promise<boolean>;
   /** The opening text of a new file, once `start` ran ('' before). */
   preamble(): string;
-  /** The text of a batch; throws SINK_INVALID_RECORD naming records it cannot write. */
-  format(records: Row[]): string;
+  /**
+   * The text of a batch whose first record is row `firstRow` of the run; throws
+   * SINK_INVALID_RECORD naming the rows it cannot write.
+   */
+  format(records: Row[], firstRow: number): string;
   /** A key column's value as the file holds it, so keys from records and files compare. */
   cell(value: unknown): string;
   /** The rows of a file written in this format, with the text each was written as. */
@@ -96,7 +99,7 @@ export function createFileSink(codec: FileRowCodec, options: FileSinkOptions): S
       opening = appender !== undefined && opened ? '' : codec.preamble();
       started = true;
     }
-    const text = opening + codec.format(records);
+    const text = opening + codec.format(records, ordinal + 1);
     if (appender !== undefined) await appender.append(text);
     else await aside?.append(text);
     opening = '';

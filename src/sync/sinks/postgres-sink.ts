@@ -40,6 +40,8 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   let secrets: string[] = [];
   /** Column name → whether it holds JSON (json/jsonb), loaded once and kept up to date. */
   let columns: Map<string, boolean> | undefined;
+  /** Rows committed so far, so a message can say which rows of the run are at fault. */
+  let written = 0;
 
   const fail = (err: unknown, what: string): SinkError =>
     err instanceof SinkError
@@ -56,7 +58,8 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
       );
     }
     secrets = urlSecrets(url);
-    const next = new pg.Client({ connectionString: url });
+    // A host that never answers must not hold a run forever (pg waits without limit by default).
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
     next.on('error', () => undefined);
     try {
       await next.connect();
@@ -134,7 +137,7 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
     if (bad.length > 0) {
       throw new SinkError(
         'SINK_INVALID_RECORD',
-        `${who}: record(s) ${bad.map((i) => i + 1).join(', ')} of the batch have no value in key column ${spec.key}`,
+        `${who}: row(s) ${bad.map((i) => written + i + 1).join(', ')} of this run have no value in key column ${spec.key}`,
         bad,
       );
     }
@@ -176,11 +179,12 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
       await db.query('BEGIN');
       await upsert(db, records);
       await db.query('COMMIT');
+      written += records.length;
     } catch (err) {
       await db.query('ROLLBACK').catch(() => undefined);
       // The table shape may have been created or altered in the rolled-back transaction.
       columns = undefined;
-      throw fail(err, 'upsert failed');
+      throw fail(err, `upsert of rows ${written + 1}-${written + records.length} of this run failed`);
     }
   };
 
