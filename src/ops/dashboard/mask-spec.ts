@@ -55,20 +55,28 @@ function maskUrl(value: string): string {
     .replace(/__RB_MASK__/g, MASK);
 }
 
-/** A copy of `value` with credential values masked (URLs keep all but their secrets). */
-export function maskSecrets(value: unknown, key = ''): unknown {
+/**
+ * A copy of `value` with credential values masked (URLs keep all but their secrets).
+ * `byName` false stops masking by key name (a mapping's keys are target fields, such as
+ * `sign_up`, and its values column names): URLs are still checked.
+ */
+export function maskSecrets(value: unknown, key = '', byName = true): unknown {
   if (typeof value === 'string') {
-    if (isSecretName(key) && !onlyReferences(value)) return MASK;
+    if (byName && isSecretName(key) && !onlyReferences(value)) return MASK;
     return maskUrl(value);
   }
-  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key));
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key, byName));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, k, byName)]));
   }
   return value;
 }
 
 /** The spec as YAML, secrets masked. */
 export function maskedSpecYaml(spec: unknown): string {
-  return stringify(maskSecrets(spec), { lineWidth: 0 });
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return stringify(maskSecrets(spec));
+  const masked = Object.fromEntries(
+    Object.entries(spec).map(([k, v]) => [k, k === 'fields' ? maskSecrets(v, k, false) : maskSecrets(v, k)]),
+  );
+  return stringify(masked, { lineWidth: 0 });
 }
