@@ -3,12 +3,15 @@
  * rowbridge command line. Each command lives in src/cli/<name>.ts and exports
  * `main(args, io)`, which resolves to the process exit code:
  * 0 success, 1 failure, 2 finished with dead-lettered rows (run), 64 usage error.
+ * `rowbridge <command> --help` (or `rowbridge help <command>`) lists a command's options.
  */
 import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
 
-const [name, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+// `rowbridge help run` is `rowbridge run --help`.
+const [name, ...args] = argv[0] === 'help' && argv[1] !== undefined ? [argv[1], '--help'] : argv;
 const io = createCliIo();
 
 if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

@@ -16,7 +16,7 @@ export async function replayDeadLetters(
   selection: { ids?: string[]; filter?: DeadLetterFilter },
   io: CliIo,
 ): Promise<number> {
-  return withRuntime(io, {}, async (rt) => {
+  return withRuntime(io, { interactive: true }, async (rt) => {
     const byJob = new Map<string, string[]>();
     const add = (job: string, id: string) => byJob.set(job, [...(byJob.get(job) ?? []), id]);
     if (selection.ids !== undefined && selection.ids.length > 0) {

@@ -81,6 +81,17 @@ describe('every command answers --help with its options', () => {
     expect(io.stderr).toEqual([]);
   });
 
+  it('rowbridge help <command> is <command> --help; rowbridge --help lists the commands', async () => {
+    const help = await cli(['help', 'run'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: rowbridge run JOB ');
+    expect(help.stdout).toContain('--concurrency N');
+    const all = await cli(['--help'], {});
+    expect(all.code).toBe(0);
+    for (const name of Object.keys(commands)) expect(all.stdout).toContain(`\n  ${name}`);
+    expect(all.stdout).toContain("rowbridge <command> --help lists a command's options.");
+  });
+
   it('a misuse exits 64 naming the option, with the synopsis and where the options are listed', async () => {
     const io = captureIo({});
     const plan = await commands.plan!();
