@@ -84,7 +84,8 @@ export async function* streamJsonElements(
     if (err instanceof JsonScanError) throw scanError(res, err, elements);
     if (err instanceof SyntaxError)
       throw new SourceError('SOURCE_FORMAT', `${res.where}: the response is not valid JSON`);
-    if (options.signal?.aborted === true) throw err;
+    // An abort reports itself (the run hands its job back), not a broken-off body.
+    options.signal?.throwIfAborted();
     throw bodyError(res, err, bytes, options.limits);
   } finally {
     // Dropping the socket is what stops an oversized or unwanted body from arriving.

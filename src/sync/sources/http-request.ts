@@ -175,6 +175,7 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
       },
     });
   } catch (err) {
+    req.signal?.throwIfAborted();
     if (err instanceof SourceError) throw err;
     if (err instanceof AttemptError) {
       const attempts =
