@@ -61,6 +61,10 @@ async function storedState(key: string): Promise<BudgetState> {
     pausedUntilMs: Number(h.pausedUntilMs),
     lastIncreaseMs: Number(h.lastIncreaseMs),
     lastWaitMs: Number(h.lastWaitMs),
+    windowStartMs: Number(h.windowStartMs),
+    windowGrants: Number(h.windowGrants),
+    probeBaseRate: Number(h.probeBaseRate),
+    probeFromMs: Number(h.probeFromMs),
   };
 }
 
@@ -83,7 +87,7 @@ describe('budget Lua script', () => {
     const t0 = 1_700_000_000_123.25;
     let now = t0;
     let state = budgetTransitions.initial(config, t0);
-    const seen = { increase: 0, decrease: 0, waited: 0, paused: 0, granted: 0 };
+    const seen = { increase: 0, decrease: 0, waited: 0, paused: 0, granted: 0, measured: 0, slowProbe: 0 };
     for (let i = 0; i < 400; i += 1) {
       const r = rnd();
       const step: Step =
@@ -96,6 +100,9 @@ describe('budget Lua script', () => {
       const pure = pureStep(state, step, now);
       if (pure.state.rate > state.rate) seen.increase += 1;
       if (pure.state.rate < state.rate) seen.decrease += 1;
+      if (pure.state.probeFromMs !== state.probeFromMs) seen.measured += 1;
+      if (pure.state.rate > state.rate && state.probeBaseRate > 0 && state.rate >= state.probeBaseRate)
+        seen.slowProbe += 1;
       if (step.op === 'acquire' && now < state.pausedUntilMs) seen.paused += 1;
       else if (step.op === 'acquire' && pure.waitMs > 0) seen.waited += 1;
       else if (step.op === 'acquire') seen.granted += 1;

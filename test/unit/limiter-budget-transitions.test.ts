@@ -90,11 +90,14 @@ describe('budget throttling (multiplicative decrease)', () => {
     expect(s.rate).toBe(config.minRate);
   });
 
-  it('resumes after the pause at the new pace, without a burst', () => {
+  it('resumes at the end of the pause with one request, then at the new pace, without a burst', () => {
     let s = budgetTransitions.initial(config, 0);
     s = budgetTransitions.throttled(s, config, 0, 1000);
-    expect(drain(s, 1000).taken).toBe(0);
-    // 5/s: one token after 200 ms, not the bucket that idled through the pause.
+    expect(drain(s, 999).taken).toBe(0);
+    const atEnd = drain(s, 1000);
+    expect(atEnd.taken).toBe(1);
+    // 5/s: the next token 200 ms later, not the bucket that idled through the pause.
+    expect(atEnd.waitMs).toBeCloseTo(200, 9);
     expect(drain(s, 1200).taken).toBe(1);
   });
 });

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { BUDGET_CONSTANTS } from './budget-transitions.ts';
+
+const C = BUDGET_CONSTANTS;
 
 /**
  * Lua mirror of `budget-transitions.ts`, run atomically by Redis so that every process
@@ -7,7 +10,8 @@ import { createHash } from 'node:crypto';
  * compares the stored state field by field.
  *
  * KEYS[1]: the budget hash (fields tokens, lastRefillMs, rate, pausedUntilMs,
- * lastIncreaseMs, lastWaitMs).
+ * lastIncreaseMs, lastWaitMs, windowStartMs, windowGrants, probeBaseRate, probeFromMs;
+ * the last four read as 0 when absent, i.e. from a budget written by an older version).
  * ARGV: op ("acquire" | "throttled" | "success"), initialRate, minRate, maxRate,
  * decreaseFactor, increasePerSec, increaseIntervalMs, burstMs, idleTtlMs, pauseMs,
  * nowMs ("" in production: Redis server TIME, so the clocks of the machines running
@@ -36,18 +40,27 @@ else
   now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 end
 
+local MIN_WINDOW_MS = ${C.MIN_WINDOW_MS}
+local MIN_CUT = ${C.MIN_CUT}
+local MAX_WINDOW_PAUSE_MS = ${C.MAX_WINDOW_PAUSE_MS}
+local PROBE_GROWTH = ${C.PROBE_GROWTH}
+
 local function clamp(v, lo, hi) return math.min(hi, math.max(lo, v)) end
 local function capacity(rate) return math.max(1, (rate * burstMs) / 1000) end
 local function fmt(v) return string.format('%.17g', v) end
 
-local raw = redis.call('HMGET', key, 'tokens', 'lastRefillMs', 'rate', 'pausedUntilMs', 'lastIncreaseMs', 'lastWaitMs')
+local raw = redis.call('HMGET', key, 'tokens', 'lastRefillMs', 'rate', 'pausedUntilMs', 'lastIncreaseMs', 'lastWaitMs',
+  'windowStartMs', 'windowGrants', 'probeBaseRate', 'probeFromMs')
 local s
 if not raw[1] then
   s = { tokens = 1, lastRefillMs = now, rate = clamp(initialRate, minRate, maxRate),
-        pausedUntilMs = 0, lastIncreaseMs = now, lastWaitMs = 0 }
+        pausedUntilMs = 0, lastIncreaseMs = now, lastWaitMs = 0,
+        windowStartMs = 0, windowGrants = 0, probeBaseRate = 0, probeFromMs = 0 }
 else
   s = { tokens = tonumber(raw[1]), lastRefillMs = tonumber(raw[2]), rate = tonumber(raw[3]),
-        pausedUntilMs = tonumber(raw[4]), lastIncreaseMs = tonumber(raw[5]), lastWaitMs = tonumber(raw[6]) }
+        pausedUntilMs = tonumber(raw[4]), lastIncreaseMs = tonumber(raw[5]), lastWaitMs = tonumber(raw[6]),
+        windowStartMs = tonumber(raw[7]) or 0, windowGrants = tonumber(raw[8]) or 0,
+        probeBaseRate = tonumber(raw[9]) or 0, probeFromMs = tonumber(raw[10]) or 0 }
 end
 
 local function refill()
@@ -66,6 +79,7 @@ if op == 'acquire' then
     refill()
     if s.tokens >= 1 then
       s.tokens = s.tokens - 1
+      s.windowGrants = s.windowGrants + 1
     else
       s.lastWaitMs = now
       waitMs = ((1 - s.tokens) * 1000) / s.rate
@@ -73,21 +87,49 @@ if op == 'acquire' then
   end
 elseif op == 'throttled' then
   refill()
-  local wasPaused = now < s.pausedUntilMs
+  local fresh = now >= s.pausedUntilMs
   local pausedUntil = math.max(s.pausedUntilMs, now + pauseMs)
-  if not wasPaused then
-    s.rate = math.max(minRate, s.rate * decreaseFactor)
+  local windowMs = now - s.windowStartMs
+  local measured = fresh and s.windowStartMs > 0 and windowMs >= MIN_WINDOW_MS
+  if fresh then
+    local floor = math.max(minRate, s.rate * decreaseFactor)
+    if measured then
+      s.rate = math.max(floor, math.min((s.windowGrants * 1000) / windowMs, s.rate * (1 - MIN_CUT)))
+    else
+      s.rate = floor
+    end
   end
+  local openWindow = pausedUntil - now <= MAX_WINDOW_PAUSE_MS
   s.pausedUntilMs = pausedUntil
-  s.tokens = 0
+  s.tokens = 1
   s.lastRefillMs = math.max(s.lastRefillMs, pausedUntil)
   s.lastIncreaseMs = math.max(s.lastIncreaseMs, pausedUntil)
+  if fresh then
+    s.windowStartMs = openWindow and now or 0
+    s.windowGrants = 0
+  end
+  if not openWindow then
+    s.windowStartMs = 0
+    s.windowGrants = 0
+  end
+  if measured then
+    s.probeBaseRate = s.rate
+    s.probeFromMs = pausedUntil
+  end
 elseif op == 'success' then
   refill()
   local due = now >= s.pausedUntilMs and now - s.lastIncreaseMs >= increaseIntervalMs
   local demandBound = s.lastWaitMs > s.lastIncreaseMs
   if due and demandBound and s.rate < maxRate then
-    s.rate = math.min(maxRate, s.rate + increasePerSec)
+    local step = increasePerSec
+    if s.probeBaseRate > 0 and s.rate >= s.probeBaseRate then
+      step = math.min(increasePerSec, s.probeBaseRate * PROBE_GROWTH * (math.max(0, now - s.probeFromMs) / 1000))
+    end
+    local target = s.rate + step
+    if s.probeBaseRate > s.rate and target > s.probeBaseRate then
+      target = s.probeBaseRate
+    end
+    s.rate = math.min(maxRate, target)
     s.lastIncreaseMs = now
   end
 else
@@ -95,7 +137,9 @@ else
 end
 
 redis.call('HSET', key, 'tokens', fmt(s.tokens), 'lastRefillMs', fmt(s.lastRefillMs), 'rate', fmt(s.rate),
-  'pausedUntilMs', fmt(s.pausedUntilMs), 'lastIncreaseMs', fmt(s.lastIncreaseMs), 'lastWaitMs', fmt(s.lastWaitMs))
+  'pausedUntilMs', fmt(s.pausedUntilMs), 'lastIncreaseMs', fmt(s.lastIncreaseMs), 'lastWaitMs', fmt(s.lastWaitMs),
+  'windowStartMs', fmt(s.windowStartMs), 'windowGrants', fmt(s.windowGrants),
+  'probeBaseRate', fmt(s.probeBaseRate), 'probeFromMs', fmt(s.probeFromMs))
 -- An idle budget disappears; a pause outlives the idle TTL so a quota pause is not forgotten.
 redis.call('PEXPIRE', key, math.ceil(math.max(idleTtlMs, s.pausedUntilMs - now + idleTtlMs)))
 return { fmt(waitMs), fmt(s.rate) }

@@ -1,6 +1,10 @@
 /**
  * The shared request budget as pure state transitions: a token bucket whose refill rate
- * is steered by AIMD (additive increase, multiplicative decrease).
+ * is steered by AIMD (additive increase, multiplicative decrease), refined by what the
+ * server's throttled answers reveal: between two of them the tokens handed out measure
+ * the server's limit, so a throttled budget goes to that rate and probes above it slowly
+ * at first (issue 12: plain AIMD's saw-tooth cost 2.3% of requests answered 51 and 4% of
+ * the ceiling; see bench/README.md).
  *
  * This module is the single definition of the algorithm. The in-memory budget runs it
  * directly; the Redis budget (`budget-script.ts`) is a line-by-line Lua mirror of it so
@@ -17,7 +21,7 @@ export interface BudgetConfig {
   minRate: number;
   /** Ceiling for additive increase. */
   maxRate: number;
-  /** Factor applied to the rate on a throttled answer, in (0, 1). */
+  /** Factor applied to the rate on a throttled answer, in (0, 1); with a measured window, the largest cut. */
   decreaseFactor: number;
   /** Requests/second added per increase step. */
   increasePerSec: number;
@@ -41,6 +45,20 @@ export interface BudgetState {
   lastIncreaseMs: number;
   /** Last time a caller had to wait for a token, i.e. the rate was the binding limit. */
   lastWaitMs: number;
+  /**
+   * Start of the measurement window: the last throttled answer that lowered the rate, or
+   * 0 when no window is open (a fresh budget, or after a long, quota-like pause).
+   */
+  windowStartMs: number;
+  /** Tokens handed out since windowStartMs. */
+  windowGrants: number;
+  /**
+   * The rate a measured decrease settled on (0: none yet). At and above it the rate
+   * probes upwards slowly at first (see {@link probeStep}); below it, additively.
+   */
+  probeBaseRate: number;
+  /** When the slow probe above probeBaseRate started (the end of that pause). */
+  probeFromMs: number;
 }
 
 /** Outcome of an acquisition attempt. */
@@ -49,6 +67,15 @@ export interface AcquireResult {
   /** 0 when a token was taken; otherwise how long to wait before asking again. */
   waitMs: number;
 }
+
+/** A window shorter than this holds too few grants to measure a rate from. */
+const MIN_WINDOW_MS = 1000;
+/** Each measured decrease lowers the rate by at least this share. */
+const MIN_CUT = 0.03;
+/** A pause longer than this (a quota, a long Retry-After) closes the measurement window. */
+const MAX_WINDOW_PAUSE_MS = 10_000;
+/** Growth of the slow probe's step: this share of probeBaseRate per second, per second. */
+const PROBE_GROWTH = 0.0001;
 
 function clamp(value: number, low: number, high: number): number {
   return Math.min(high, Math.max(low, value));
@@ -62,7 +89,18 @@ function initial(config: BudgetConfig, nowMs: number): BudgetState {
   const rate = clamp(config.initialRate, config.minRate, config.maxRate);
   // A fresh budget starts with a single token, not a full bucket: the previous run may
   // have ended seconds ago against the same short-window server limit.
-  return { tokens: 1, lastRefillMs: nowMs, rate, pausedUntilMs: 0, lastIncreaseMs: nowMs, lastWaitMs: 0 };
+  return {
+    tokens: 1,
+    lastRefillMs: nowMs,
+    rate,
+    pausedUntilMs: 0,
+    lastIncreaseMs: nowMs,
+    lastWaitMs: 0,
+    windowStartMs: 0,
+    windowGrants: 0,
+    probeBaseRate: 0,
+    probeFromMs: 0,
+  };
 }
 
 function refill(state: BudgetState, config: BudgetConfig, nowMs: number): BudgetState {
@@ -79,7 +117,7 @@ function acquire(state: BudgetState, config: BudgetConfig, nowMs: number): Acqui
   }
   const next = refill(state, config, nowMs);
   if (next.tokens >= 1) {
-    return { state: { ...next, tokens: next.tokens - 1 }, waitMs: 0 };
+    return { state: { ...next, tokens: next.tokens - 1, windowGrants: next.windowGrants + 1 }, waitMs: 0 };
   }
   return {
     state: { ...next, lastWaitMs: nowMs },
@@ -87,23 +125,67 @@ function acquire(state: BudgetState, config: BudgetConfig, nowMs: number): Acqui
   };
 }
 
+/**
+ * The rate after a throttled answer that is not part of a pause already under way.
+ *
+ * Between two such answers the server's short-window budget went from empty (the first
+ * answer) to empty again (this one), so the tokens handed out over that window, pause
+ * included, are what the server actually delivers per second: its limit, measured. The
+ * rate goes there, never lower than one multiplicative step (`decreaseFactor`) and at
+ * least MIN_CUT below where it was, so a window that was not demand-bound (measuring
+ * less than the server allows) costs no more than the plain AIMD step, and repeated
+ * throttling still converges downwards. Without such a window (the first throttled
+ * answer of a budget: the server's bucket started full, so the count says nothing)
+ * it is the plain multiplicative decrease.
+ */
+function decreasedRate(state: BudgetState, config: BudgetConfig, nowMs: number): number {
+  const floor = Math.max(config.minRate, state.rate * config.decreaseFactor);
+  const windowMs = nowMs - state.windowStartMs;
+  if (state.windowStartMs <= 0 || windowMs < MIN_WINDOW_MS) return floor;
+  const measured = (state.windowGrants * 1000) / windowMs;
+  return Math.max(floor, Math.min(measured, state.rate * (1 - MIN_CUT)));
+}
+
 function throttled(state: BudgetState, config: BudgetConfig, nowMs: number, pauseMs: number): BudgetState {
   const next = refill(state, config, nowMs);
   const pausedUntilMs = Math.max(next.pausedUntilMs, nowMs + pauseMs);
   // Requests already in flight when the first throttled answer arrived come back
   // throttled too; they describe the same overload, so the rate drops once per pause.
-  const rate =
-    nowMs < next.pausedUntilMs ? next.rate : Math.max(config.minRate, next.rate * config.decreaseFactor);
+  const fresh = nowMs >= next.pausedUntilMs;
+  const rate = fresh ? decreasedRate(next, config, nowMs) : next.rate;
+  const measured = fresh && next.windowStartMs > 0 && nowMs - next.windowStartMs >= MIN_WINDOW_MS;
+  // A long pause (quota, Retry-After) would dilute the next window with idle time.
+  const openWindow = pausedUntilMs - nowMs <= MAX_WINDOW_PAUSE_MS;
   return {
     ...next,
     rate,
     pausedUntilMs,
-    // Empty bucket, credited from the end of the pause: traffic resumes at the new pace
-    // instead of with a burst that would trip the short window again.
-    tokens: 0,
+    // One token, credited from the end of the pause: the pause was the wait for it, and
+    // traffic resumes at the new pace instead of with a burst that would trip the short
+    // window again. (An empty bucket here left the server's refilled window unused for
+    // one more 1/rate after every pause, and skewed the next measured window low.)
+    tokens: 1,
     lastRefillMs: Math.max(next.lastRefillMs, pausedUntilMs),
     lastIncreaseMs: Math.max(next.lastIncreaseMs, pausedUntilMs),
+    ...(fresh ? { windowStartMs: openWindow ? nowMs : 0, windowGrants: 0 } : {}),
+    ...(!openWindow ? { windowStartMs: 0, windowGrants: 0 } : {}),
+    ...(measured ? { probeBaseRate: rate, probeFromMs: pausedUntilMs } : {}),
   };
+}
+
+/**
+ * Size of one increase step. Below the rate a measured decrease settled on (or with no
+ * such rate) it is increasePerSec: far from the known limit, climb back fast. At and
+ * above it the step starts near zero and grows with the time since that pause ended
+ * (PROBE_GROWTH of probeBaseRate per second, per second), so the rate stays close to the
+ * limit it measured for a while, then probes further and faster: the limit may have
+ * moved. A throttled budget thus spends its time just under or at the server's limit
+ * instead of in a saw-tooth above it.
+ */
+function probeStep(state: BudgetState, config: BudgetConfig, nowMs: number): number {
+  if (state.probeBaseRate <= 0 || state.rate < state.probeBaseRate) return config.increasePerSec;
+  const seconds = Math.max(0, nowMs - state.probeFromMs) / 1000;
+  return Math.min(config.increasePerSec, state.probeBaseRate * PROBE_GROWTH * seconds);
 }
 
 function success(state: BudgetState, config: BudgetConfig, nowMs: number): BudgetState {
@@ -116,12 +198,15 @@ function success(state: BudgetState, config: BudgetConfig, nowMs: number): Budge
   if (!due || !demandBound || next.rate >= config.maxRate) {
     return next;
   }
-  return {
-    ...next,
-    rate: Math.min(config.maxRate, next.rate + config.increasePerSec),
-    lastIncreaseMs: nowMs,
-  };
+  const step = probeStep(next, config, nowMs);
+  const target = next.rate + step;
+  // Climbing back fast stops at the measured rate; from there the slow probe takes over.
+  const capped = next.probeBaseRate > next.rate && target > next.probeBaseRate ? next.probeBaseRate : target;
+  return { ...next, rate: Math.min(config.maxRate, capped), lastIncreaseMs: nowMs };
 }
 
 /** The budget's transitions; each takes the state and the current time and returns the next state. */
 export const budgetTransitions = { initial, acquire, throttled, success, capacity } as const;
+
+/** The constants of the measured decrease and the slow probe; the Lua mirror receives them as they are here. */
+export const BUDGET_CONSTANTS = { MIN_WINDOW_MS, MIN_CUT, MAX_WINDOW_PAUSE_MS, PROBE_GROWTH } as const;

@@ -21,9 +21,13 @@ export interface RateLimiterOptions {
   minRatePerSec?: number;
   /** Max in-flight requests in this process (calls past it wait, first come first served). @defaultValue 8 */
   maxConcurrent?: number;
-  /** Multiplicative decrease on a throttled answer, in (0, 1). @defaultValue 0.8 */
+  /**
+   * Multiplicative decrease on a throttled answer, in (0, 1). When the budget was
+   * throttled before, the rate goes instead to what the server delivered since then,
+   * never lower than this factor allows. @defaultValue 0.8
+   */
   decreaseFactor?: number;
-  /** Additive increase (requests/second) per success window. @defaultValue 1 */
+  /** Additive increase (requests/second) per success window; smaller just above a measured limit. @defaultValue 1 */
   increasePerSec?: number;
   /** Length of a success window: at most one increase per window. @defaultValue 1000 */
   increaseIntervalMs?: number;
