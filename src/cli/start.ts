@@ -121,7 +121,9 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     };
     const runCode = await runMain([path.join(QUICKSTART, 'orders.yaml')], reportIo);
     if (runCode !== EXIT.ok && runCode !== EXIT.deadLettered) return runCode;
-    return await explainDeadLetters(runIo, badRows, privateRedis !== undefined, prefix);
+    // The user's own REDIS_URL (runIo's always has one: the quickstart sets it for the run).
+    const userSetRedisUrl = io.env.REDIS_URL !== undefined && io.env.REDIS_URL !== '';
+    return await explainDeadLetters(runIo, badRows, privateRedis !== undefined, prefix, userSetRedisUrl);
   } catch (err) {
     return reportFailure(err, io);
   } finally {
@@ -152,6 +154,7 @@ async function explainDeadLetters(
   badRows: readonly BadRow[],
   isPrivate: boolean,
   prefix: string,
+  userSetRedisUrl: boolean,
 ): Promise<number> {
   const rt = openRuntime(io, { quiet: true });
   try {
@@ -189,7 +192,7 @@ async function explainDeadLetters(
         `  ${cli} dlq show ${entries[0]?.id ?? 'ID'}`,
         `The quickstart's keys stay in Redis under ${prefix}; remove them with`,
         // "$REDIS_URL" keeps its host and database (/2) without printing a password.
-        io.env.REDIS_URL === undefined || io.env.REDIS_URL === ''
+        !userSetRedisUrl
           ? `  redis-cli --scan --pattern '${prefix}:*' | xargs redis-cli del`
           : `  redis-cli -u "$REDIS_URL" --scan --pattern '${prefix}:*' | xargs redis-cli -u "$REDIS_URL" del`,
       );
