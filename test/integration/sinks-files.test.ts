@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSink } from '../../src/sync/sinks/create-sink.ts';
@@ -187,6 +188,32 @@ describe('file sinks: replace, merge by key, and what a failed or dead run leave
     await next.write([{ id: 'b', v: 2 }]);
     await next.close();
     expect(await ids('ndjson', 'dead.ndjson')).toEqual(['a:1', 'b:2']);
+    expect(await asideFiles()).toEqual([]);
+  });
+
+  it('a worker killed (SIGKILL) mid-run leaves the previous file byte for byte', async () => {
+    const seed = sinkOf('csv', 'killed.csv', 'replace', ['id']);
+    await seed.write([
+      { id: 'a', v: 1 },
+      { id: 'b', v: 1 },
+    ]);
+    await seed.close();
+    const before = await readFile(join(tmp.dir, 'killed.csv'), 'utf8');
+    // A real process writes two batches of a full pull, then dies without closing.
+    const script = `
+      import { createSink } from ${JSON.stringify(new URL('../../src/sync/sinks/create-sink.ts', import.meta.url).href)};
+      const sink = createSink({ type: 'csv', path: 'killed.csv', key: 'id' }, { env: {}, baseDir: ${JSON.stringify(tmp.dir)}, write: 'replace' });
+      await sink.write([{ id: 'x', v: 2 }]);
+      await sink.write([{ id: 'y', v: 2 }]);
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.signal).toBe('SIGKILL');
+    expect(await readFile(join(tmp.dir, 'killed.csv'), 'utf8')).toBe(before);
+    expect(await asideFiles()).toHaveLength(1);
+    const next = sinkOf('csv', 'killed.csv', 'replace', ['id']);
+    await next.write([{ id: 'x', v: 3 }]);
+    await next.close();
+    expect(await ids('csv', 'killed.csv')).toEqual(['x:3']);
     expect(await asideFiles()).toEqual([]);
   });
 
