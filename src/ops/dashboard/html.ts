@@ -102,7 +102,7 @@ table.report{width:auto;min-width:360px}
 .completed{background:#d5f5df}.failed{background:#fbd9d9}.running,.finalizing{background:#dbe8ff}
 .skipped{background:#fff1c7}.muted{color:#6b7480}dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}
 dt{color:#6b7480}dd{margin:0}.counts a{margin-right:14px}code{font-size:13px}
-.unhealthy{background:#fbd9d9;color:#8a1c1c}.paused{background:#fff1c7}.spark{vertical-align:middle}
+time{white-space:nowrap}.unhealthy{background:#fbd9d9;color:#8a1c1c}.paused{background:#fff1c7}.spark{vertical-align:middle}
 .actions{display:flex;gap:8px;align-items:center;margin:8px 0 16px}
 button{font:inherit;padding:4px 12px;border:1px solid #9aa5b4;border-radius:4px;background:#fff;cursor:pointer}
 button:hover{background:#eef1f5}[role=status]{min-height:1.4em}
