@@ -53,7 +53,8 @@ export async function pullRun(
     await flush();
   } catch (err) {
     // A file sink then keeps the previous complete file instead of this run's part of it.
-    await sink.abort();
+    // The run's own error is the one to report, not a failure to clean up after it.
+    await sink.abort().catch(() => undefined);
     throw err;
   }
   await sink.close();
