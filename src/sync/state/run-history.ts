@@ -19,8 +19,8 @@ export interface RecentRunsOptions {
   /** Runs kept per job, newest first. @defaultValue 30 */
   perJob?: number;
   /**
-   * Run ids read from the index at most (a busy job can hide a quiet one's older runs;
-   * records expire after 14 days anyway). @defaultValue 5000
+   * Run ids read from the index at most, so a page never reads every record of a busy
+   * deployment (a busy job can then hide a quiet one's older runs). @defaultValue 5000
    */
   maxScan?: number;
 }
@@ -38,7 +38,7 @@ const PAGE = 500;
 
 /**
  * `redis` and `prefix` are the run store's: the index read is the store's `runs` sorted
- * set (score = creation time), whose records expire while their ids stay; those are skipped.
+ * set (score = creation time); an id whose record already expired is skipped.
  */
 export function createRunHistory(deps: {
   redis: RedisClient;
