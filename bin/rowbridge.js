@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import process from 'node:process';
 
 // The rowbridge command. Plain JavaScript on purpose: rowbridge's sources are TypeScript
@@ -14,4 +15,10 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(1);
 }
+// Node strips the types of every .ts file it loads with a WebAssembly compiler that costs
+// about 18 MB of memory and 100 ms at each start. The compile cache (in the OS temp
+// folder, keyed by file content and Node version; NODE_COMPILE_CACHE moves it,
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped code and V8's bytecode,
+// so from the second start on the compiler is never loaded. A read-only disk just means no cache.
+module.enableCompileCache?.();
 await import('../src/cli.ts');

@@ -10,7 +10,7 @@ export interface ChildRss {
 
 const round = (kb: number) => Math.round((kb / 1024) * 10) / 10;
 
-/** Reads `/proc/<pid>/status`; undefined once the process is gone. */
+/** Reads `/proc/<pid>/status`; undefined once the process is gone (a zombie has no Vm lines). */
 export function readChildRss(pid: number): ChildRss | undefined {
   let status: string;
   try {
@@ -19,7 +19,9 @@ export function readChildRss(pid: number): ChildRss | undefined {
     return undefined;
   }
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMb: round(kb('VmRSS')), hwmMb: round(kb('VmHWM')) };
+  const rss = kb('VmRSS');
+  const hwm = kb('VmHWM');
+  return Number.isNaN(rss) || Number.isNaN(hwm) ? undefined : { rssMb: round(rss), hwmMb: round(hwm) };
 }
 
 /** Samples a child's memory every `intervalMs` until stopped; `peak` includes the kernel's high-water mark. */

@@ -48,7 +48,16 @@ export async function runRowbridgeChild(options: {
   const memory = sampler.stop();
   let output: RowbridgeRunResult['output'];
   try {
-    output = JSON.parse(stdout) as RowbridgeRunResult['output'];
+    // --trace-gc (through nodeArgs) writes its lines to stdout too: `[pid:0x...] ...`.
+    const gc = /^\[\d+:0x[0-9a-f]+\]/;
+    if (process.env.BENCH_VERBOSE === '1')
+      for (const line of stdout.split('\n')) if (gc.test(line)) process.stderr.write(`${line}\n`);
+    output = JSON.parse(
+      stdout
+        .split('\n')
+        .filter((line) => !gc.test(line))
+        .join('\n'),
+    ) as RowbridgeRunResult['output'];
   } catch {
     output = undefined;
   }
