@@ -1,5 +1,6 @@
 /**
- * Rows/s of a throttled run as a share of its ceiling (issue #4).
+ * Rows/s of a throttled run as a share of its ceiling (issue #4; targets of issue 12:
+ * at least 0.98 of the ceiling, at most 1% of requests answered 51, over 60,000 rows).
  *
  * The emulator runs in a child process with a per-credential token bucket of `--rate`
  * requests/s and `--burst` tokens; past it, it answers error 51. rowbridge imports
@@ -11,11 +12,13 @@
  * How to read it: the ceiling is rate × batchSize rows/s, what a client that knew the
  * limit and never wasted a request would reach. `shareOfCeiling` = rowsPerSec / ceiling:
  * 1 is perfect (the burst and a short run can push it slightly above), the gap is the
- * price of probing (51 answers, the 2 s pause after each, the rate backing off below the
- * limit and climbing 1 request/s per second). `throttledAnswers` and `requests` are
- * counted by the emulator, so they hold whatever rowbridge's own report says.
+ * price of probing (51 answers, the 1 s pause after each, the time the server's window
+ * sits full) plus the run's start (reading the structure, fanning out batches).
+ * `runSeconds`/`runShareOfCeiling` use the run's own start and finish times instead of
+ * enqueue-to-seen. `throttledAnswers`, `requests` and `throttledShare` are counted by the
+ * emulator, so they hold whatever rowbridge's own report says.
  *
- * Usage: node bench/throttled.ts [--rows 20000] [--batch-size 100] [--rate 10] [--burst 10]
+ * Usage: node bench/throttled.ts [--rows 60000] [--batch-size 100] [--rate 10] [--burst 10]
  *        [--initial-rate 20] [--max-rate 50] [--concurrency 4] [--timeout-s 1800]
  * Prints one JSON object on stdout; logs go to stderr.
  */
@@ -29,7 +32,7 @@ import { runQueuedJob } from './lib/run-queued-job.ts';
 import { spawnEmulator } from './lib/spawn-emulator.ts';
 
 const flags = parseNumberFlags('bench/throttled.ts', {
-  rows: { default: 20_000 },
+  rows: { default: 60_000 },
   'batch-size': { default: 100 },
   rate: { default: 10, fractional: true, min: 0.1 },
   burst: { default: 10 },
@@ -69,6 +72,7 @@ try {
     timeoutMs: flags['timeout-s'] * 1000,
   });
   const landed = await emulator.stats();
+  const throttledAnswers = (landed.byCode['51'] ?? 0) + (landed.byCode['90000'] ?? 0);
   const verified =
     run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
   if (!verified) {
@@ -80,6 +84,12 @@ try {
   }
   const rowsPerSec = rows / run.seconds;
   const ceilingRowsPerSec = rate * batchSize;
+  // The run's own wall time as it recorded it (run job picked up to run finished): without
+  // the wait for a worker to pick the run up and the 100 ms polling of this script.
+  const runSeconds =
+    run.record.startedAt !== undefined && run.record.finishedAt !== undefined
+      ? (Date.parse(run.record.finishedAt) - Date.parse(run.record.startedAt)) / 1000
+      : Number.NaN;
   process.stdout.write(
     `${JSON.stringify({
       rows,
@@ -87,8 +97,11 @@ try {
       rowsPerSec: Math.round(rowsPerSec * 10) / 10,
       ceilingRowsPerSec,
       shareOfCeiling: Math.round((rowsPerSec / ceilingRowsPerSec) * 1000) / 1000,
-      throttledAnswers: (landed.byCode['51'] ?? 0) + (landed.byCode['90000'] ?? 0),
+      runSeconds: Math.round(runSeconds * 100) / 100,
+      runShareOfCeiling: Math.round((rows / runSeconds / ceilingRowsPerSec) * 1000) / 1000,
+      throttledAnswers,
       requests: landed.requests,
+      throttledShare: Math.round((throttledAnswers / landed.requests) * 10_000) / 10_000,
       acceptedRequests: landed.byCode['1'] ?? 0,
       minimumWriteRequests: Math.ceil(rows / batchSize),
       batchSize,

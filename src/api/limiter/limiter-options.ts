@@ -24,7 +24,7 @@ export interface RateLimiterOptions {
   /**
    * Multiplicative decrease on a throttled answer, in (0, 1). When the budget was
    * throttled before, the rate goes instead to what the server delivered since then,
-   * never lower than this factor allows. @defaultValue 0.8
+   * never lower than this factor allows. @defaultValue 0.7
    */
   decreaseFactor?: number;
   /** Additive increase (requests/second) per success window; smaller just above a measured limit. @defaultValue 1 */
@@ -64,7 +64,7 @@ export const LIMITER_DEFAULTS = {
   maxRatePerSec: 50,
   minRatePerSec: 0.5,
   maxConcurrent: 8,
-  decreaseFactor: 0.8,
+  decreaseFactor: 0.7,
   increasePerSec: 1,
   increaseIntervalMs: 1000,
   burstMs: 200,

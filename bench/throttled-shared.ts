@@ -1,0 +1,144 @@
+/**
+ * bench/throttled.ts with the run's batches shared by `--workers` worker PROCESSES that
+ * share one budget through Redis (issue 12), as two deployed `rowbridge worker`s with
+ * the same credential do.
+ *
+ * The emulator runs in a child process, limited to `--rate` requests/s per credential
+ * with `--burst` tokens (error 51 past it). Each worker is a child process
+ * (bench/lib/queue-worker-process.ts: a runtime and its BullMQ workers, `--concurrency`
+ * batch jobs at once); this process only enqueues the run and waits for it to end. The
+ * budget starts above the limit (ROWBRIDGE_RATE=`--initial-rate`), so the workers have to
+ * find the limit together from the 51 answers either of them provokes.
+ *
+ * How to read it: as bench/throttled.ts. `shareOfCeiling` = rowsPerSec / (rate ×
+ * batchSize); `throttledShare` = throttled answers / requests, both counted by the
+ * emulator. `perWorkerRequests` shows that both processes took part.
+ *
+ * Usage: node bench/throttled-shared.ts [--rows 60000] [--batch-size 100] [--rate 10]
+ *        [--burst 10] [--initial-rate 20] [--max-rate 50] [--workers 2] [--concurrency 4]
+ *        [--timeout-s 1800]
+ * Prints one JSON object on stdout; logs go to stderr.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchEnv } from './lib/bench-env.ts';
+import { parseNumberFlags } from './lib/bench-flags.ts';
+import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
+import type { QueueWorkerStart, QueueWorkerStats } from './lib/queue-worker-process.ts';
+import { deleteQueueKeys, runEnqueuedJob } from './lib/run-enqueued-job.ts';
+import { spawnEmulator } from './lib/spawn-emulator.ts';
+import { spawnJsonChild } from './lib/spawn-json-child.ts';
+import type { JsonChild } from './lib/spawn-json-child.ts';
+
+const flags = parseNumberFlags('bench/throttled-shared.ts', {
+  rows: { default: 60_000 },
+  'batch-size': { default: 100 },
+  rate: { default: 10, fractional: true, min: 0.1 },
+  burst: { default: 10 },
+  'initial-rate': { default: 20, fractional: true, min: 0.1 },
+  'max-rate': { default: 50, fractional: true, min: 0.1 },
+  workers: { default: 2 },
+  concurrency: { default: 4 },
+  'timeout-s': { default: 1800 },
+});
+const rows = flags.rows;
+const batchSize = flags['batch-size'];
+const { rate, burst, concurrency } = flags;
+if (flags['initial-rate'] > flags['max-rate']) {
+  throw new RangeError(
+    `bench/throttled-shared.ts: --initial-rate (${flags['initial-rate']}) must be <= --max-rate (${flags['max-rate']})`,
+  );
+}
+const JOB = 'bench-throttled-shared';
+const WORKER = fileURLToPath(new URL('./lib/queue-worker-process.ts', import.meta.url));
+
+const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-throttled-shared-'));
+const fixture = createOrdersFixture();
+const emulator = await spawnEmulator({
+  worksheet: fixture.worksheet,
+  rateLimit: { requestsPerSecond: rate, burst },
+});
+const workers: JsonChild<{ pid: number }>[] = [];
+let env: NodeJS.ProcessEnv | undefined;
+try {
+  await writeOrdersCsv(path.join(dir, 'orders.csv'), rows);
+  await writeFile(
+    path.join(dir, `${JOB}.yaml`),
+    fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
+  );
+  env = benchEnv(emulator, 'throttled-shared', {
+    initial: flags['initial-rate'],
+    max: flags['max-rate'],
+  });
+  for (let i = 0; i < flags.workers; i += 1) workers.push(await spawnJsonChild<{ pid: number }>(WORKER));
+  const start: QueueWorkerStart = { cmd: 'start', env, jobsDir: dir, concurrency };
+  for (const worker of workers) await worker.ask(start);
+
+  const run = await runEnqueuedJob({ env, jobsDir: dir, jobName: JOB, timeoutMs: flags['timeout-s'] * 1000 });
+  const perWorker = await Promise.all(workers.map((w) => w.ask<QueueWorkerStats>({ cmd: 'stats' })));
+  const landed = await emulator.stats();
+  const throttledAnswers = (landed.byCode['51'] ?? 0) + (landed.byCode['90000'] ?? 0);
+  const verified =
+    run.record.status === 'completed' &&
+    landed.rowCount === rows &&
+    run.report.created === rows &&
+    perWorker.every((w) => w.requests > 0);
+  if (!verified) {
+    console.error(
+      `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +
+        `worksheet holds ${landed.rowCount} of ${rows} rows, report says created ${run.report.created}, ` +
+        `requests per worker ${perWorker.map((w) => w.requests).join('/')}`,
+    );
+    process.exitCode = 1;
+  }
+  const rowsPerSec = rows / run.seconds;
+  const ceilingRowsPerSec = rate * batchSize;
+  // The run's own wall time as it recorded it (run job picked up to run finished): without
+  // the wait for a worker to pick the run up and the 100 ms polling of this script.
+  const runSeconds =
+    run.record.startedAt !== undefined && run.record.finishedAt !== undefined
+      ? (Date.parse(run.record.finishedAt) - Date.parse(run.record.startedAt)) / 1000
+      : Number.NaN;
+  process.stdout.write(
+    `${JSON.stringify({
+      rows,
+      workers: flags.workers,
+      seconds: Math.round(run.seconds * 100) / 100,
+      rowsPerSec: Math.round(rowsPerSec * 10) / 10,
+      ceilingRowsPerSec,
+      shareOfCeiling: Math.round((rowsPerSec / ceilingRowsPerSec) * 1000) / 1000,
+      runSeconds: Math.round(runSeconds * 100) / 100,
+      runShareOfCeiling: Math.round((rows / runSeconds / ceilingRowsPerSec) * 1000) / 1000,
+      throttledAnswers,
+      requests: landed.requests,
+      throttledShare: Math.round((throttledAnswers / landed.requests) * 10_000) / 10_000,
+      acceptedRequests: landed.byCode['1'] ?? 0,
+      minimumWriteRequests: Math.ceil(rows / batchSize),
+      perWorkerRequests: perWorker.map((w) => w.requests),
+      perWorkerThrottled: perWorker.map((w) => w.throttled),
+      batchSize,
+      rate,
+      burst,
+      initialRate: flags['initial-rate'],
+      maxRate: flags['max-rate'],
+      concurrencyPerWorker: concurrency,
+      verified,
+      status: run.record.status,
+      worksheetRows: landed.rowCount,
+      report: {
+        requests: run.report.requests,
+        throttled: run.report.throttled,
+        retries: run.report.retries,
+        deadLettered: run.report.deadLetteredTotal,
+      },
+      loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
+    })}\n`,
+  );
+} finally {
+  for (const worker of workers) await worker.close();
+  if (env !== undefined) await deleteQueueKeys(env);
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}
