@@ -1,4 +1,4 @@
-import { enqueueRun } from '../queue/enqueue-run.ts';
+import { startOrResumeRun } from '../queue/start-or-resume-run.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { formatReport, runExitCode } from './format-report.ts';
@@ -9,21 +9,29 @@ import { workRunsInProcess } from './work-run.ts';
 
 const RUN = defineCommand({
   name: 'run',
-  usage: ['run JOB [--json] [--force] [--concurrency N]'],
+  usage: ['run JOB [--json] [--force] [--full] [--fresh] [--concurrency N]'],
   description:
     'Runs a job now, in this process: queues it and works it here until it is done.\n' +
+    'A run of the job that did not finish (killed, interrupted, or failed on a cause since\n' +
+    'fixed) is resumed under its own id instead: rows it already wrote are not written again.\n' +
     'JOB is a name in jobs/ (orders) or a file (jobs/orders.yaml).\n' +
     'Exit 0 every row landed, 2 some rows were dead-lettered, 1 failure, 64 misuse.',
   options: {
     json: { type: 'boolean', help: 'print the run and its report as JSON' },
     force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },
+    full: {
+      type: 'boolean',
+      help: 'compare every row with what the worksheet holds (repairs it), not saved hashes',
+    },
+    fresh: { type: 'boolean', help: 'give up the unfinished run of the job and start anew' },
     concurrency: { type: 'string', value: 'N', help: 'batches worked at once (default 4)' },
   },
   positionals: { min: 1, max: 1, label: 'job' },
 });
 
 /**
- * `run JOB`: enqueues the job and works it in this process until it is done.
+ * `run JOB`: resumes the job's unfinished run or queues a new one, and works that run
+ * (only that one) in this process until it is done.
  * Exit 0 when every row landed, 2 when some were dead-lettered, 1 on failure.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
@@ -37,10 +45,19 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   });
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
-    const runId = await enqueueRun(rt, job.name, {
-      trigger: 'cli',
-      ...(parsed.values.force ? { force: true } : {}),
+    const { runId, resumed } = await startOrResumeRun(rt, job.name, {
+      ...(parsed.values.force === true ? { force: true } : {}),
+      ...(parsed.values.full === true ? { full: true } : {}),
+      ...(parsed.values.fresh === true ? { fresh: true } : {}),
     });
+    if (resumed !== undefined) {
+      const done = await rt.runs.report(runId);
+      io.err(
+        `resuming run ${runId} (${resumed.status}${resumed.message ? `: ${resumed.message}` : ''}); ` +
+          `${done.created + done.updated + done.unchanged + done.skipped} rows already done are not written again ` +
+          '(--fresh starts anew)',
+      );
+    }
     const [result] = await workRunsInProcess(rt, [runId], io, {
       ...(concurrency === undefined ? {} : { concurrency }),
       showProgress: parsed.values.json !== true,

@@ -16,18 +16,26 @@ export async function workRunsInProcess(
   io: CliIo,
   options: { concurrency?: number; showProgress?: boolean; label?: string } = {},
 ): Promise<Array<{ record: RunRecord | undefined; report: RunReport }>> {
-  const workers = createWorkers(
-    rt,
-    options.concurrency === undefined ? {} : { concurrency: options.concurrency },
-  );
-  // Ctrl-C or SIGTERM: stop waiting, let the workers hand back what they hold (bounded),
-  // and leave the run queued for any worker to finish; nothing written is lost.
+  // This process works these runs only: other queued runs are left to the workers.
+  const workers = createWorkers(rt, {
+    onlyRuns: new Set(runIds),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+  });
+  // Ctrl-C or SIGTERM: stop waiting, let the workers hand back what they hold (bounded
+  // by ROWBRIDGE_SHUTDOWN_TIMEOUT_MS), and leave the run resumable; nothing written is
+  // lost. A second Ctrl-C exits at once: the next `run` takes over what was held.
   let interrupted = false;
-  const interrupt = () => {
+  const interrupt = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      io.err(`${signal} again: exiting now; \`rowbridge run\` of the job resumes the run`);
+      process.exit(130);
+    }
     interrupted = true;
+    io.err(`${signal}: stopping (Ctrl-C again to exit at once)`);
+    hardDeadline(rt, io);
   };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
   try {
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
     for (const runId of runIds) {
@@ -57,13 +65,29 @@ export async function workRunsInProcess(
     }
     if (interrupted) {
       io.err(
-        `interrupted: the run stays queued; a worker (rowbridge worker) finishes it, or see rowbridge status ${runIds.join(' ')}`,
+        `interrupted: the run stays resumable; \`rowbridge run\` of the job resumes it (or a worker finishes it); see rowbridge status ${runIds.join(' ')}`,
       );
     }
     return results;
   } finally {
+    // Still listening while the workers close: a second Ctrl-C then exits at once.
+    await workers.close();
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
-    await workers.close();
   }
 }
+
+/**
+ * The shutdown's hard deadline: the workers get ROWBRIDGE_SHUTDOWN_TIMEOUT_MS to hand
+ * back what they hold, the rest a few seconds; whatever still holds the process then (a
+ * source stuck in a socket) does not keep it alive. The run stays resumable.
+ */
+export function hardDeadline(rt: Runtime, io: CliIo): void {
+  setTimeout(() => {
+    io.err('shutdown deadline passed: exiting; the next `rowbridge run` of the job resumes the run');
+    process.exit(1);
+  }, rt.settings.shutdownTimeoutMs + HARD_DEADLINE_EXTRA_MS).unref();
+}
+
+/** What closing connections may take after the workers' own deadline. */
+const HARD_DEADLINE_EXTRA_MS = 5_000;

@@ -2,6 +2,8 @@ import { createMetrics } from '../ops/metrics.ts';
 import { createReadiness } from '../ops/health.ts';
 import { startOpsServer } from '../ops/ops-server.ts';
 import { createWorkers } from '../queue/create-workers.ts';
+import { createQueues } from '../queue/queues.ts';
+import { takeOverOrphans } from '../queue/resume-run.ts';
 import { registerSchedules } from '../queue/schedules.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { positiveInt } from './args.ts';
@@ -9,6 +11,7 @@ import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
+import { hardDeadline } from './work-run.ts';
 import { reportFailure } from './report-failure.ts';
 
 const WORKER = defineCommand({
@@ -60,15 +63,26 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       const { registered, removed } = await registerSchedules(rt);
       rt.logger.info({ registered, removed }, 'schedules registered');
     }
+    // Jobs a killed process left active (no live worker anywhere) are taken at once,
+    // not after their locks expire.
+    const queues = createQueues(rt);
+    const taken = await takeOverOrphans(queues).finally(() => queues.close());
+    if (taken > 0) rt.logger.info({ jobs: taken }, 'took over the jobs of a worker that is gone');
     const workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
     cleanups.push(() => workers.close());
-    workers.runWorker.on('completed', (_job, record: RunRecord | undefined) => {
-      if (record !== undefined) {
-        rt.runs.report(record.runId).then(
-          (report) => metrics.observeRun(record, report),
-          (err: unknown) => rt.logger.warn({ err }, 'run metrics'),
-        );
-      }
+    const observe = (record: RunRecord | undefined) => {
+      if (record === undefined) return;
+      rt.runs.report(record.runId).then(
+        (report) => metrics.observeRun(record, report),
+        (err: unknown) => rt.logger.warn({ err }, 'run metrics'),
+      );
+    };
+    workers.runWorker.on('completed', (_job, record: RunRecord | undefined) => observe(record));
+    // A run that failed for good fails its queue job (UnrecoverableError): counted too.
+    workers.runWorker.on('failed', (job) => {
+      const runId = job?.data.chunk === undefined ? job?.data.runId : undefined;
+      if (runId !== undefined && job?.finishedOn !== undefined)
+        rt.runs.get(runId).then(observe, (err: unknown) => rt.logger.warn({ err }, 'run metrics'));
     });
     readiness.markReady();
     rt.logger.info({ concurrency: concurrency ?? 4 }, 'worker started');
@@ -77,8 +91,19 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         rt.logger.info({ signal }, 'stopping: finishing in-flight batches');
         resolve();
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      let stopping = false;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          // A second signal: exit now; the next worker or run takes over what was held.
+          io.err(`${signal} again: exiting now`);
+          process.exit(130);
+        }
+        stopping = true;
+        hardDeadline(rt, io);
+        stop(signal);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
     });
     readiness.markStopping();
     return EXIT.ok;

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
-import { createSyncContext, planJob } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/create-sync-context.ts';
+import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { deadLetter, writeBatch } from '../sync/write-batch.ts';
@@ -15,28 +16,21 @@ export interface BatchSummary {
   skippedBecauseRunStopped?: boolean;
 }
 
-type Prepared = Awaited<ReturnType<typeof planJob>> & {
-  spec: Awaited<ReturnType<Runtime['loadJob']>>['spec'];
-};
-
 /**
- * Processes batch jobs. The compiled plan of a run is kept per process (a few runs at
- * most), so a batch costs no structure request; the rows and their outcomes live in
- * Redis, so any worker on any machine can take any batch.
+ * Processes batch jobs. The prepared run (spec, structure and plan from the run's
+ * snapshot: src/sync/prepare-run.ts) is kept per process for a few runs, so a batch
+ * costs no structure request and writes with the mapping its run started with; the
+ * rows and their outcomes live in Redis, so any worker on any machine can take any batch.
  */
 export function createBatchProcessor(
   rt: Runtime,
 ): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
-  const prepared = new Map<string, Promise<Prepared>>();
+  const prepared = new Map<string, Promise<PreparedRun>>();
 
-  function prepare(runId: string, jobName: string): Promise<Prepared> {
+  function prepare(runId: string, jobName: string): Promise<PreparedRun> {
     let entry = prepared.get(runId);
     if (entry === undefined) {
-      entry = (async () => {
-        const { spec, file } = await rt.loadJob(jobName);
-        const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
-        return { spec, ...(await planJob(spec, client, file)) };
-      })();
+      entry = rt.prepareRun(jobName, runId);
       entry.catch(() => prepared.delete(runId));
       prepared.set(runId, entry);
       // Keep the cache small: runs end, and a long-lived worker sees many.
@@ -47,13 +41,13 @@ export function createBatchProcessor(
 
   return async function processBatch(job, token) {
     const { runId, batchNo, rows } = job.data;
-    const run = await rt.runs.get(runId);
+    const record = await rt.runs.get(runId);
     const summary = (outcomes: Record<string, number>): BatchSummary => ({
       batchNo,
       rows: rows.length,
       outcomes,
     });
-    if (run === undefined || TERMINAL_STATUSES.has(run.status)) {
+    if (record === undefined || TERMINAL_STATUSES.has(record.status)) {
       // The run stopped (auth, permission, quota...): its remaining rows are not written
       // and not lost either: the cursor did not move, the next run reads them again.
       return { ...summary({}), skippedBecauseRunStopped: true };
@@ -62,14 +56,12 @@ export function createBatchProcessor(
     const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
     let ctx: SyncContext | undefined;
     try {
-      const { spec, structure, plan, lookups } = await rt.withTraffic(traffic, () =>
-        prepare(runId, job.data.job),
-      );
+      const run = await rt.withTraffic(traffic, () => prepare(runId, job.data.job));
       ctx = createSyncContext(
-        spec,
-        { structure, plan, lookups },
+        run.spec,
+        run.prepared!,
         { runId, attempt: job.attemptsMade + 1 },
-        rt.syncDeps(rt.clientFor(spec.target?.app?.credentialsEnvPrefix), log),
+        { ...rt.syncDeps(run.client, log), full: record.compare === 'full' },
       );
       const context = ctx;
       const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows));
@@ -85,11 +77,7 @@ export function createBatchProcessor(
       log.warn({ err, action: action.kind }, 'batch failed');
       switch (action.kind) {
         case 'stop-run':
-          await rt.runs.update(runId, {
-            status: 'failed',
-            message: action.message,
-            finishedAt: new Date().toISOString(),
-          });
+          await rt.runs.fail(runId, action.message);
           return { ...summary({}), skippedBecauseRunStopped: true };
         case 'delay':
           if (action.reason === 'app-unavailable')

@@ -1,6 +1,6 @@
 import { WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
-import { createSyncContext, planJob } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/create-sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { fanOutBatches, offsetIndexes } from './fan-out.ts';
 import { openSource } from './open-source.ts';
@@ -28,20 +28,26 @@ export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) 
     const record = await rt.runs.get(runId);
     if (record === undefined || TERMINAL_STATUSES.has(record.status)) return;
     const log = rt.logger.child({ job: job.data.job, runId, chunk: chunk.no });
-    const { spec, file } = await rt.loadJob(job.data.job);
-    const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
-    const prepared = await planJob(spec, client, file);
+    const { spec, file, client, prepared } = await rt.prepareRun(job.data.job, runId);
     const ctx = createSyncContext(
       spec,
-      prepared,
+      prepared!,
       { runId, attempt: job.attemptsMade + 1 },
-      rt.syncDeps(client, log),
+      { ...rt.syncDeps(client, log), full: record.compare === 'full' },
     );
-    const source = await openSource(rt, spec, file, {}, runId, {
-      since: chunk.since,
-      sinceInclusive: chunk.sinceInclusive,
-      until: chunk.until,
-    });
+    const source = await openSource(
+      rt,
+      spec,
+      file,
+      {},
+      runId,
+      {
+        since: chunk.since,
+        sinceInclusive: chunk.sinceInclusive,
+        until: chunk.until,
+      },
+      signal,
+    );
     const { progress, batches: count } = await fanOutBatches(
       rt,
       batches,

@@ -1,4 +1,5 @@
-import { Worker } from 'bullmq';
+import { DelayedError, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import { createBatchProcessor } from './batch-processor.ts';
 import { createQueues, BATCH_QUEUE, RUN_QUEUE } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
@@ -10,8 +11,29 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Run (orchestrator) jobs at once. @defaultValue 2 */
   runConcurrency?: number;
-  /** Longest wait for in-flight jobs on close before giving up on them. @defaultValue 30_000 */
+  /** Longest wait for in-flight jobs on close before giving up on them. @defaultValue ROWBRIDGE_SHUTDOWN_TIMEOUT_MS */
   closeTimeoutMs?: number;
+  /**
+   * Work these runs only (`run JOB`, `dlq replay`): a job of another run, or a scheduled one, is handed
+   * back at once, uncharged, for the workers (`rowbridge worker`) to take.
+   */
+  onlyRuns?: ReadonlySet<string>;
+}
+
+/** How long a job of another run is put aside before anyone may take it again. */
+const HAND_BACK_DELAY_MS = 2_000;
+
+/** Wraps a processor so that jobs of other runs are handed back, not worked. */
+function onlyFor<D extends { runId?: string }, R>(
+  runIds: ReadonlySet<string> | undefined,
+  processor: (job: Job<D>, token?: string, signal?: AbortSignal) => Promise<R>,
+): (job: Job<D>, token?: string, signal?: AbortSignal) => Promise<R> {
+  if (runIds === undefined) return processor;
+  return async (job, token, signal) => {
+    if (job.data.runId !== undefined && runIds.has(job.data.runId)) return processor(job, token, signal);
+    await job.moveToDelayed(Date.now() + HAND_BACK_DELAY_MS, token);
+    throw new DelayedError();
+  };
 }
 
 export interface Workers {
@@ -37,19 +59,34 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     lockDuration,
     stalledInterval: lockDuration,
   };
-  const runWorker = new Worker<RunJobData>(RUN_QUEUE, createRunProcessor(rt, queues.batches, queues.runs), {
-    ...common,
-    concurrency: options.runConcurrency ?? 2,
-  });
-  const batchWorker = new Worker<BatchJobData>(BATCH_QUEUE, createBatchProcessor(rt), {
-    ...common,
-    concurrency: options.concurrency ?? 4,
-  });
+  const runWorker = new Worker<RunJobData>(
+    RUN_QUEUE,
+    onlyFor(options.onlyRuns, createRunProcessor(rt, queues.batches, queues.runs)),
+    {
+      ...common,
+      concurrency: options.runConcurrency ?? 2,
+    },
+  );
+  const batchWorker = new Worker<BatchJobData>(
+    BATCH_QUEUE,
+    onlyFor(options.onlyRuns, createBatchProcessor(rt)),
+    {
+      ...common,
+      concurrency: options.concurrency ?? 4,
+    },
+  );
   for (const w of [runWorker, batchWorker]) {
     w.on('error', (err) => rt.logger.error({ err }, `worker ${w.name}`));
-    w.on('failed', (job, err) => rt.logger.warn({ err, jobId: job?.id }, `${w.name} job failed`));
+    w.on('failed', (job, err) => {
+      // A run that failed for good was logged once with its reason: no stack again.
+      if (err.name === 'UnrecoverableError') return;
+      rt.logger.warn(
+        { err: { message: err.message, name: err.name }, jobId: job?.id },
+        `${w.name} job failed`,
+      );
+    });
   }
-  const timeout = options.closeTimeoutMs ?? 30_000;
+  const timeout = options.closeTimeoutMs ?? rt.settings.shutdownTimeoutMs;
   return {
     runWorker,
     batchWorker,
@@ -57,16 +94,33 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
       // Run and chunk jobs may read a source for a long time: they hand back at once.
       runWorker.cancelAllJobs('worker stopping');
       const graceful = Promise.all([batchWorker.close(), runWorker.close()]);
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), timeout);
-      });
-      if ((await Promise.race([graceful, late])) === 'late') {
-        rt.logger.warn({ timeoutMs: timeout }, 'workers did not finish in time; closing anyway');
-        await Promise.all([batchWorker.close(true), runWorker.close(true)]);
+      if ((await within(graceful, timeout)) === 'late') {
+        rt.logger.warn(
+          { timeoutMs: timeout },
+          'workers did not finish in time; leaving their jobs to the next worker',
+        );
+        // close(true) stops waiting for jobs, but a job stuck in its own code never
+        // returns: bounded too. The caller exits the process; what was left is taken
+        // over by the next run or worker (resume-run.ts), exactly once by row outcomes.
+        await within(Promise.all([batchWorker.close(true), runWorker.close(true)]), 1_000);
       }
-      clearTimeout(timer);
-      await queues.close();
+      await within(queues.close(), 1_000);
     },
   };
+}
+
+/** Waits for `work` at most `ms`: 'late' when it did not settle in time (it goes on unobserved). */
+async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  const done = work.then(() => 'done' as const);
+  // A failure after the deadline has nobody left to tell: not an unhandled rejection.
+  done.catch(() => undefined);
+  try {
+    return await Promise.race([done, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -2,12 +2,15 @@ import { ConfigError } from '../ground/errors.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createQueues } from './queues.ts';
 import type { RunJobData } from './queues.ts';
-import { newRunId } from './run-processor.ts';
+import { RUN_JOB_OPTIONS } from './resume-run.ts';
+import { newRunId } from './run-id.ts';
 import type { Runtime } from './runtime.ts';
 
 export interface EnqueueOptions {
   trigger: RunJobData['trigger'];
   force?: boolean;
+  /** Compare with what the worksheet holds, ignoring saved content hashes. */
+  full?: boolean;
   replayIds?: string[];
   /** A backfill of the cursor range [from, to], read by `chunks` chunk jobs. */
   range?: { from: string; to: string; chunks: number };
@@ -51,16 +54,11 @@ export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueO
         job: jobName,
         trigger: options.trigger,
         ...(options.force === true ? { force: true } : {}),
+        ...(options.full === true ? { full: true } : {}),
         ...(options.replayIds === undefined ? {} : { replayIds: options.replayIds }),
         ...(options.range === undefined ? {} : { range: options.range }),
       },
-      {
-        jobId: runId,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 2000 },
-        removeOnComplete: 1000,
-        removeOnFail: 1000,
-      },
+      { jobId: runId, ...RUN_JOB_OPTIONS },
     );
   } finally {
     await queues.close();

@@ -59,7 +59,8 @@ export async function fanOutBatches(
         attempts: rt.settings.batchAttempts,
         backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
         removeOnComplete: true,
-        removeOnFail: 1000,
+        // A failed batch keeps its rows in Redis: kept a week at most, a thousand at most.
+        removeOnFail: { age: 7 * 86_400, count: 1000 },
         ignoreDependencyOnFailure: true,
       },
     );

@@ -14,6 +14,8 @@ export interface RunJobData {
   step?: 'read' | 'finalize';
   /** Mirror: delete past the safety threshold. */
   force?: boolean;
+  /** Compare with what the worksheet holds, ignoring the saved content hashes (`run --full`). */
+  full?: boolean;
   /** Dead letters to replay instead of reading the source. */
   replayIds?: string[];
   /** A backfill: the cursor range to read, split into chunk jobs. */

@@ -1,29 +1,32 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DelayedError, WaitingChildrenError } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
 import type { WorksheetStructure } from '../api/types.ts';
-import { classifyError } from '../ground/errors.ts';
-import { createSyncContext, planJob, readWorksheetKeys } from '../sync/create-sync-context.ts';
+import { policyOf } from '../ground/errors.ts';
+import type { Logger } from '../ground/logger.ts';
+import { createSyncContext, readWorksheetKeys } from '../sync/create-sync-context.ts';
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import type { PreparedRun } from '../sync/prepare-run.ts';
 import { pullRun } from '../sync/pull-run.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
+import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { createChunkProcessor } from './chunk-processor.ts';
 import { fanOutBatches } from './fan-out.ts';
 import { openSource } from './open-source.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
+import { requeueRun } from './resume-run.ts';
+import { newRunId } from './run-id.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
-export function newRunId(job: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
-  return `${job}-${stamp}-${randomBytes(3).toString('hex')}`;
-}
+/** Why a run job ended without finishing its run. */
+type Claim =
+  { kind: 'run'; runId: string; record: RunRecord } | { kind: 'done'; record: RunRecord | undefined };
 
 /**
  * The run job: reads the source, maps it, fans out batch jobs as its children (so
@@ -31,10 +34,15 @@ export function newRunId(job: string): string {
  * Steps are kept in the job data, so a run whose worker died resumes where it was:
  * reading again re-adds the same batch job ids (BullMQ ignores duplicates, and rows
  * already written are skipped by their outcomes), finalizing is idempotent.
+ *
+ * A run that fails for good is recorded `failed`, stays resumable (its row outcomes
+ * are kept for ROWBRIDGE_ROW_STATE_TTL_DAYS) and fails its queue job with BullMQ's
+ * UnrecoverableError, so the queue and bull-board show it failed.
  */
 export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, runQueue: Queue<RunJobData>) {
   const processChunk = createChunkProcessor(rt, batches);
   const snapshots = createStructureSnapshots({ redis: rt.redis, prefix: rt.statePrefix });
+
   return async function processRun(
     job: Job<RunJobData>,
     token?: string,
@@ -57,33 +65,66 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     return state === 'failed' || state === 'completed' || state === 'unknown';
   }
 
+  /**
+   * The run this queue job works on. A scheduled job (no run id) resumes the job's
+   * failed run when there is one, by putting that run's own queue job back, so one run
+   * never has two parents for its batches.
+   */
+  async function claimRun(job: Job<RunJobData>): Promise<Claim> {
+    let runId = job.data.runId;
+    if (runId === undefined) {
+      const resumable = await rt.runs.resumableRun(job.data.job);
+      const failed = resumable === undefined ? undefined : await rt.runs.get(resumable);
+      if (failed?.status === 'failed') {
+        rt.logger.info({ job: job.data.job, runId: failed.runId }, 'a scheduled run resumes the failed run');
+        await requeueRun(rt, runQueue, failed);
+        return { kind: 'done', record: undefined };
+      }
+      runId = newRunId(job.data.job);
+      await job.updateData({ ...job.data, runId });
+    }
+    const record =
+      (await rt.runs.get(runId)) ??
+      (await rt.runs.create({ runId, job: job.data.job, trigger: job.data.trigger }));
+    if (record.status === 'completed' || record.status === 'skipped') return { kind: 'done', record };
+    if (record.status === 'failed') {
+      // A batch stopped the run while this job waited for it: the job fails too, and
+      // the run stays resumable for the next `run JOB`.
+      await rt.runs.releaseJob(job.data.job, runId);
+      throw new UnrecoverableError(record.message ?? 'the run was stopped');
+    }
+    if (record.queueJobId !== job.id && job.id !== undefined)
+      await rt.runs.update(runId, { queueJobId: job.id });
+    return { kind: 'run', runId, record };
+  }
+
+  /** One active run per job; a holder whose queue job ended without it is released. */
+  async function acquire(jobName: string, runId: string): Promise<string | undefined> {
+    let holder = await rt.runs.acquireJob(jobName, runId);
+    if (holder !== undefined && (await isAbandoned(holder))) {
+      // BullMQ gave up on that run's job (stalled too often, or removed) without our
+      // code running: the run can never finish, so it must not block the job forever.
+      await rt.runs.fail(
+        holder,
+        'its queue job ended without finishing the run (the worker was lost too often)',
+      );
+      holder = await rt.runs.acquireJob(jobName, runId);
+    }
+    return holder;
+  }
+
   async function processRunJob(
     job: Job<RunJobData>,
     token?: string,
     signal?: AbortSignal,
   ): Promise<RunRecord | undefined> {
-    const runId = job.data.runId ?? newRunId(job.data.job);
-    if (job.data.runId === undefined) await job.updateData({ ...job.data, runId });
-    let record = await rt.runs.get(runId);
-    record ??= await rt.runs.create({ runId, job: job.data.job, trigger: job.data.trigger });
-    if (record.status === 'completed' || record.status === 'skipped') return record;
+    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
+    const claim = await claimRun(job);
+    if (claim.kind === 'done') return claim.record;
+    const { runId, record } = claim;
     const log = rt.logger.child({ job: job.data.job, runId });
 
-    if (record.status === 'failed') return finish(record.status);
-    if (record.queueJobId !== job.id && job.id !== undefined)
-      await rt.runs.update(runId, { queueJobId: job.id });
-
-    let holder = await rt.runs.acquireJob(job.data.job, runId);
-    if (holder !== undefined && (await isAbandoned(holder))) {
-      // BullMQ gave up on that run's job (stalled too often, or removed) without our
-      // code running: the run can never finish, so it must not block the job forever.
-      await rt.runs.update(holder, {
-        status: 'failed',
-        message: 'its queue job ended without finishing the run (the worker was lost too often)',
-        finishedAt: new Date().toISOString(),
-      });
-      holder = await rt.runs.acquireJob(job.data.job, runId);
-    }
+    const holder = await acquire(job.data.job, runId);
     if (holder !== undefined) {
       await rt.runs.update(runId, {
         status: 'skipped',
@@ -93,77 +134,78 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       return rt.runs.get(runId);
     }
 
-    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
     try {
-      const { spec, file } = await rt.loadJob(job.data.job);
-      if (spec.sink !== undefined) return await runPullJob(spec, file);
-      const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
-      const prepared = await rt.withTraffic(traffic, () => planJob(spec, client, file, snapshots));
+      const run = await rt.withTraffic(traffic, () => rt.prepareRun(job.data.job, runId));
+      if (run.spec.sink !== undefined) return await runPullJob(run);
       const ctx = createSyncContext(
-        spec,
-        prepared,
+        run.spec,
+        run.prepared!,
         { runId, attempt: job.attemptsMade + 1 },
-        rt.syncDeps(client, log),
+        { ...rt.syncDeps(run.client, log), ...(job.data.full === true ? { full: true } : {}) },
       );
-
       if (job.data.step !== 'finalize') {
-        await rt.runs.update(runId, {
-          status: 'running',
-          startedAt: record.startedAt ?? new Date().toISOString(),
-          mode: ctx.mode,
-          worksheet: prepared.structure.name,
-        });
-        log.info(
-          { mode: ctx.mode, worksheet: prepared.structure.name, trigger: job.data.trigger },
-          'run started',
-        );
-        // Built once per run: a reader restarted after a crash must not rebuild it while
-        // batches of its first attempt are still writing (it would drop their entries).
-        if (ctx.index !== undefined && record.indexedAt === undefined) {
-          const built = await rt.withTraffic(traffic, () =>
-            ctx.index!.rebuild(readWorksheetKeys(client, prepared.structure, prepared.plan)),
-          );
-          await rt.runs.update(runId, { indexedAt: new Date().toISOString() });
-          if (built.duplicates > 0)
-            log.warn(
-              { duplicates: built.duplicates },
-              'worksheet has rows sharing a key; the oldest is matched',
-            );
-        }
-        if (job.data.range !== undefined) {
-          // A backfill: one chunk job per piece of the range, each fanning out its own batches.
-          await addChunkJobs(job, job.data.range);
-        } else {
-          const source = await openSource(rt, spec, file, job.data, runId);
-          const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source, signal);
-          await rt.runs.update(runId, {
-            read: progress.read,
-            batches: batchNo,
-            ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
-          });
-        }
+        await read(run, ctx, record);
         await job.updateData({ ...job.data, runId, step: 'finalize' });
         if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
       }
-      return await finalize(ctx, spec, prepared.structure);
+      return await finalize(ctx, run.spec, run.prepared!.structure);
     } catch (err) {
-      if (err instanceof WaitingChildrenError || signal?.aborted === true) throw err;
-      const category = classifyError(err);
+      if (
+        err instanceof WaitingChildrenError ||
+        err instanceof UnrecoverableError ||
+        signal?.aborted === true
+      )
+        throw err;
+      const policy = policyOf(err);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      // Configuration and permission problems will not mend by retrying; others may.
-      if (lastAttempt || ['config', 'auth', 'forbidden', 'quota', 'not-found'].includes(category)) {
-        log.error({ err }, 'run failed');
-        await rt.runs.update(runId, {
-          status: 'failed',
-          message: (err as Error).message,
-          finishedAt: new Date().toISOString(),
-        });
-        await rt.runs.releaseJob(job.data.job, runId);
-        return rt.runs.get(runId);
-      }
-      throw err;
+      if (!lastAttempt && policy.run === 'retry') throw err;
+      // Deterministic (a missing file, a bad header, a 401) or out of attempts: the run
+      // fails now and stays resumable; the queue job fails for good.
+      const message = (err as Error).message;
+      log.error({ err: { message, category: policy.category } }, 'run failed');
+      await rt.runs.fail(runId, message);
+      await finish();
+      throw new UnrecoverableError(message);
     } finally {
       await flushTraffic();
+    }
+
+    /** Reading: the key index (once per run), then the source fanned out in batches. */
+    async function read(run: PreparedRun, ctx: SyncContext, started: RunRecord): Promise<void> {
+      const structure = run.prepared!.structure;
+      await rt.runs.update(runId, {
+        status: 'running',
+        startedAt: started.startedAt ?? new Date().toISOString(),
+        mode: ctx.mode,
+        worksheet: structure.name,
+        ...(job.data.full === true ? { compare: 'full' as const } : {}),
+      });
+      log.info({ mode: ctx.mode, worksheet: structure.name, trigger: job.data.trigger }, 'run started');
+      // Built once per run: a reader restarted after a crash must not rebuild it while
+      // batches of its first attempt are still writing (it would drop their entries).
+      if (ctx.index !== undefined && started.indexedAt === undefined) {
+        const built = await rt.withTraffic(traffic, () =>
+          ctx.index!.rebuild(readWorksheetKeys(run.client, structure, run.prepared!.plan)),
+        );
+        await rt.runs.update(runId, { indexedAt: new Date().toISOString() });
+        if (built.duplicates > 0)
+          log.warn(
+            { duplicates: built.duplicates },
+            'worksheet has rows sharing a key; the oldest is matched',
+          );
+      }
+      if (job.data.range !== undefined) {
+        // A backfill: one chunk job per piece of the range, each fanning out its own batches.
+        await addChunkJobs(job, job.data.range);
+        return;
+      }
+      const source = await openSource(rt, run.spec, run.file, job.data, runId, undefined, signal);
+      const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source, signal);
+      await rt.runs.update(runId, {
+        read: progress.read,
+        batches: batchNo,
+        ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
+      });
     }
 
     async function finalize(
@@ -172,16 +214,17 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       structure: WorksheetStructure,
     ): Promise<RunRecord | undefined> {
       const current = await rt.runs.get(runId);
-      if (current?.status === 'failed') return finish('failed');
+      if (current?.status === 'failed') {
+        // A batch stopped the run (auth, permission, quota...): the queue job fails too.
+        await finish();
+        throw new UnrecoverableError(current.message ?? 'the run was stopped');
+      }
       await rt.runs.update(runId, { status: 'finalizing' });
       const result = await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true));
       if (result.refused !== undefined) {
-        await rt.runs.update(runId, {
-          status: 'failed',
-          message: result.refused,
-          finishedAt: new Date().toISOString(),
-        });
-        return finish('failed');
+        await rt.runs.fail(runId, result.refused);
+        await finish();
+        throw new UnrecoverableError(result.refused);
       }
       if (
         spec.incremental !== undefined &&
@@ -204,18 +247,23 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         deleted: result.deleted,
         finishedAt: new Date().toISOString(),
       });
-      return finish('completed');
+      return finish();
     }
 
     /** Pull jobs write a worksheet out to a sink: no fan-out, the sink is the one writer. */
-    async function runPullJob(spec: JobSpec, file: string): Promise<RunRecord | undefined> {
+    async function runPullJob(run: PreparedRun): Promise<RunRecord | undefined> {
+      const { spec } = run;
       await rt.runs.update(runId, {
         status: 'running',
-        startedAt: record!.startedAt ?? new Date().toISOString(),
+        startedAt: record.startedAt ?? new Date().toISOString(),
         mode: 'pull',
       });
-      const source = await openSource(rt, spec, file, job.data, runId);
-      const sink = createSink(spec.sink!, { env: rt.env, baseDir: path.dirname(file) });
+      const source = await openSource(rt, spec, run.file, job.data, runId, undefined, signal);
+      const sink = createSink(spec.sink!, {
+        env: rt.env,
+        baseDir: path.dirname(run.file),
+        ...pullSinkOptions(spec),
+      });
       const progress = await rt.withTraffic(traffic, () =>
         pullRun(spec, source, sink, {
           onBatch: (p) => job.updateProgress({ read: p.read, written: p.written }),
@@ -230,7 +278,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         read: progress.read,
         finishedAt: new Date().toISOString(),
       });
-      return finish('completed');
+      return finish();
     }
 
     async function addChunkJobs(
@@ -249,6 +297,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
             attempts: 3,
             backoff: { type: 'exponential', delay: 2000 },
             removeOnComplete: true,
+            removeOnFail: { age: 7 * 86_400, count: 1000 },
             ignoreDependencyOnFailure: true,
           },
         );
@@ -263,17 +312,29 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await rt.runs.addTraffic(runId, counted);
     }
 
-    async function finish(_status: string): Promise<RunRecord | undefined> {
+    /**
+     * Releases the job. A completed run drops its row bookkeeping; any other end keeps
+     * it (with an expiry) and names the run as the job's resumable one.
+     */
+    async function finish(): Promise<RunRecord | undefined> {
       await flushTraffic();
       await rt.runs.releaseJob(job.data.job, runId);
-      await rt.runs.dropRowState(runId);
       const final = await rt.runs.get(runId);
-      const report = await rt.runs.report(runId);
-      const level = final?.status === 'completed' ? 'info' : 'error';
-      log[level]({ status: final?.status, message: final?.message, report }, 'run finished');
+      if (final?.status === 'completed') {
+        await rt.runs.dropRowState(runId);
+        // The job is whole again: an older failed run of it is no longer to be resumed.
+        const stale = await rt.runs.takeResumable(job.data.job);
+        if (stale !== undefined && stale !== runId) await rt.runs.dropRowState(stale);
+      }
+      logFinished(log, final, await rt.runs.report(runId));
       return final;
     }
   }
+}
+
+function logFinished(log: Logger, final: RunRecord | undefined, report: unknown): void {
+  const level = final?.status === 'completed' ? 'info' : 'error';
+  log[level]({ status: final?.status, message: final?.message, report }, 'run finished');
 }
 
 /**

@@ -123,6 +123,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     redis,
     prefix: statePrefix,
     retentionSeconds: settings.runRetentionDays * 86_400,
+    rowStateTtlSeconds: Math.round(settings.rowStateTtlDays * 86_400),
   });
   const deadLetters = createDeadLetterStore({
     redis,
@@ -204,7 +205,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return client;
   }
 
-  return {
+  const runtime: Runtime = {
     settings,
     env,
     logger,
@@ -227,7 +228,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             const file = jobFile(name);
             return { file, text: await readFile(file, 'utf8') };
           },
-          clientFor,
+          // Through the runtime, so that a caller wrapping clientFor is seen here too.
+          clientFor: (prefix) => runtime.clientFor(prefix),
           snapshots: runSnapshots,
           lastGood,
         },
@@ -247,4 +249,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await tokenRedis?.quit().catch(() => undefined);
     },
   };
+  return runtime;
 }

@@ -33,6 +33,8 @@ export interface SyncDeps {
   runs: RunStore;
   deadLetters: DeadLetterStore;
   log: Logger;
+  /** Compare with the worksheet, ignoring saved content hashes (`run --full`). @defaultValue false */
+  full?: boolean;
 }
 
 export { anyOf };
@@ -153,10 +155,17 @@ export function createSyncContext(
     batchSize: target.batchSize,
     plan,
     rows,
+    full: deps.full === true,
     index:
       target.mode === 'append'
         ? undefined
-        : createKeyIndex({ redis: deps.redis, prefix: deps.prefix, job: spec.name }),
+        : createKeyIndex({
+            redis: deps.redis,
+            prefix: deps.prefix,
+            job: spec.name,
+            // Mirror deletes list the index's keys; the compact form keeps digests only.
+            format: target.mode === 'mirror' ? 'keys' : 'compact',
+          }),
     runs: deps.runs,
     deadLetters: deps.deadLetters,
     log: deps.log,

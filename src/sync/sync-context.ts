@@ -28,6 +28,11 @@ export interface SyncContext {
   rows: RowsResource;
   /** The key → row index (absent in append mode). */
   index: KeyIndex | undefined;
+  /**
+   * `run --full`: a saved content hash never settles a row as unchanged; every matched
+   * row is compared with what the worksheet holds, so a damaged worksheet is repaired.
+   */
+  full: boolean;
   runs: RunStore;
   deadLetters: DeadLetterStore;
   log: Logger;

@@ -115,7 +115,7 @@ async function classify(
     if (entry === undefined) {
       if (ctx.mode === 'update') settled.set(row.index, 'skipped');
       else creates.push(row);
-    } else if (entry.hash === row.mapped.hash) {
+    } else if (!ctx.full && entry.hash === row.mapped.hash) {
       settled.set(row.index, 'unchanged');
     } else {
       updates.push({ row, rowId: entry.rowId });

@@ -120,7 +120,7 @@ fields: { note: note }
       });
     });
     expect(code, `run did not exit after SIGINT; stderr: ${stderr}`).toBe(1);
-    expect(stderr).toMatch(/interrupted: the run stays queued/);
+    expect(stderr).toMatch(/interrupted: the run stays resumable/);
     expect(h.emulator.state.rowCount(ws)).toBeLessThan(2000);
 
     const [run] = await h.rt.runs.list({ job: 'notes', limit: 1 });

@@ -54,12 +54,20 @@ export interface RunRecord {
   /** A backfill range, or the dead letters replayed. */
   range?: string;
   replay?: string;
+  /** `full` when the run compares with the worksheet ignoring saved hashes (`run --full`). */
+  compare?: 'full';
 }
 
 export interface RunStore {
   create(record: Omit<RunRecord, 'createdAt' | 'status'> & { status?: RunStatus }): Promise<RunRecord>;
   get(runId: string): Promise<RunRecord | undefined>;
   update(runId: string, patch: Partial<RunRecord>): Promise<void>;
+  /**
+   * Marks a run failed with one sentence saying why (the one place runs fail). A push
+   * run stays resumable: its row outcomes live on for the row-state TTL and the job names
+   * it as the run the next `run JOB` resumes.
+   */
+  fail(runId: string, message: string): Promise<void>;
   /** Newest first. */
   list(options?: { job?: string; limit?: number }): Promise<RunRecord[]>;
   /** Outcomes of source records by their index; counters move exactly once per change. */
@@ -80,6 +88,8 @@ export interface RunStore {
   /** One active run per job. Resolves to the run already holding the job, or undefined when acquired. */
   acquireJob(job: string, runId: string): Promise<string | undefined>;
   releaseJob(job: string, runId: string): Promise<void>;
+  /** The run holding the job's lock, if any (it may have finished and left it behind). */
+  activeRun(job: string): Promise<string | undefined>;
   getCursor(job: string): Promise<string | undefined>;
   setCursor(job: string, cursor: string): Promise<void>;
   /** Drops the per-row bookkeeping of a finished run (the record and report stay). */
@@ -92,8 +102,11 @@ export interface RunStore {
   keepResumable(job: string, runId: string, ttlSeconds: number): Promise<void>;
   /** The job's run that failed and can be resumed, if any. */
   resumableRun(job: string): Promise<string | undefined>;
-  /** The run is no longer to be resumed (it completed, or was abandoned by `--fresh`). */
-  forgetResumable(job: string, runId: string): Promise<void>;
+  /**
+   * The job has no resumable run any more (a run of it completed, or `--fresh` abandoned
+   * it): returns the run that was, so its row bookkeeping can be dropped.
+   */
+  takeResumable(job: string): Promise<string | undefined>;
   /** A failed run is queued again under its own id: its failure fields go. */
   reopen(runId: string): Promise<void>;
 }
@@ -128,11 +141,14 @@ export interface RunStoreOptions {
   prefix: string;
   /** Run records, reports and the runs index keep this long. @defaultValue 14 days */
   retentionSeconds?: number;
+  /** Row outcomes of a failed or abandoned run keep this long. @defaultValue 7 days */
+  rowStateTtlSeconds?: number;
 }
 
 export function createRunStore(deps: RunStoreOptions): RunStore {
   const { redis, prefix } = deps;
   const RETENTION_SECONDS = deps.retentionSeconds ?? 14 * 24 * 3600;
+  const rowStateTtl = deps.rowStateTtlSeconds ?? 7 * 24 * 3600;
   const runKey = (runId: string) => stateKey(prefix, 'run', runId);
   const outcomesKey = (runId: string) => stateKey(prefix, 'run', runId, 'outcomes');
   const countsKey = (runId: string) => stateKey(prefix, 'run', runId, 'counts');
@@ -188,6 +204,12 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
     async update(runId, patch) {
       const args = flatten(patch);
       if (args.length > 0) await redis.hset(runKey(runId), ...args);
+    },
+    async fail(runId, message) {
+      await store.update(runId, { status: 'failed', message, finishedAt: new Date().toISOString() });
+      const record = await store.get(runId);
+      if (record !== undefined && record.mode !== 'pull')
+        await store.keepResumable(record.job, runId, rowStateTtl);
     },
     async list(options = {}) {
       const ids = await redis.zrevrange(runsKey, 0, (options.job ? 500 : (options.limit ?? 20)) - 1);
@@ -294,6 +316,9 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
       const key = stateKey(prefix, 'job', job, 'active');
       if ((await redis.get(key)) === runId) await redis.del(key);
     },
+    async activeRun(job) {
+      return (await redis.get(stateKey(prefix, 'job', job, 'active'))) ?? undefined;
+    },
     async getCursor(job) {
       return (await redis.hget(jobKey(job), 'cursor')) ?? undefined;
     },
@@ -312,8 +337,13 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
     async resumableRun(job) {
       return (await redis.hget(jobKey(job), 'resumable')) ?? undefined;
     },
-    async forgetResumable(job, runId) {
-      if ((await redis.hget(jobKey(job), 'resumable')) === runId) await redis.hdel(jobKey(job), 'resumable');
+    async takeResumable(job) {
+      const [[, runId]] = (await redis
+        .multi()
+        .hget(jobKey(job), 'resumable')
+        .hdel(jobKey(job), 'resumable')
+        .exec()) as [[unknown, string | null]];
+      return runId ?? undefined;
     },
     async reopen(runId) {
       await redis

@@ -1,0 +1,258 @@
+/**
+ * The failure paths of `run JOB` as a user walks them, from the CLI, counting rows at
+ * the end: killed then run again, failed then fixed then run again, interrupted twice,
+ * a damaged worksheet repaired with --full, --fresh, and a `run` that leaves other
+ * jobs' runs to the workers.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueRun } from '../../src/queue/enqueue-run.ts';
+import { createHarness } from '../helpers/sync-harness.ts';
+import type { Harness } from '../helpers/sync-harness.ts';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+interface Finished {
+  code: number | null | 'hung';
+  stdout: string;
+  stderr: string;
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
+  let h: Harness | undefined;
+  const children: ChildProcess[] = [];
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    children.length = 0;
+    for (const s of servers) s.closeAllConnections();
+    for (const s of servers) await new Promise((r) => s.close(r));
+    servers.length = 0;
+    await h?.close();
+    h = undefined;
+  });
+
+  /** `rowbridge ARGS` as a user types it; `exited` settles when it exits (or after 120 s: 'hung'). */
+  function cli(
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+  ): { child: ChildProcess; exited: Promise<Finished>; stderr: () => string } {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...h!.env, ROWBRIDGE_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<Finished>((resolve) => {
+      const timer = setTimeout(() => resolve({ code: 'hung', stdout, stderr }), 120_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    return { child, exited, stderr: () => stderr };
+  }
+
+  async function ledger(rows: number, mode: 'append' | 'upsert', latency = true): Promise<string> {
+    h = await createHarness(
+      `resume-${mode}`,
+      latency ? { faults: { seed: 5, latencyMs: [10, 20] } } : {},
+      // Far longer than the test: only an immediate take-over lets the second run finish.
+      { ROWBRIDGE_LOCK_DURATION_MS: '600000' },
+    );
+    const ws = h.createWorksheet({
+      name: 'Ledger',
+      alias: 'ledger',
+      fields: [
+        { name: 'Entry', alias: 'entry', type: '2', required: true, isTitle: true },
+        { name: 'Amount', alias: 'amount', type: '6' },
+      ],
+    });
+    const lines = ['entry,amount', ...Array.from({ length: rows }, (_, i) => `L-${i},${i}`)];
+    await h.writeFile('ledger.csv', `${lines.join('\n')}\n`);
+    await h.writeJob(
+      'ledger',
+      `name: ledger
+source: { type: csv, path: ./ledger.csv }
+target: { worksheet: ledger, mode: ${mode}${mode === 'upsert' ? ', key: entry' : ''}, batchSize: 50 }
+fields: { entry: entry, amount: amount }
+`,
+    );
+    return ws;
+  }
+
+  function entries(ws: string): string[] {
+    return h!.emulator.state.rows(ws).map((r) => String(r.values.entry));
+  }
+
+  it('SIGKILL of run at 40%, then run again: the same run resumes, exit 0, every row exactly once', async () => {
+    const ws = await ledger(2500, 'upsert');
+    const first = cli(['run', 'ledger']);
+    await until(() => h!.emulator.state.rowCount(ws) >= 1000, 60_000, '40% of the rows');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const atKill = h!.emulator.state.rowCount(ws);
+    expect(atKill).toBeLessThan(2500);
+    const [killedRun] = await h!.rt.runs.list({ job: 'ledger' });
+
+    const second = await cli(['run', 'ledger', '--json']).exited;
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`resuming run ${killedRun!.runId}`);
+    const { run, report } = JSON.parse(second.stdout) as {
+      run: { runId: string; status: string };
+      report: { created: number };
+    };
+    expect(run.runId).toBe(killedRun!.runId);
+    expect(run.status).toBe('completed');
+    const keys = entries(ws);
+    expect(keys).toHaveLength(2500);
+    expect(new Set(keys).size).toBe(2500);
+    expect(report.created).toBe(2500);
+    expect(await h!.rt.runs.list({ job: 'ledger' })).toHaveLength(1);
+  });
+
+  it('a run stopped by the platform, fixed, then run again lands each row once (append)', async () => {
+    const ws = await ledger(1500, 'append');
+    const first = cli(['run', 'ledger']);
+    await until(() => h!.emulator.state.rowCount(ws) >= 300, 60_000, 'the first rows');
+    // The platform starts refusing this client's address (10000): the run stops.
+    h!.emulator.setOptions({ ipAllowList: ['203.0.113.9'] });
+    const failed = await first.exited;
+    expect(failed.code, failed.stderr).toBe(1);
+    const landed = h!.emulator.state.rowCount(ws);
+    expect(landed).toBeLessThan(1500);
+    const [stopped] = await h!.rt.runs.list({ job: 'ledger' });
+    expect(stopped!.status).toBe('failed');
+    expect(await h!.rt.runs.resumableRun('ledger')).toBe(stopped!.runId);
+
+    h!.emulator.setOptions({ ipAllowList: undefined });
+    const again = await cli(['run', 'ledger']).exited;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`resuming run ${stopped!.runId}`);
+    const keys = entries(ws);
+    expect(keys).toHaveLength(1500);
+    expect(new Set(keys).size).toBe(1500);
+    expect((await h!.rt.runs.get(stopped!.runId))!.status).toBe('completed');
+    expect(await h!.rt.runs.resumableRun('ledger')).toBeUndefined();
+  });
+
+  it('--fresh gives the unfinished run up and starts anew (upsert keeps every key once)', async () => {
+    const ws = await ledger(1500, 'upsert');
+    const first = cli(['run', 'ledger']);
+    await until(() => h!.emulator.state.rowCount(ws) >= 300, 60_000, 'the first rows');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const [killed] = await h!.rt.runs.list({ job: 'ledger' });
+
+    const fresh = await cli(['run', 'ledger', '--fresh', '--json']).exited;
+    expect(fresh.code, fresh.stderr).toBe(0);
+    const { run } = JSON.parse(fresh.stdout) as { run: { runId: string } };
+    expect(run.runId).not.toBe(killed!.runId);
+    const old = await h!.rt.runs.get(killed!.runId);
+    expect(old!.status).toBe('failed');
+    expect(old!.message).toMatch(/abandoned/);
+    expect(new Set(entries(ws)).size).toBe(1500);
+    expect(entries(ws)).toHaveLength(1500);
+  });
+
+  it('run --full repairs a damaged worksheet that a plain re-run calls unchanged', async () => {
+    const ws = await ledger(200, 'upsert', false);
+    expect((await cli(['run', 'ledger']).exited).code).toBe(0);
+    // Someone blanks Amount on every row in the worksheet itself.
+    const amount = h!.emulator.state.worksheet(ws)!.fields.find((f) => f.alias === 'amount')!;
+    const rowIds = h!.emulator.state.rows(ws).map((r) => r.id);
+    await h!.rt.clientFor().rows.batchUpdate(ws, { rowIds, fields: [{ id: amount.id, value: '' }] });
+    const plain = await cli(['run', 'ledger', '--json']).exited;
+    expect(plain.code, plain.stderr).toBe(0);
+    expect((JSON.parse(plain.stdout) as { report: { unchanged: number } }).report.unchanged).toBe(200);
+    expect(h!.emulator.state.rows(ws).filter((r) => r.values.amount != null)).toHaveLength(0);
+
+    const full = await cli(['run', 'ledger', '--full', '--json']).exited;
+    expect(full.code, full.stderr).toBe(0);
+    expect((JSON.parse(full.stdout) as { report: { updated: number } }).report.updated).toBe(200);
+    const amounts = h!.emulator.state.rows(ws).map((r) => Number(r.values.amount));
+    expect(amounts.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  it('run JOB leaves the queued runs of other jobs to the workers', async () => {
+    await ledger(100, 'upsert', false);
+    await h!.writeFile('other.csv', 'entry,amount\nO-1,1\n');
+    await h!.writeJob(
+      'other',
+      `name: other
+source: { type: csv, path: ./other.csv }
+target: { worksheet: ledger, mode: upsert, key: entry }
+fields: { entry: entry, amount: amount }
+`,
+    );
+    const queued = await enqueueRun(h!.rt, 'other', { trigger: 'enqueue' });
+    const run = await cli(['run', 'ledger']).exited;
+    expect(run.code, run.stderr).toBe(0);
+    expect((await h!.rt.runs.get(queued))!.status).toBe('queued');
+  });
+
+  it('Ctrl-C on a run whose HTTP source hangs stops it: exit 1, the run resumable', async () => {
+    await ledger(1, 'upsert', false);
+    // An HTTP source that accepts the request and never answers.
+    const hanging = createServer(() => undefined);
+    servers.push(hanging);
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    const { port } = hanging.address() as { port: number };
+    let asked = 0;
+    hanging.on('request', () => (asked += 1));
+    await h!.writeJob(
+      'stuck',
+      `name: stuck
+source: { type: http, url: "http://127.0.0.1:${port}/items" }
+target: { worksheet: ledger, mode: upsert, key: entry }
+fields: { entry: entry }
+`,
+    );
+    const once = cli(['run', 'stuck'], { ROWBRIDGE_SHUTDOWN_TIMEOUT_MS: '1500' });
+    await until(() => asked >= 1, 30_000, 'the source to be asked');
+    once.child.kill('SIGINT');
+    const first = await once.exited;
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/interrupted: the run stays resumable/);
+    const [run] = await h!.rt.runs.list({ job: 'stuck' });
+    expect(run!.status).not.toBe('completed');
+  });
+
+  it('Ctrl-C twice exits at once, even with a source stuck where no signal reaches it', async () => {
+    await ledger(1, 'upsert', false);
+    // A FIFO nobody writes to: opening it blocks a thread of libuv's pool for good.
+    const fifo = path.join(h!.dir, 'never.csv');
+    execFileSync('mkfifo', [fifo]);
+    await h!.writeJob(
+      'blocked',
+      `name: blocked
+source: { type: csv, path: ./never.csv }
+target: { worksheet: ledger, mode: upsert, key: entry }
+fields: { entry: entry }
+`,
+    );
+    const twice = cli(['run', 'blocked'], { ROWBRIDGE_LOG_LEVEL: 'info' });
+    await until(() => twice.stderr().includes('run started'), 30_000, 'the run to start');
+    twice.child.kill('SIGINT');
+    await until(() => twice.stderr().includes('stopping'), 10_000, 'the first Ctrl-C to be heard');
+    twice.child.kill('SIGINT');
+    const second = await twice.exited;
+    expect(second.code, second.stderr).toBe(130);
+    expect(second.stderr).toMatch(/SIGINT again: exiting now/);
+  });
+});
