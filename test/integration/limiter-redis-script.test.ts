@@ -24,15 +24,16 @@ const config: BudgetConfig = {
   burstMs: 250,
 };
 
-type Step = { op: 'acquire' } | { op: 'success' } | { op: 'throttled'; pauseMs: number };
+type Step = { op: 'acquire'; count?: number } | { op: 'success' } | { op: 'throttled'; pauseMs: number };
 
 async function runScript(
   key: string,
   step: Step,
   nowMs: number,
   idleTtlMs = 60_000,
-): Promise<{ waitMs: number; rate: number }> {
+): Promise<{ waitMs: number; rate: number; granted: number }> {
   const pauseMs = step.op === 'throttled' ? step.pauseMs : 0;
+  const count = step.op === 'acquire' && step.count !== undefined ? String(step.count) : '';
   const reply = (await env.redis.eval(
     BUDGET_SCRIPT,
     1,
@@ -48,8 +49,9 @@ async function runScript(
     String(idleTtlMs),
     String(pauseMs),
     String(nowMs),
-  )) as [string, string];
-  return { waitMs: Number(reply[0]), rate: Number(reply[1]) };
+    count,
+  )) as [string, string, string];
+  return { waitMs: Number(reply[0]), rate: Number(reply[1]), granted: Number(reply[2]) };
 }
 
 async function storedState(key: string): Promise<BudgetState> {
@@ -68,10 +70,15 @@ async function storedState(key: string): Promise<BudgetState> {
   };
 }
 
-function pureStep(state: BudgetState, step: Step, nowMs: number): { state: BudgetState; waitMs: number } {
-  if (step.op === 'acquire') return budgetTransitions.acquire(state, config, nowMs);
-  if (step.op === 'success') return { state: budgetTransitions.success(state, config, nowMs), waitMs: 0 };
-  return { state: budgetTransitions.throttled(state, config, nowMs, step.pauseMs), waitMs: 0 };
+function pureStep(
+  state: BudgetState,
+  step: Step,
+  nowMs: number,
+): { state: BudgetState; waitMs: number; granted: number } {
+  if (step.op === 'acquire') return budgetTransitions.acquire(state, config, nowMs, step.count);
+  if (step.op === 'success')
+    return { state: budgetTransitions.success(state, config, nowMs), waitMs: 0, granted: 0 };
+  return { state: budgetTransitions.throttled(state, config, nowMs, step.pauseMs), waitMs: 0, granted: 0 };
 }
 
 describe('budget Lua script', () => {
@@ -87,15 +94,25 @@ describe('budget Lua script', () => {
     const t0 = 1_700_000_000_123.25;
     let now = t0;
     let state = budgetTransitions.initial(config, t0);
-    const seen = { increase: 0, decrease: 0, waited: 0, paused: 0, granted: 0, measured: 0, slowProbe: 0 };
+    const seen = {
+      increase: 0,
+      decrease: 0,
+      waited: 0,
+      paused: 0,
+      granted: 0,
+      measured: 0,
+      slowProbe: 0,
+    };
     for (let i = 0; i < 400; i += 1) {
       const r = rnd();
       const step: Step =
-        r < 0.6
+        r < 0.3
           ? { op: 'acquire' }
-          : r < 0.93
-            ? { op: 'success' }
-            : { op: 'throttled', pauseMs: Math.floor(rnd() * 900) };
+          : r < 0.6
+            ? { op: 'acquire', count: 1 + Math.floor(rnd() * 4) }
+            : r < 0.93
+              ? { op: 'success' }
+              : { op: 'throttled', pauseMs: Math.floor(rnd() * 900) };
       const lua = await runScript(key, step, now);
       const pure = pureStep(state, step, now);
       if (pure.state.rate > state.rate) seen.increase += 1;
@@ -107,12 +124,41 @@ describe('budget Lua script', () => {
       else if (step.op === 'acquire' && pure.waitMs > 0) seen.waited += 1;
       else if (step.op === 'acquire') seen.granted += 1;
       state = pure.state;
-      expect({ i, ...lua }).toEqual({ i, waitMs: pure.waitMs, rate: state.rate });
+      expect({ i, ...lua }).toEqual({ i, waitMs: pure.waitMs, rate: state.rate, granted: pure.granted });
       expect(await storedState(key)).toEqual(state);
       now += rnd() < 0.1 ? rnd() * 3000 : rnd() * 60 + 0.125;
     }
     // The timeline exercised every branch that matters.
-    for (const count of Object.values(seen)) expect(count).toBeGreaterThan(0);
+    for (const [name, count] of Object.entries(seen))
+      expect({ name, seen: count > 0 }).toEqual({ name, seen: true });
+  });
+
+  it('grants several tokens at once exactly as the pure transition does', async () => {
+    const key = env.key('several');
+    const t = 1_700_000_000_000;
+    const state: BudgetState = {
+      ...budgetTransitions.initial(config, t),
+      tokens: 3.5,
+      rate: 13,
+      windowStartMs: t - 5000,
+      windowGrants: 7,
+    };
+    await env.redis.hset(key, Object.fromEntries(Object.entries(state).map(([k, v]) => [k, String(v)])));
+    let pure = state;
+    for (const [i, count] of [5, 2, 1].entries()) {
+      const lua = await runScript(key, { op: 'acquire', count }, t + i);
+      const next = budgetTransitions.acquire(pure, config, t + i, count);
+      pure = next.state;
+      expect({ count, ...lua }).toEqual({
+        count,
+        waitMs: next.waitMs,
+        rate: pure.rate,
+        granted: next.granted,
+      });
+      expect(await storedState(key)).toEqual(pure);
+    }
+    // 3.5 tokens (plus 2 ms of refill): 3 for the first ask of 5, none left for the next.
+    expect(pure.windowGrants).toBe(7 + 3);
   });
 
   it('clamps a stored rate into the caller bounds and rejects an unknown op', async () => {

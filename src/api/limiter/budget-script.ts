@@ -15,8 +15,9 @@ const C = BUDGET_CONSTANTS;
  * ARGV: op ("acquire" | "throttled" | "success"), initialRate, minRate, maxRate,
  * decreaseFactor, increasePerSec, increaseIntervalMs, burstMs, idleTtlMs, pauseMs,
  * nowMs ("" in production: Redis server TIME, so the clocks of the machines running
- * the workers never matter; a number only when a test replays a fixed timeline).
- * Returns { waitMs, rate } as strings: Redis would truncate Lua numbers to integers.
+ * the workers never matter; a number only when a test replays a fixed timeline),
+ * count (tokens wanted by an acquire; "" means 1).
+ * Returns { waitMs, rate, granted } as strings: Redis would truncate Lua numbers to integers.
  * Numbers are stored with 17 significant digits so a double survives the round trip.
  */
 export const BUDGET_SCRIPT = `
@@ -72,14 +73,18 @@ local function refill()
 end
 
 local waitMs = 0
+local granted = 0
 if op == 'acquire' then
+  local count = 1
+  if ARGV[12] ~= nil and ARGV[12] ~= '' then count = tonumber(ARGV[12]) end
   if now < s.pausedUntilMs then
     waitMs = s.pausedUntilMs - now
   else
     refill()
     if s.tokens >= 1 then
-      s.tokens = s.tokens - 1
-      s.windowGrants = s.windowGrants + 1
+      granted = math.max(1, math.min(math.floor(count), math.floor(s.tokens)))
+      s.tokens = s.tokens - granted
+      s.windowGrants = s.windowGrants + granted
     else
       s.lastWaitMs = now
       waitMs = ((1 - s.tokens) * 1000) / s.rate
@@ -142,7 +147,7 @@ redis.call('HSET', key, 'tokens', fmt(s.tokens), 'lastRefillMs', fmt(s.lastRefil
   'probeBaseRate', fmt(s.probeBaseRate), 'probeFromMs', fmt(s.probeFromMs))
 -- An idle budget disappears; a pause outlives the idle TTL so a quota pause is not forgotten.
 redis.call('PEXPIRE', key, math.ceil(math.max(idleTtlMs, s.pausedUntilMs - now + idleTtlMs)))
-return { fmt(waitMs), fmt(s.rate) }
+return { fmt(waitMs), fmt(s.rate), tostring(granted) }
 `;
 
 /** SHA-1 of the script, for EVALSHA. */

@@ -4,8 +4,11 @@
  * storage differ.
  */
 export interface BudgetStore {
-  /** Takes a token when one is available (waitMs 0), else says how long to wait. */
-  acquire(): Promise<BudgetReply>;
+  /**
+   * Takes up to `count` tokens, as many as are available now (`granted`, waitMs 0); when
+   * none is, says how long to wait. @param count - callers waiting in this process, default 1
+   */
+  acquire(count?: number): Promise<AcquireReply>;
   /** Pauses the budget for pauseMs and lowers its rate (once per pause). */
   throttled(pauseMs: number): Promise<BudgetReply>;
   /** Lets the rate probe upwards. */
@@ -18,4 +21,10 @@ export interface BudgetReply {
   waitMs: number;
   /** The budget's rate after the operation, in requests/second. */
   rate: number;
+}
+
+/** What an acquisition reports back. */
+export interface AcquireReply extends BudgetReply {
+  /** Tokens taken, between 0 and the count asked for; 0 exactly when waitMs > 0. */
+  granted: number;
 }

@@ -64,8 +64,10 @@ export interface BudgetState {
 /** Outcome of an acquisition attempt. */
 export interface AcquireResult {
   state: BudgetState;
-  /** 0 when a token was taken; otherwise how long to wait before asking again. */
+  /** 0 when tokens were taken; otherwise how long to wait before asking again. */
   waitMs: number;
+  /** Tokens taken: up to the count asked for, 0 when waitMs > 0. */
+  granted: number;
 }
 
 /** A window shorter than this holds too few grants to measure a rate from. */
@@ -111,17 +113,28 @@ function refill(state: BudgetState, config: BudgetConfig, nowMs: number): Budget
   return { ...state, rate, tokens, lastRefillMs: Math.max(state.lastRefillMs, nowMs) };
 }
 
-function acquire(state: BudgetState, config: BudgetConfig, nowMs: number): AcquireResult {
+/**
+ * Takes up to `count` whole tokens (as many as the bucket holds). Several at once let a
+ * process with several callers waiting pay one Redis round trip for all of them; the
+ * bucket is the same, so the budget's pace is too.
+ */
+function acquire(state: BudgetState, config: BudgetConfig, nowMs: number, count = 1): AcquireResult {
   if (nowMs < state.pausedUntilMs) {
-    return { state, waitMs: state.pausedUntilMs - nowMs };
+    return { state, waitMs: state.pausedUntilMs - nowMs, granted: 0 };
   }
   const next = refill(state, config, nowMs);
   if (next.tokens >= 1) {
-    return { state: { ...next, tokens: next.tokens - 1, windowGrants: next.windowGrants + 1 }, waitMs: 0 };
+    const granted = Math.max(1, Math.min(Math.floor(count), Math.floor(next.tokens)));
+    return {
+      state: { ...next, tokens: next.tokens - granted, windowGrants: next.windowGrants + granted },
+      waitMs: 0,
+      granted,
+    };
   }
   return {
     state: { ...next, lastWaitMs: nowMs },
     waitMs: ((1 - next.tokens) * 1000) / next.rate,
+    granted: 0,
   };
 }
 

@@ -16,10 +16,10 @@ export function createMemoryBudgetStore(deps: MemoryBudgetStoreDeps): BudgetStor
   let state: BudgetState = budgetTransitions.initial(config, now());
 
   return {
-    acquire() {
-      const result = budgetTransitions.acquire(state, config, now());
+    acquire(count = 1) {
+      const result = budgetTransitions.acquire(state, config, now(), count);
       state = result.state;
-      return Promise.resolve({ waitMs: result.waitMs, rate: state.rate });
+      return Promise.resolve({ waitMs: result.waitMs, rate: state.rate, granted: result.granted });
     },
     throttled(pauseMs) {
       state = budgetTransitions.throttled(state, config, now(), pauseMs);

@@ -1,4 +1,4 @@
-import type { BudgetReply, BudgetStore } from './budget-store.ts';
+import type { AcquireReply, BudgetReply, BudgetStore } from './budget-store.ts';
 import { createMemoryBudgetStore } from './create-memory-budget-store.ts';
 import { createRedisBudgetStore } from './create-redis-budget-store.ts';
 import { createSlotQueue } from './create-slot-queue.ts';
@@ -58,37 +58,64 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   let rate = settings.budget.initialRate;
   let stopPromise: Promise<void> | undefined;
-  // One poller per process: jobs take their turn for a token in FIFO order instead of
-  // maxConcurrent loops hammering Redis for the same token.
-  let acquireTail: Promise<void> = Promise.resolve();
+  // One poller per process: callers queue for their turn (FIFO) and the poller asks the
+  // budget for as many tokens as there are callers waiting, so a busy process pays one
+  // Redis round trip per batch of grants, not per request, and never runs maxConcurrent
+  // loops hammering Redis for the same token. Only callers holding a slot wait here, so
+  // no token is taken that a caller is not about to use.
+  const turns: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  let polling = false;
+  let poller: Promise<void> | undefined;
   let successInFlight: Promise<void> | undefined;
   let lastSuccessSentMs = Number.NEGATIVE_INFINITY;
 
-  const note = (reply: BudgetReply): BudgetReply => {
+  const note = <R extends BudgetReply>(reply: R): R => {
     rate = reply.rate;
     return reply;
   };
 
-  async function waitForToken(): Promise<void> {
-    for (;;) {
-      if (abort.signal.aborted) throw new Error(stoppedMessage);
-      const { waitMs } = note(await store.acquire());
-      if (waitMs <= 0) return;
-      // Pollers of different workers aim at the same next token; a few ms of jitter keeps
-      // one of them from winning every tie (and starving the others) by timer order.
-      const jitterMs = Math.random() * Math.min(4, waitMs * 0.2);
-      try {
-        await sleep(Math.ceil(waitMs + jitterMs), abort.signal);
-      } catch {
-        throw new Error(stoppedMessage);
+  async function poll(): Promise<void> {
+    try {
+      while (turns.length > 0) {
+        if (abort.signal.aborted) throw new Error(stoppedMessage);
+        let reply: AcquireReply;
+        try {
+          reply = note(await store.acquire(turns.length));
+        } catch (err) {
+          // The budget could not be asked (Redis down): the caller whose turn it was
+          // fails, the next ones try again, each failing on its own.
+          turns.shift()?.reject(err instanceof Error ? err : new Error(String(err)));
+          continue;
+        }
+        for (const turn of turns.splice(0, reply.granted)) turn.resolve();
+        if (reply.granted > 0 || reply.waitMs <= 0) continue;
+        // Pollers of different workers aim at the same next token; a few ms of jitter
+        // keeps one of them from winning every tie (and starving the others) by timer order.
+        const jitterMs = Math.random() * Math.min(4, reply.waitMs * 0.2);
+        try {
+          await sleep(Math.ceil(reply.waitMs + jitterMs), abort.signal);
+        } catch {
+          throw new Error(stoppedMessage);
+        }
       }
+    } finally {
+      // Cleared in the same tick as the loop's last look at `turns`, so a caller arriving
+      // after it starts a new poller instead of waiting on one that has ended.
+      polling = false;
     }
   }
 
   function takeTurn(): Promise<void> {
-    const turn = acquireTail.then(waitForToken);
-    acquireTail = turn.catch(() => undefined);
-    return turn;
+    return new Promise<void>((resolve, reject) => {
+      turns.push({ resolve, reject });
+      if (polling) return;
+      polling = true;
+      // poll() only throws once the limiter is stopped: every caller still waiting fails.
+      poller = poll().catch((err: unknown) => {
+        const reason = err instanceof Error ? err : new Error(String(err));
+        for (const turn of turns.splice(0)) turn.reject(reason);
+      });
+    });
   }
 
   return {
@@ -142,7 +169,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       stopPromise ??= (async () => {
         abort.abort();
         slots.close(new Error(stoppedMessage));
-        await acquireTail;
+        await poller;
         await successInFlight;
       })();
       return stopPromise;

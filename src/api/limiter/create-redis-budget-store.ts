@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { BUDGET_SCRIPT, BUDGET_SCRIPT_SHA } from './budget-script.ts';
-import type { BudgetReply, BudgetStore } from './budget-store.ts';
+import type { AcquireReply, BudgetReply, BudgetStore } from './budget-store.ts';
 import type { BudgetConfig } from './budget-transitions.ts';
 
 /** Dependencies of the Redis-shared budget. */
@@ -15,12 +15,13 @@ export interface RedisBudgetStoreDeps {
 
 type Op = 'acquire' | 'throttled' | 'success';
 
-function parseReply(reply: unknown, budgetKey: string): BudgetReply {
-  if (Array.isArray(reply) && reply.length === 2) {
+function parseReply(reply: unknown, budgetKey: string): AcquireReply {
+  if (Array.isArray(reply) && reply.length === 3) {
     const waitMs = Number(reply[0]);
     const rate = Number(reply[1]);
-    if (Number.isFinite(waitMs) && Number.isFinite(rate)) {
-      return { waitMs, rate };
+    const granted = Number(reply[2]);
+    if (Number.isFinite(waitMs) && Number.isFinite(rate) && Number.isInteger(granted)) {
+      return { waitMs, rate, granted };
     }
   }
   throw new Error(`rate limiter: unexpected reply from the budget script for ${budgetKey}`);
@@ -36,7 +37,7 @@ export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore 
   const { redis, budgetKey, config } = deps;
   const idleTtlMs = String(Math.ceil(deps.idleTtlMs));
 
-  async function run(op: Op, pauseMs = 0): Promise<BudgetReply> {
+  async function run(op: Op, pauseMs = 0, count = 1): Promise<AcquireReply> {
     const args = [
       op,
       String(config.initialRate),
@@ -49,6 +50,7 @@ export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore 
       idleTtlMs,
       String(pauseMs),
       '',
+      String(count),
     ];
     let reply: unknown;
     try {
@@ -67,8 +69,8 @@ export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore 
   }
 
   return {
-    acquire: () => run('acquire'),
-    throttled: (pauseMs) => run('throttled', pauseMs),
-    success: () => run('success'),
+    acquire: (count = 1) => run('acquire', 0, count),
+    throttled: (pauseMs): Promise<BudgetReply> => run('throttled', pauseMs),
+    success: (): Promise<BudgetReply> => run('success'),
   };
 }
