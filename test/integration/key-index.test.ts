@@ -151,6 +151,32 @@ describe('key index formats', () => {
     expect(await redis.keys(`${PREFIX}:index2:${job}*`)).toEqual([]);
   });
 
+  it('a run resumed across the upgrade (no rebuild yet) still finds the keys of the older index, and removes them from both', async () => {
+    const job = 'job-resumed';
+    const sha1 = Buffer.from(Array.from({ length: 20 }, (_, i) => 255 - i));
+    await createKeyIndex({ redis, prefix: PREFIX, job }).setMany(
+      new Map([
+        ['OLD-1', { rowId: UUID(1), hash: sha1.toString('base64url') }],
+        ['OLD-2', { rowId: UUID(2), hash: '' }],
+      ]),
+    );
+    const compact = createKeyIndex({ redis, prefix: PREFIX, job, format: 'compact' });
+    await compact.setMany(new Map([['NEW-3', { rowId: UUID(3), hash: 'AAAAAAAA' }]]));
+    expect(await compact.getMany(['OLD-1', 'OLD-2', 'NEW-3', 'NONE'])).toEqual(
+      new Map([
+        ['OLD-1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }],
+        ['OLD-2', { rowId: UUID(2), hash: '' }],
+        ['NEW-3', { rowId: UUID(3), hash: 'AAAAAAAA' }],
+      ]),
+    );
+    await compact.removeMany(['OLD-1', 'NEW-3']);
+    expect(await compact.getMany(['OLD-1', 'OLD-2', 'NEW-3'])).toEqual(
+      new Map([['OLD-2', { rowId: UUID(2), hash: '' }]]),
+    );
+    await compact.clear();
+    expect(await redis.keys(`${PREFIX}:index*:${job}*`)).toEqual([]);
+  });
+
   it('keys whose digests collide never read each other’s rows: found in a rebuild or on a write, the later key keeps its full key', async () => {
     // Every key gets one digest: the worst case, far beyond what 64 bits allow.
     const index = createCompactKeyIndex({

@@ -49,8 +49,12 @@ export interface CompactKeyIndexDeps {
   redis: RedisClient;
   /** Key of the current generation's name; every other key of the index starts with it. */
   base: string;
-  /** The index this one replaces on rebuild (hashes are carried over, then it is deleted). */
-  previous?: { getMany: KeyIndex['getMany']; clear(): Promise<void> };
+  /**
+   * The full-key index this one replaces. A rebuild carries its hashes over and deletes
+   * it; until then (a run resumed across an upgrade starts without a rebuild) keys this
+   * index misses are looked up there and removed from both, so no row is created twice.
+   */
+  previous?: Pick<KeyIndex, 'getMany' | 'removeMany' | 'size' | 'clear'>;
   /** Test seam: the key's digest (at least 4 bytes). */
   digest?: (key: string) => Buffer;
 }
@@ -109,6 +113,11 @@ export function createCompactKeyIndex(deps: CompactKeyIndexDeps): CompactKeyInde
     for (let i = 0; i < keys.length; i += PAGE) await redis.unlink(...keys.slice(i, i + PAGE));
   }
 
+  // Whether `previous` still holds entries: asked once, and only once a lookup misses.
+  let previousHolds: boolean | undefined;
+  const previousHoldsEntries = async () =>
+    deps.previous !== undefined && (previousHolds ??= (await deps.previous.size()) > 0);
+
   const index: CompactKeyIndex = {
     async rebuild(rows) {
       const gen = newGenName();
@@ -158,16 +167,26 @@ export function createCompactKeyIndex(deps: CompactKeyIndexDeps): CompactKeyInde
         switched = keys > 0;
         if (old !== undefined) await dropGen(old);
         await deps.previous?.clear();
+        previousHolds = false;
       } finally {
         if (!switched) await dropGen(gen);
       }
       return { keys, duplicates };
     },
-    getMany: (keys) => (keys.length === 0 ? Promise.resolve(new Map()) : getFrom('', keys)),
+    async getMany(keys) {
+      if (keys.length === 0) return new Map();
+      const found = await getFrom('', keys);
+      if (found.size < keys.length && (await previousHoldsEntries())) {
+        const older = await deps.previous!.getMany(keys.filter((k) => !found.has(k)));
+        for (const [k, e] of older) found.set(k, { rowId: e.rowId, hash: currentHashForm(e.hash) });
+      }
+      return found;
+    },
     async setMany(entries) {
       if (entries.size > 0) await setIn('', entries);
     },
     async removeMany(keys) {
+      if (await previousHoldsEntries()) await deps.previous!.removeMany(keys);
       for (let i = 0; i < keys.length; i += PAGE) {
         const args: Array<string | Buffer> = [''];
         for (const k of keys.slice(i, i + PAGE)) args.push(k, digest(k));
@@ -192,6 +211,7 @@ export function createCompactKeyIndex(deps: CompactKeyIndexDeps): CompactKeyInde
       await redis.del(base);
       if (gen !== null) await dropGen(gen);
       await deps.previous?.clear();
+      previousHolds = false;
     },
     info: () => info(),
   };
