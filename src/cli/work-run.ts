@@ -4,6 +4,7 @@ import type { Runtime } from '../queue/runtime.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
 import type { CliIo } from './io.ts';
+import { createRedisWatch, RedisGoneError } from './redis-watch.ts';
 
 /**
  * Works queued runs in this process until all of `runIds` have finished, showing
@@ -25,6 +26,7 @@ export async function workRunsInProcess(
   // by ROWBRIDGE_SHUTDOWN_TIMEOUT_MS), and leave the run resumable; nothing written is
   // lost. A second Ctrl-C exits at once: the next `run` takes over what was held.
   let interrupted = false;
+  let closeTimeoutMs: number | undefined;
   const interrupt = (signal: NodeJS.Signals) => {
     if (interrupted) {
       io.err(`${signal} again: exiting now; \`rowbridge run\` of the job resumes the run`);
@@ -45,11 +47,14 @@ export async function workRunsInProcess(
         write: (t) => process.stderr.write(t),
         logger: rt.logger,
       });
-      let record = await rt.runs.get(runId);
+      const watch = createRedisWatch(rt, io);
+      let record = await watch.outlast(() => rt.runs.get(runId));
       while (record !== undefined && !TERMINAL_STATUSES.has(record.status) && !interrupted) {
         await new Promise((r) => setTimeout(r, 250));
-        record = await rt.runs.get(runId);
-        const report = await rt.runs.report(runId);
+        const [now, report] = await watch.outlast(() =>
+          Promise.all([rt.runs.get(runId), rt.runs.report(runId)]),
+        );
+        record = now;
         const written = report.created + report.updated + report.unchanged + report.skipped;
         if (options.showProgress !== false) {
           progress.update({
@@ -61,7 +66,7 @@ export async function workRunsInProcess(
         }
       }
       progress.done();
-      results.push({ record, report: await rt.runs.report(runId) });
+      results.push({ record, report: await watch.outlast(() => rt.runs.report(runId)) });
     }
     if (interrupted) {
       io.err(
@@ -69,9 +74,13 @@ export async function workRunsInProcess(
       );
     }
     return results;
+  } catch (err) {
+    // Redis stayed away: the workers cannot hand anything back; do not wait for them.
+    if (err instanceof RedisGoneError) closeTimeoutMs = 1_000;
+    throw err;
   } finally {
     // Still listening while the workers close: a second Ctrl-C then exits at once.
-    await workers.close();
+    await workers.close(closeTimeoutMs);
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
   }

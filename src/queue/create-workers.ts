@@ -1,5 +1,6 @@
 import { DelayedError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
+import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { createBatchProcessor } from './batch-processor.ts';
 import { createQueues, BATCH_QUEUE, RUN_QUEUE } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
@@ -44,7 +45,7 @@ export interface Workers {
    * when the wait ends is left to BullMQ's stalled-job check, which hands it to another
    * worker: its rows are kept exactly-once by their recorded outcomes.
    */
-  close(): Promise<void>;
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers {
@@ -76,7 +77,12 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     },
   );
   for (const w of [runWorker, batchWorker]) {
-    w.on('error', (err) => rt.logger.error({ err }, `worker ${w.name}`));
+    const errors = createRepeatGate(10_000);
+    w.on('error', (err) => {
+      // While Redis is away every poll fails alike: one line per ten seconds, no stack.
+      if (errors(err.message))
+        rt.logger.error({ err: { message: err.message, name: err.name } }, `worker ${w.name}`);
+    });
     w.on('failed', (job, err) => {
       // A run that failed for good was logged once with its reason: no stack again.
       if (err.name === 'UnrecoverableError') return;
@@ -90,13 +96,13 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
   return {
     runWorker,
     batchWorker,
-    async close() {
+    async close(closeTimeoutMs = timeout) {
       // Run and chunk jobs may read a source for a long time: they hand back at once.
       runWorker.cancelAllJobs('worker stopping');
       const graceful = Promise.all([batchWorker.close(), runWorker.close()]);
-      if ((await within(graceful, timeout)) === 'late') {
+      if ((await within(graceful, closeTimeoutMs)) === 'late') {
         rt.logger.warn(
-          { timeoutMs: timeout },
+          { timeoutMs: closeTimeoutMs },
           'workers did not finish in time; leaving their jobs to the next worker',
         );
         // close(true) stops waiting for jobs, but a job stuck in its own code never

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -42,6 +43,13 @@ export function createQueues(rt: Runtime): {
   const opts = { connection: rt.connection, prefix: rt.queuePrefix };
   const runs = new Queue<RunJobData>(RUN_QUEUE, opts);
   const batches = new Queue<BatchJobData>(BATCH_QUEUE, opts);
+  // Without a listener BullMQ prints each connection error with its stack to stderr.
+  const errors = createRepeatGate(10_000);
+  for (const queue of [runs, batches] as Queue[]) {
+    queue.on('error', (err: Error) => {
+      if (errors(err.message)) rt.logger.warn({ err: { message: err.message } }, `queue ${queue.name}`);
+    });
+  }
   return {
     runs,
     batches,

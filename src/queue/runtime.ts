@@ -14,6 +14,7 @@ import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { createRedisTokenStore } from '../api/oauth-token-store.ts';
 import { resolveBaseUrl, createTransport } from '../api/transport.ts';
 import type { Logger } from '../ground/logger.ts';
+import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import type { SyncDeps } from '../sync/create-sync-context.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
@@ -112,10 +113,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     bullmq: false,
     keyPrefix: settings.queuePrefix,
   }) as Redis;
+  // ioredis reports every failed reconnect: one line per ten seconds says the same.
+  const redisErrors = createRepeatGate(10_000);
   for (const client of [connection, redis]) {
-    client.on('error', (err: Error) =>
-      logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`),
-    );
+    client.on('error', (err: Error) => {
+      if (redisErrors(err.message))
+        logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`);
+    });
   }
   const queuePrefix = settings.queuePrefix;
   const statePrefix = statePrefixOf(queuePrefix);
@@ -244,8 +248,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const client of [...clients.values()].reverse()) await client.close().catch(() => undefined);
       for (const client of [...clients.values()]) await client.limiter.stop().catch(() => undefined);
       clients.clear();
-      await redis.quit().catch(() => undefined);
-      await connection.quit().catch(() => undefined);
+      // QUIT waits for Redis; a connection that is down is just dropped.
+      for (const client of [redis, connection]) {
+        if (client.status === 'ready') await client.quit().catch(() => undefined);
+        else client.disconnect();
+      }
       await tokenRedis?.quit().catch(() => undefined);
     },
   };

@@ -133,22 +133,12 @@ async function createChunk(
 ): Promise<void> {
   if (chunk.length === 0) return;
   await record(ctx, outcomes, new Map(chunk.map((r) => [r.index, 'pending'] as const)));
+  let rowIds: unknown;
   try {
-    const { rowIds } = await ctx.rows.batchCreate(ctx.worksheetId, {
+    ({ rowIds } = await ctx.rows.batchCreate(ctx.worksheetId, {
       rows: chunk.map((r) => ({ fields: r.mapped.fields })),
       triggerWorkflow: ctx.triggerWorkflow,
-    });
-    if (!Array.isArray(rowIds) || rowIds.length !== chunk.length) {
-      throw new RunStoppedError(
-        `batch create answered ${Array.isArray(rowIds) ? rowIds.length : 'no'} row ids for ${chunk.length} rows`,
-        'unknown',
-      );
-    }
-    await landed(
-      ctx,
-      outcomes,
-      chunk.map((row, i) => ({ row, rowId: rowIds[i]!, outcome: 'created' })),
-    );
+    }));
   } catch (err) {
     if (isCategory(err, 'invalid-row', 'conflict')) {
       // Batch create is all-or-nothing (platform notes §2 [U]): halve until the bad rows stand alone.
@@ -170,15 +160,33 @@ async function createChunk(
       await createChunk(ctx, again, outcomes, round + 1);
       return;
     }
-    // The server answered (or the request never left): the create did not happen, so
-    // the rows are not pending any more; a retry creates them without a lookup.
-    await ctx.runs.clearOutcomes(
-      ctx.runId,
-      chunk.map((r) => r.index),
-    );
-    for (const r of chunk) outcomes.delete(r.index);
+    if (err instanceof ApiError) {
+      // The server answered (or the request never left): the create did not happen, so
+      // the rows are not pending any more; a retry creates them without a lookup.
+      await ctx.runs.clearOutcomes(
+        ctx.runId,
+        chunk.map((r) => r.index),
+      );
+      for (const r of chunk) outcomes.delete(r.index);
+    }
+    // Anything else (a bug, Redis gone) leaves the rows pending: a retry looks them up.
     throw err;
   }
+  // Outside the try: once the create is answered, a failure to record it (Redis went
+  // away) must leave the rows pending, never clear them, or a retry would create them
+  // again (seen when Redis was killed and restarted mid-run).
+  if (!Array.isArray(rowIds) || rowIds.length !== chunk.length) {
+    throw new RunStoppedError(
+      `batch create answered ${Array.isArray(rowIds) ? rowIds.length : 'no'} row ids for ${chunk.length} rows`,
+      'unknown',
+    );
+  }
+  const ids = rowIds as string[];
+  await landed(
+    ctx,
+    outcomes,
+    chunk.map((row, i) => ({ row, rowId: ids[i]!, outcome: 'created' })),
+  );
 }
 
 async function writeUpdates(

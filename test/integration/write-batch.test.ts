@@ -109,6 +109,46 @@ describe('writeBatch', () => {
     expect(entries.map((e) => [e.source.data.name, e.errorCode])).toEqual([['BAD', 10002]]);
   });
 
+  it('a create answered but not recorded (Redis went away) stays pending: the retry finds the rows by key, creating none twice', async () => {
+    const ctx = context('upsert');
+    const rows = batch(ctx, ['a', 'b', 'c']);
+    // Redis fails once, right after the create was answered: recording 'created' throws.
+    const runs = ctx.runs;
+    let failNext = false;
+    const flaky: SyncContext = {
+      ...ctx,
+      rows: {
+        ...ctx.rows,
+        batchCreate: async (...args: Parameters<typeof ctx.rows.batchCreate>) => {
+          const answer = await ctx.rows.batchCreate(...args);
+          failNext = true;
+          return answer;
+        },
+      },
+      runs: {
+        ...runs,
+        setOutcomes: async (runId, outcomes) => {
+          if (failNext) {
+            failNext = false;
+            throw Object.assign(new Error('Reached the max retries per request limit (which is 3).'), {
+              name: 'MaxRetriesPerRequestError',
+            });
+          }
+          return runs.setOutcomes(runId, outcomes);
+        },
+      },
+    };
+    await expect(writeBatch(flaky, rows)).rejects.toThrow(/max retries/);
+    expect([...(await runs.getOutcomes(ctx.runId, [0, 1, 2])).values()]).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    const outcomes = await writeBatch(ctx, rows);
+    expect([...outcomes.values()]).toEqual(['created', 'created', 'created']);
+    expect(names()).toEqual(['a', 'b', 'c']);
+  });
+
   it('a batch create answering the wrong number of ids: the rows are reconciled by key (at once or on the retry), none written twice', async () => {
     platform.script.shortAnswers = 1;
     const ctx = context('upsert');
