@@ -2,6 +2,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompactKeyIndex } from '../../src/sync/state/compact-key-index.ts';
 import { createKeyIndex } from '../../src/sync/state/key-index.ts';
+import { encodeEntry } from '../../src/sync/state/index-entry-codec.ts';
+import { mapRecord } from '../../src/sync/mapping/map-record.ts';
+import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
 const PREFIX = `rbtest-keyindex-${process.pid}`;
@@ -175,6 +178,17 @@ describe('key index formats', () => {
     );
     await compact.clear();
     expect(await redis.keys(`${PREFIX}:index*:${job}*`)).toEqual([]);
+  });
+
+  it('the content hash the mapping makes is stored in its compact form: 22 bytes with a platform row id', () => {
+    const plan = validateMapping(
+      [{ target: 'sku', from: 'sku' }],
+      { id: 'ws', name: 'Products', fields: [{ id: 'f_sku', name: 'SKU', alias: 'sku', type: 'Text' }] },
+      { mode: 'upsert', key: 'sku' },
+    );
+    const mapped = mapRecord(plan, { sku: 'P-1' });
+    if (!mapped.ok) throw new Error('mapping refused the row');
+    expect(encodeEntry({ rowId: UUID(1), hash: mapped.hash })).toHaveLength(22);
   });
 
   it('keys whose digests collide never read each other’s rows: found in a rebuild or on a write, the later key keeps its full key', async () => {
