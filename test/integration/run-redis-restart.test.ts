@@ -15,7 +15,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
-let dbgErr: () => string = () => '';
 const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
 
 async function until(
@@ -134,7 +133,6 @@ fields: { entry: entry, amount: amount }
     let stderr = '';
     child.stdout?.resume();
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-    dbgErr = () => stderr;
     return {
       child,
       exited: new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr }))),
@@ -151,16 +149,7 @@ fields: { entry: entry, amount: amount }
     await new Promise((r) => setTimeout(r, 3_000));
     children.push(await privateRedis(dir!, port));
 
-    const res = await Promise.race([
-      cmd.exited,
-      new Promise<{ code: number | null; stderr: string }>((r) =>
-        setTimeout(() => r({ code: -99, stderr: (globalThis as any).__err ?? '' }), 40_000),
-      ),
-    ]);
-    const { code, stderr } = res;
-    if (code === -99) {
-      console.log('DBG', dbgErr().slice(-6000));
-    }
+    const { code, stderr } = await cmd.exited;
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/waiting for Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\)/);
     expect(stderr).not.toMatch(/\n\s+at /);
