@@ -8,8 +8,9 @@
  *   - client: `createPlatformClient(...).rows.list(ws, {pageSize: 10, pageIndex: 1})`
  *     with an in-process limiter set far above the load (1e6 requests/s), so it never
  *     paces: what remains is auth headers, limiter bookkeeping, p-retry, envelope checks;
- *   - clientRedisBudget: the same with the budget shared through Redis, i.e. one budget
- *     script round trip per request, as every rowbridge worker runs it;
+ *   - clientRedisBudget: the same with the budget shared through Redis, as every rowbridge
+ *     worker runs it: one budget script round trip grants a token to every request
+ *     waiting in the process (issue 12), so it costs a round trip per batch of requests;
  *   - limiterOnly: `limiter.schedule(noop)` on an in-process limiter set like the
  *     client's, no HTTP at all: the part of the client's cost that is pure scheduling.
  * Each variant is warmed up, then measured in `--rounds` rounds (interleaved, so drift
@@ -21,6 +22,7 @@
  * per request, the figure least disturbed by other load. Against the real platform
  * (tens of ms per request, tens of requests/s allowed) an overhead of some tens of
  * microseconds is noise; the Redis variant shows the price of the shared budget.
+ * Issue 12's targets: clientRps >= 8,000 and clientShareOfBare >= 0.5 in the same run.
  *
  * Usage: node bench/client.ts [--requests 20000] [--concurrency 16] [--rounds 1] [--warmup 2000]
  * Prints one JSON object on stdout; progress goes to stderr.
