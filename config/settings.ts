@@ -187,6 +187,12 @@ export const SETTINGS = {
     default: 120_000,
     parse: positiveInt,
   },
+  maxCellBytes: {
+    env: 'ROWBRIDGE_MAX_CELL_BYTES',
+    description: 'a source record with a cell larger than this many bytes is dead-lettered with the reason',
+    default: 1_048_576,
+    parse: positiveInt,
+  },
   shutdownTimeoutMs: {
     env: 'ROWBRIDGE_SHUTDOWN_TIMEOUT_MS',
     description: 'on Ctrl-C or SIGTERM, the longest wait for jobs in flight before the process exits anyway',

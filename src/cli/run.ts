@@ -5,6 +5,7 @@ import { formatReport, runExitCode } from './format-report.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
+import { createRedisWatch } from './redis-watch.ts';
 import { workRunsInProcess } from './work-run.ts';
 
 const RUN = defineCommand({
@@ -45,11 +46,14 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   });
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
-    const { runId, resumed } = await startOrResumeRun(rt, job.name, {
-      ...(parsed.values.force === true ? { force: true } : {}),
-      ...(parsed.values.full === true ? { full: true } : {}),
-      ...(parsed.values.fresh === true ? { fresh: true } : {}),
-    });
+    // Redis restarting as the command starts is waited for, like one restarting mid-run.
+    const { runId, resumed } = await createRedisWatch(rt, io).outlast(() =>
+      startOrResumeRun(rt, job.name, {
+        ...(parsed.values.force === true ? { force: true } : {}),
+        ...(parsed.values.full === true ? { full: true } : {}),
+        ...(parsed.values.fresh === true ? { fresh: true } : {}),
+      }),
+    );
     if (resumed !== undefined) {
       const done = await rt.runs.report(runId);
       io.err(

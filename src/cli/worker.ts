@@ -12,6 +12,7 @@ import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { hardDeadline } from './work-run.ts';
+import { createRedisWatch } from './redis-watch.ts';
 import { reportFailure } from './report-failure.ts';
 
 const WORKER = defineCommand({
@@ -60,13 +61,15 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       rt.logger.info({ url: ops.url }, 'ops server listening');
     }
     if (parsed.values['no-schedules'] !== true) {
-      const { registered, removed } = await registerSchedules(rt);
+      const { registered, removed } = await createRedisWatch(rt, io).outlast(() => registerSchedules(rt));
       rt.logger.info({ registered, removed }, 'schedules registered');
     }
     // Jobs a killed process left active (no live worker anywhere) are taken at once,
     // not after their locks expire.
     const queues = createQueues(rt);
-    const taken = await takeOverOrphans(queues).finally(() => queues.close());
+    const taken = await createRedisWatch(rt, io)
+      .outlast(() => takeOverOrphans(queues))
+      .finally(() => queues.close());
     if (taken > 0) rt.logger.info({ jobs: taken }, 'took over the jobs of a worker that is gone');
     const workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
     cleanups.push(() => workers.close());

@@ -32,6 +32,7 @@ export async function fanOutBatches(
     plan,
     batchSize: ctx.batchSize,
     progress,
+    maxCellBytes: rt.settings.maxCellBytes,
     onRejected: async (rejected) => {
       if (ctx.mode === 'mirror') {
         // A record the mapping refused still names a row the source has: never delete it.

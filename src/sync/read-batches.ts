@@ -25,6 +25,33 @@ export interface ReadBatchesOptions {
   /** Called with records that cannot be written, before the batch holding their neighbours. */
   onRejected(records: RejectedRecord[]): Promise<void>;
   progress: ReadProgress;
+  /**
+   * A record with a cell larger than this (UTF-8 bytes) is rejected with the reason:
+   * batch job data in Redis never holds more than its batch. @defaultValue 1 MiB
+   */
+  maxCellBytes?: number;
+}
+
+/** The first cell of `data` over `limit` bytes, if any (strings measured only when they could be). */
+function oversizedCell(
+  data: Record<string, unknown>,
+  limit: number,
+): { column: string; bytes: number } | undefined {
+  for (const [column, value] of Object.entries(data)) {
+    let bytes = 0;
+    // A UTF-16 string of n units is at most 3n bytes of UTF-8: most cells need no count.
+    if (typeof value === 'string') bytes = value.length * 3 > limit ? Buffer.byteLength(value, 'utf8') : 0;
+    else if (typeof value === 'object' && value !== null)
+      bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    if (bytes > limit) return { column, bytes };
+  }
+  return undefined;
+}
+
+function sizeOf(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1_048_576) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 function describeRejection(
@@ -59,6 +86,7 @@ export async function* readBatches(
   options: ReadBatchesOptions,
 ): AsyncGenerator<BatchRow[]> {
   const { plan, batchSize, progress } = options;
+  const maxCellBytes = options.maxCellBytes ?? 1_048_576;
   const keyed = plan.keyIndex !== undefined;
   const keyField = keyFields(plan)
     .map((f) => f.target)
@@ -79,9 +107,21 @@ export async function* readBatches(
       progress.cursor = record.cursor;
     }
     const unreadable = (record as SourceItem).error;
+    const oversized = unreadable === undefined ? oversizedCell(record.data, maxCellBytes) : undefined;
     const result =
-      unreadable === undefined ? mapRecord(plan, record.data, { position: record.position }) : undefined;
-    if (unreadable !== undefined) {
+      unreadable === undefined && oversized === undefined
+        ? mapRecord(plan, record.data, { position: record.position })
+        : undefined;
+    if (oversized !== undefined) {
+      rejected.push({
+        index,
+        source: record,
+        failure: {
+          field: oversized.column,
+          message: `column ${oversized.column} holds ${sizeOf(oversized.bytes)}, over the ${sizeOf(maxCellBytes)} a cell may hold (ROWBRIDGE_MAX_CELL_BYTES); this record was not written`,
+        },
+      });
+    } else if (unreadable !== undefined) {
       // The source could not parse this record (wrong column count, bad JSON line): it
       // is dead-lettered with the source's own message and the read goes on.
       rejected.push({ index, source: record, failure: { message: unreadable.message } });

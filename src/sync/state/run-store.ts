@@ -224,7 +224,14 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
       if (outcomes.size === 0) return;
       const args: string[] = [];
       for (const [index, outcome] of outcomes) args.push(String(index), outcome);
-      await redis.eval(SET_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...args);
+      // Each write renews the expiry: a run abandoned without a word (its process and
+      // every resume gone) does not keep its row bookkeeping forever.
+      await redis
+        .multi()
+        .eval(SET_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...args)
+        .expire(outcomesKey(runId), rowStateTtl)
+        .expire(countsKey(runId), Math.max(rowStateTtl, RETENTION_SECONDS))
+        .exec();
     },
     async getOutcomes(runId, indexes) {
       const out = new Map<number, RowOutcome>();
