@@ -4,6 +4,7 @@ import { createSyncContext, readWorksheetKeys } from './create-sync-context.ts';
 import type { SyncDeps } from './create-sync-context.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
+import { classifyRow } from './classify-row.ts';
 import { keyOfRecord } from './key-of-record.ts';
 import { readBatches } from './read-batches.ts';
 import type { RejectedRecord } from './read-batches.ts';
@@ -128,15 +129,18 @@ export async function planRun(
     for (const row of ready) {
       const key = row.mapped.key;
       if (key !== undefined) seen.add(key);
-      const rowId = key === undefined || ctx.mode === 'append' ? undefined : existing.get(key);
-      if (rowId === undefined) {
-        if (ctx.mode === 'update') result.skip += 1;
-        else creates += 1;
-      } else if (hashes.get(key ?? '')?.rowId === rowId && hashes.get(key ?? '')?.hash === row.mapped.hash) {
-        result.unchanged += 1;
-      } else {
-        candidates.push({ rowId, fields: row.mapped.fields });
-      }
+      // The worksheet says which row the key matches; the index, the hash of its last write.
+      const rowId = key === undefined ? undefined : existing.get(key);
+      const indexed = hashes.get(key ?? '');
+      const matched =
+        rowId === undefined
+          ? undefined
+          : { rowId, hash: indexed?.rowId === rowId ? indexed.hash : undefined };
+      const decided = classifyRow(ctx.mode, matched, row.mapped.hash, true);
+      if (decided.kind === 'skip') result.skip += 1;
+      else if (decided.kind === 'create') creates += 1;
+      else if (decided.kind === 'unchanged') result.unchanged += 1;
+      else candidates.push({ rowId: decided.rowId, fields: row.mapped.fields });
     }
     result.create += creates;
     result.apiCalls.batchCreates += Math.ceil(creates / ctx.batchSize);

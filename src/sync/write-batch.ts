@@ -3,6 +3,7 @@ import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
+import { classifyRow } from './classify-row.ts';
 import type { SyncContext } from './sync-context.ts';
 
 /** Outcomes of one batch, by row index. */
@@ -111,15 +112,11 @@ async function classify(
   const updates: Array<{ row: BatchRow; rowId: string }> = [];
   const settled = new Map<number, RowOutcome>();
   for (const row of rows) {
-    const entry = entries.get(row.mapped.key ?? '');
-    if (entry === undefined) {
-      if (ctx.mode === 'update') settled.set(row.index, 'skipped');
-      else creates.push(row);
-    } else if (!ctx.full && entry.hash === row.mapped.hash) {
-      settled.set(row.index, 'unchanged');
-    } else {
-      updates.push({ row, rowId: entry.rowId });
-    }
+    const decided = classifyRow(ctx.mode, entries.get(row.mapped.key ?? ''), row.mapped.hash, !ctx.full);
+    if (decided.kind === 'skip') settled.set(row.index, 'skipped');
+    else if (decided.kind === 'create') creates.push(row);
+    else if (decided.kind === 'unchanged') settled.set(row.index, 'unchanged');
+    else updates.push({ row, rowId: decided.rowId });
   }
   await record(ctx, outcomes, settled);
   return { creates, updates };
