@@ -32,11 +32,18 @@ local function hnum(f)
   local a, b, c, d = string.byte(f, 1, 4)
   return ((a * 256 + b) * 256 + c) * 256 + d
 end
+-- Hoisted: addr runs once per key. relevel() after L or p change.
+local m1, m2, bp = 1, 2, ''
+local function relevel()
+  m1, m2 = 2 ^ L, 2 ^ (L + 1)
+  if gen then bp = k('b:') end
+end
+relevel()
 local function addr(f)
   local h = hnum(f)
-  local i = h % (2 ^ L)
-  if i < p then i = h % (2 ^ (L + 1)) end
-  return k('b:' .. i)
+  local i = h % m1
+  if i < p then i = h % m2 end
+  return bp .. i
 end
 local function rid(v)
   if #v == 16 or #v == 22 then return string.sub(v, 1, 16) end
@@ -79,6 +86,7 @@ if not gen then
   redis.call('SET', KEYS[1], gen)
   meta = k('m')
   redis.call('HSET', meta, 'L', 0, 'p', 0, 'n', 0)
+  relevel()
 end
 local load = tonumber(ARGV[4])
 local x = k('x')
@@ -107,6 +115,7 @@ local function split()
     L = L + 1
     p = 0
   end
+  relevel()
 end
 for i = 5, #ARGV, 3 do
   local key, f, v = ARGV[i], ARGV[i + 1], ARGV[i + 2]
