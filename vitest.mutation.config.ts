@@ -10,9 +10,9 @@ export default defineConfig({
     include: [
       'test/integration/write-batch.test.ts',
       'test/integration/key-index.test.ts',
-      'test/unit/sources-csv.test.ts',
-      'test/unit/sources-cursor.test.ts',
-      'test/unit/sync-cursor.test.ts',
+      'test/unit/sync/sources/sources-csv.test.ts',
+      'test/unit/sync/sources/sources-cursor.test.ts',
+      'test/unit/sync/sync-cursor.test.ts',
       'test/integration/sync-modes.test.ts',
     ],
     testTimeout: 30_000,

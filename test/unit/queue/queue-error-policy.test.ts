@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
+import type { ErrorCategory } from '../../../src/ground/errors.ts';
+import { decideBatchFailure, MAX_APP_UNAVAILABLE_PAUSES } from '../../../src/queue/error-policy.ts';
+import { RunStoppedError } from '../../../src/sync/write-batch.ts';
+
+const api = (category: ErrorCategory, errorCode?: number, retryAfterMs?: number) =>
+  new ApiError(`POST /v3/x: ${category}`, {
+    method: 'POST',
+    path: '/v3/x',
+    category,
+    ...(errorCode === undefined ? {} : { errorCode }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+
+const early = { attemptsMade: 0, maxAttempts: 5, pauses: 0 };
+const last = { attemptsMade: 4, maxAttempts: 5, pauses: 0 };
+
+describe('batch failure policy (the one place categories become queue behaviour)', () => {
+  it('puts throttled batches back without an attempt, honouring Retry-After', () => {
+    expect(decideBatchFailure(api('throttled', 51), last)).toEqual({
+      kind: 'delay',
+      delayMs: 5000,
+      reason: 'throttled',
+    });
+    expect(decideBatchFailure(api('throttled', 90000, 42_000), early)).toMatchObject({
+      kind: 'delay',
+      delayMs: 42_000,
+    });
+  });
+
+  it('pauses on an unavailable application, then stops the run after too many pauses', () => {
+    expect(decideBatchFailure(api('app-unavailable', 600300), early)).toMatchObject({
+      kind: 'delay',
+      reason: 'app-unavailable',
+    });
+    expect(
+      decideBatchFailure(api('app-unavailable', 600300), { ...early, pauses: MAX_APP_UNAVAILABLE_PAUSES }),
+    ).toMatchObject({
+      kind: 'stop-run',
+    });
+  });
+
+  it.each([
+    ['auth', 10102],
+    ['forbidden', 10005],
+    ['quota', 430018],
+    ['not-found', 430022],
+  ] as const)('stops the run on %s (%i)', (category, code) => {
+    expect(decideBatchFailure(api(category, code), early)).toMatchObject({ kind: 'stop-run', category });
+  });
+
+  it("stops the run on configuration errors and on the engine's own stop", () => {
+    expect(decideBatchFailure(new ConfigError('bad mapping'), early)).toMatchObject({
+      kind: 'stop-run',
+      category: 'config',
+    });
+    expect(decideBatchFailure(new RunStoppedError('odd answer', 'unknown'), early)).toMatchObject({
+      kind: 'stop-run',
+    });
+  });
+
+  it('retries transient, ambiguous and unknown failures, then dead-letters on the last attempt with the code', () => {
+    for (const category of ['transient', 'ambiguous', 'unknown'] as const) {
+      expect(decideBatchFailure(api(category, 99999), early)).toEqual({ kind: 'retry' });
+      expect(decideBatchFailure(api(category, 99999), last)).toMatchObject({
+        kind: 'dead-letter',
+        category,
+        errorCode: 99999,
+      });
+    }
+    expect(decideBatchFailure(new Error('bug'), last)).toMatchObject({
+      kind: 'dead-letter',
+      category: 'unknown',
+    });
+  });
+
+  it('treats a vanished row (10007) as row-level, not a reason to stop', () => {
+    expect(decideBatchFailure(api('not-found', 10007), early)).toEqual({ kind: 'retry' });
+  });
+});

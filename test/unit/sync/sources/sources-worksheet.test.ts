@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { createSource } from '../../../../src/sync/sources/create-source.ts';
+import type { WorksheetReadQuery } from '../../../../src/sync/sources/source-deps.ts';
+import type { NormalisedRow } from '../../../../src/api/types.ts';
+import { collect, rejection } from '../../../fixtures/sources/source-test-kit.ts';
+
+const rows: NormalisedRow[] = [
+  {
+    id: 'r1',
+    values: { name: 'A', seq: '3' },
+    createdAt: new Date('2023-12-31T23:00:00.000Z'),
+    updatedAt: new Date('2024-01-01T00:00:00.000Z'),
+    createdBy: { accountId: 'acc-1', fullname: 'Ada Admin' },
+    owner: { accountId: 'acc-2', fullname: 'Ben Sales' },
+    system: { _autoId: 7 },
+  },
+  { id: 'r2', values: { name: 'B', seq: '12' }, updatedAt: new Date('2024-02-01T00:00:00.000Z'), system: {} },
+  { id: 'r3', values: { name: 'C' }, system: {} },
+];
+
+function reader(seen: WorksheetReadQuery[]) {
+  return async function* (query: WorksheetReadQuery): AsyncGenerator<NormalisedRow> {
+    seen.push(query);
+    await Promise.resolve();
+    yield* rows;
+  };
+}
+
+describe('worksheet source', () => {
+  it('passes the query through and maps rows to records with the row id and updatedAt cursor', async () => {
+    const seen: WorksheetReadQuery[] = [];
+    const filter = { type: 'condition', field: 'name', operator: 'eq', value: 'A' } as const;
+    const items = await collect(
+      createSource(
+        {
+          type: 'worksheet',
+          worksheet: 'orders',
+          view: 'v1',
+          filter,
+          fields: ['name'],
+          credentialsEnvPrefix: 'OTHER_',
+        },
+        { env: {}, baseDir: '/', readWorksheetRows: reader(seen) },
+      ),
+    );
+    expect(seen).toEqual([
+      { worksheet: 'orders', view: 'v1', filter, fields: ['name'], credentialsEnvPrefix: 'OTHER_' },
+    ]);
+    const none = { _createdAt: null, _createdBy: null, _updatedBy: null, _owner: null };
+    expect(items).toEqual([
+      {
+        data: {
+          name: 'A',
+          seq: '3',
+          rowid: 'r1',
+          _id: 'r1',
+          _autoId: 7,
+          _createdAt: '2023-12-31T23:00:00.000Z',
+          _updatedAt: '2024-01-01T00:00:00.000Z',
+          _createdBy: 'Ada Admin',
+          _updatedBy: null,
+          _owner: 'Ben Sales',
+        },
+        position: { index: 0, id: 'r1' },
+        cursor: '2024-01-01T00:00:00.000Z',
+      },
+      {
+        data: {
+          name: 'B',
+          seq: '12',
+          rowid: 'r2',
+          _id: 'r2',
+          ...none,
+          _updatedAt: '2024-02-01T00:00:00.000Z',
+        },
+        position: { index: 1, id: 'r2' },
+        cursor: '2024-02-01T00:00:00.000Z',
+      },
+      {
+        data: { name: 'C', rowid: 'r3', _id: 'r3', ...none, _updatedAt: null },
+        position: { index: 2, id: 'r3' },
+      },
+    ]);
+  });
+
+  it('hands over the system fields as user objects with values: raw', async () => {
+    const items = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w', values: 'raw' },
+        { env: {}, baseDir: '/', readWorksheetRows: reader([]) },
+      ),
+    );
+    expect(items[0]?.data).toMatchObject({ _owner: { accountId: 'acc-2', fullname: 'Ben Sales' } });
+  });
+
+  it('with since reads only rows past it, by updatedAt or by the cursor field', async () => {
+    const byTime = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w' },
+        { env: {}, baseDir: '/', since: '2024-01-15T00:00:00Z', readWorksheetRows: reader([]) },
+      ),
+    );
+    expect(byTime.map((i) => i.position.id)).toEqual(['r2', 'r3']);
+    const byField = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w' },
+        { env: {}, baseDir: '/', since: '4', cursorField: 'seq', readWorksheetRows: reader([]) },
+      ),
+    );
+    expect(byField.map((i) => [i.position.id, i.cursor])).toEqual([
+      ['r2', '12'],
+      ['r3', undefined],
+    ]);
+  });
+
+  it("reads a zone-less --from/--to on _updatedAt as the organisation's wall clock, to the second", async () => {
+    // r1 changed at 2024-01-01 08:00:00 Shanghai time (00:00:00Z), r2 at 2024-02-01 08:00:00.
+    const read = (since: string, until?: string) =>
+      collect(
+        createSource(
+          { type: 'worksheet', worksheet: 'w' },
+          {
+            env: {},
+            baseDir: '/',
+            since,
+            sinceInclusive: true,
+            ...(until === undefined ? {} : { until }),
+            cursorField: '_updatedAt',
+            platformTimeZone: 'Asia/Shanghai',
+            readWorksheetRows: reader([]),
+          },
+        ),
+      );
+    expect((await read('2024-01-01 08:00:00')).map((i) => i.position.id)).toEqual(['r1', 'r2', 'r3']);
+    expect((await read('2024-01-01 08:00:01')).map((i) => i.position.id)).toEqual(['r2', 'r3']);
+    expect((await read('2024-01-01 08:00:00', '2024-02-01 07:59:59')).map((i) => i.position.id)).toEqual([
+      'r1',
+    ]);
+    expect((await read('2024-01-01', '2024-02-01 08:00:00')).map((i) => i.position.id)).toEqual(['r1', 'r2']);
+  });
+
+  it('fails clearly when the engine wired no reader', async () => {
+    const err = await rejection(
+      collect(createSource({ type: 'worksheet', worksheet: 'w' }, { env: {}, baseDir: '/' })),
+    );
+    expect(err.code).toBe('SOURCE_CONFIG');
+    expect(err.message).toContain('worksheet source "w"');
+  });
+});

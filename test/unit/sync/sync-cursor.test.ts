@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
+import { isLaterCursor } from '../../../src/sync/cursor.ts';
+import { RunStoppedError, stopsRun } from '../../../src/sync/write-batch.ts';
+
+describe('isLaterCursor: the cursor a run saves only moves forward', () => {
+  it('anything is later than no cursor', () => {
+    expect(isLaterCursor('2024-01-01', undefined)).toBe(true);
+    expect(isLaterCursor(0, null)).toBe(true);
+  });
+
+  it('numbers compare as numbers, not as text', () => {
+    expect(isLaterCursor(10, 9)).toBe(true);
+    expect(isLaterCursor(9, 10)).toBe(false);
+    expect(isLaterCursor(10, 10)).toBe(false);
+  });
+
+  it('dates compare as instants', () => {
+    expect(isLaterCursor(new Date('2024-01-02T00:00:00Z'), new Date('2024-01-01T23:59:59Z'))).toBe(true);
+    expect(isLaterCursor(new Date('2024-01-01T00:00:00Z'), new Date('2024-01-01T00:00:00Z'))).toBe(false);
+  });
+
+  it('ISO timestamps and other text compare as text; a Date against text by its ISO form', () => {
+    expect(isLaterCursor('2024-01-01T00:00:01.000Z', '2024-01-01T00:00:00.000Z')).toBe(true);
+    expect(isLaterCursor('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')).toBe(false);
+    expect(isLaterCursor(new Date('2024-01-02T00:00:00Z'), '2024-01-01T00:00:00.000Z')).toBe(true);
+    expect(isLaterCursor('b', 'a')).toBe(true);
+    expect(isLaterCursor(12n, '11')).toBe(true);
+    expect(isLaterCursor(true, 'false')).toBe(true);
+    expect(isLaterCursor({ v: 2 }, '{"v":1}')).toBe(true);
+  });
+});
+
+describe('stopsRun: which failures end the run instead of the batch', () => {
+  const api = (category: ApiError['category'], errorCode?: number) =>
+    new ApiError('x', {
+      method: 'POST',
+      path: '/v3/x',
+      category,
+      ...(errorCode === undefined ? {} : { errorCode }),
+    });
+
+  it('stops on configuration, authentication, permission and a missing worksheet', () => {
+    expect(stopsRun(new ConfigError('no key'))).toBe(true);
+    expect(stopsRun(new RunStoppedError('stop', 'unknown'))).toBe(true);
+    expect(stopsRun(api('auth', 10102))).toBe(true);
+    expect(stopsRun(api('forbidden', 10005))).toBe(true);
+    expect(stopsRun(api('not-found', 430022))).toBe(true);
+    expect(stopsRun(api('not-found', 430013))).toBe(true);
+  });
+
+  it('goes on after a bad row, a missing row, a transient failure, an unavailable app or any other error', () => {
+    expect(stopsRun(api('invalid-row', 10002))).toBe(false);
+    expect(stopsRun(api('not-found', 10007))).toBe(false);
+    expect(stopsRun(api('transient', 99999))).toBe(false);
+    expect(stopsRun(api('app-unavailable'))).toBe(false);
+    expect(stopsRun(new Error('boom'))).toBe(false);
+  });
+});
