@@ -1,4 +1,3 @@
-import { planJob } from '../sync/create-sync-context.ts';
 import { planRun } from '../sync/plan-run.ts';
 import type { RunPlan } from '../sync/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
@@ -47,7 +46,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
   };
   return withRuntime(io, options, async (rt) => {
-    const { spec, file } = await rt.loadJob(job.name);
+    // The one setup of a run (sync/prepare-run.ts), without a run to store it with.
+    const { spec, file, client, prepared } = await rt.prepareRun(job.name);
     if (spec.sink !== undefined) {
       // A pull job writes every row it reads to its sink: the plan is the count.
       let read = 0;
@@ -60,8 +60,6 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       );
       return EXIT.ok;
     }
-    const client = rt.clientFor(spec.target?.app?.credentialsEnvPrefix);
-    const prepared = await planJob(spec, client, file);
     const source = await openSource(rt, spec, file, {}, 'plan');
     const progress = createProgress({
       label: `plan ${job.name}`,
@@ -69,7 +67,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       write: (t) => process.stderr.write(t),
       logger: rt.logger,
     });
-    const plan = await planRun(spec, prepared, source, {
+    const plan = await planRun(spec, prepared!, source, {
       ...rt.syncDeps(client, rt.logger),
       onProgress: (p, read) =>
         progress.update({

@@ -3,7 +3,7 @@ import { createSyncContext } from '../sync/create-sync-context.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
-import { deadLetter, writeBatch } from '../sync/write-batch.ts';
+import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
 import { decideBatchFailure, delayJob } from './error-policy.ts';
 import type { BatchJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
@@ -96,7 +96,7 @@ export function createBatchProcessor(
             const o = known.get(r.index);
             return o === undefined || o === 'pending';
           });
-          await deadLetter(ctx, new Map(), open, action.category, {
+          await deadLetterRows(ctx, open, action.category, {
             message: action.message,
             ...(action.errorCode === undefined ? {} : { errorCode: action.errorCode }),
           });

@@ -1,18 +1,26 @@
 import type { Job, Queue } from 'bullmq';
+import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
 import { readBatches } from '../sync/read-batches.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import type { Source } from '../sync/types.ts';
-import { deadLetter } from '../sync/write-batch.ts';
+import { deadLetterRows } from '../sync/write-batch.ts';
 import type { BatchJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
-/** Batches of one parent waiting or running at once: bounds the rows held in Redis. */
-const MAX_OUTSTANDING_BATCHES = 64;
+/**
+ * Batch jobs of one parent waiting or running at once: bounds the rows held in Redis to
+ * about 64 platform batches, and never fewer jobs than several workers can share.
+ */
+function maxOutstandingJobs(batchSize: number): number {
+  return Math.max(16, Math.ceil((64 * batchSize) / rowsPerBatchJob(batchSize)));
+}
 
 /**
- * Reads a source, maps it and adds one batch job per batch as a child of `parent`.
+ * Reads a source, maps it and adds one batch job per {@link rowsPerBatchJob} rows (ten
+ * platform batches, so creates and shared change sets fill whole platform batches) as a
+ * child of `parent`.
  * Batch job ids are derived from the parent (`<parent>-<n>`), so reading again after a
  * crash re-adds the same ids: BullMQ ignores those still present, and rows of batches
  * already done are skipped by their recorded outcomes.
@@ -30,7 +38,7 @@ export async function fanOutBatches(
   let batchNo = 0;
   for await (const rows of readBatches(source, {
     plan,
-    batchSize: ctx.batchSize,
+    batchSize: rowsPerBatchJob(ctx.batchSize),
     progress,
     maxCellBytes: rt.settings.maxCellBytes,
     onRejected: async (rejected) => {
@@ -42,7 +50,7 @@ export async function fanOutBatches(
         await rt.runs.markSeen(ctx.runId, keys);
       }
       for (const r of rejected)
-        await deadLetter(ctx, new Map(), [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
+        await deadLetterRows(ctx, [{ index: r.index, source: r.source }], 'invalid-row', r.failure);
     },
   })) {
     if (ctx.mode === 'mirror')
@@ -50,7 +58,7 @@ export async function fanOutBatches(
         ctx.runId,
         rows.map((r) => r.mapped.key ?? ''),
       );
-    await waitForRoom(parent, signal);
+    await waitForRoom(parent, maxOutstandingJobs(ctx.batchSize), signal);
     await batches.add(
       'batch',
       { runId: ctx.runId, job: ctx.job, batchNo, rows },
@@ -73,11 +81,11 @@ export async function fanOutBatches(
 }
 
 /** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
-async function waitForRoom(parent: Job, signal?: AbortSignal): Promise<void> {
+async function waitForRoom(parent: Job, limit: number, signal?: AbortSignal): Promise<void> {
   for (;;) {
     signal?.throwIfAborted();
     const counts = await parent.getDependenciesCount({ unprocessed: true });
-    if ((counts.unprocessed ?? 0) < MAX_OUTSTANDING_BATCHES) return;
+    if ((counts.unprocessed ?? 0) < limit) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -1,7 +1,6 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
-import { ConfigError } from '../ground/errors.ts';
 import type { Filter, WorksheetStructure } from '../api/types.ts';
 import type { Logger } from '../ground/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
@@ -9,17 +8,14 @@ import { groupChangeSets } from './mapping/group-change-sets.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
 import { keyFields, keyParts } from './mapping/compose-key.ts';
 import { resolveReferences } from './mapping/resolve-references.ts';
-import { structureDrift } from './schema-drift.ts';
-import type { StructureSnapshot } from './schema-drift.ts';
-import type { ReferenceLookups } from './mapping/resolve-references.ts';
 import { anyOf, chunks, createReferenceLookups, createRowReader } from './create-reference-lookups.ts';
 import { keyOfRow, rowMatches } from './mapping/row-matches.ts';
-import { validateMapping } from './mapping/validate-mapping.ts';
 import type { DeadLetterStore } from './state/dead-letter-store.ts';
 import { createKeyIndex } from './state/key-index.ts';
 import type { RedisClient } from './state/redis-types.ts';
 import type { RunStore } from './state/run-store.ts';
 import type { SyncContext } from './sync-context.ts';
+import type { PreparedJob } from './plan-job.ts';
 import type { NormalisedRow } from '../api/types.ts';
 import type { Failure } from './batch-row.ts';
 
@@ -40,70 +36,6 @@ export interface SyncDeps {
 export { anyOf };
 
 const LOOKUP_CHUNK = 100;
-
-/** What planJob prepares for a run; keep it for the run so lookups are shared by its batches. */
-export interface PreparedJob {
-  structure: WorksheetStructure;
-  plan: MappingPlan;
-  /** Member, department and relation lookups, each distinct value asked once while this is kept. */
-  lookups?: ReferenceLookups;
-}
-
-/** Resolves the target worksheet and compiles the mapping: the checks made before any write. */
-export async function planJob(
-  spec: JobSpec,
-  client: PlatformClient,
-  file?: string,
-  /** The structure of the job's last successful run: drift from it fails the plan (schema-drift.ts). */
-  lastGood?: { get(job: string): Promise<StructureSnapshot | undefined> },
-): Promise<Required<PreparedJob>> {
-  const target = spec.target;
-  if (target === undefined)
-    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
-  const structure = await client.worksheets.get(target.worksheet);
-  // Drift first: "field Spend was deleted" says more than "no field spend".
-  const before = await lastGood?.get(spec.name);
-  if (before !== undefined) {
-    const drift = structureDrift(before, structure, spec.mappings, target.mode !== 'update');
-    if (drift.length > 0) {
-      throw new ConfigError(
-        `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
-          drift.map((d) => `  - ${d}`).join('\n') +
-          "\n  fix the worksheet, or update the job's mapping to fit (an edited mapping counts as reviewed)",
-      );
-    }
-  }
-  return compilePlan(spec, structure, client, file);
-}
-
-/**
- * The mapping plan of `spec` against a known structure: no request. A run compiles it
- * from the structure stored with the run (prepare-run.ts), so every batch and chunk of
- * the run writes with the mapping the run started with.
- */
-export function compilePlan(
-  spec: JobSpec,
-  structure: WorksheetStructure,
-  client: PlatformClient,
-  file?: string,
-): Required<PreparedJob> {
-  const target = spec.target;
-  if (target === undefined)
-    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
-  // options.createMissingOptions is the job-wide default of each mapping's createOptions.
-  const mappings = spec.options.createMissingOptions
-    ? spec.mappings.map((m) => ({ createOptions: true, ...m }))
-    : spec.mappings;
-  const plan = validateMapping(mappings, structure, {
-    mode: target.mode,
-    key: target.key,
-    jobFile: file,
-    targetTimezone: client.organisation.timeZone,
-  });
-  const reader = createRowReader(client);
-  reader.know(structure, target.worksheet);
-  return { structure, plan, lookups: createReferenceLookups(client, reader) };
-}
 
 /**
  * Rows holding any of `keys`: `field = key` for a single key; for a composite key one

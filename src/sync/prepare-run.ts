@@ -1,7 +1,7 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import type { WorksheetStructure } from '../api/types.ts';
-import { compilePlan, planJob } from './create-sync-context.ts';
-import type { PreparedJob } from './create-sync-context.ts';
+import { compilePlan, planJob } from './plan-job.ts';
+import type { PreparedJob } from './plan-job.ts';
 import { parseJobSpec } from './job-spec/load-job-spec.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { StructureSnapshot } from './schema-drift.ts';

@@ -1,24 +1,15 @@
-import { ApiError, RowbridgeError, policyOf } from '../ground/errors.ts';
+import { ApiError, policyOf } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
+import { RunStoppedError } from './run-stopped-error.ts';
 import { classifyRow } from './classify-row.ts';
 import type { SyncContext } from './sync-context.ts';
+import { keyOfRecord } from './key-of-record.ts';
 
 /** Outcomes of one batch, by row index. */
 export type BatchOutcomes = Map<number, RowOutcome>;
-
-/** A failure that stops the whole run (auth, permission, quota, worksheet gone). */
-export class RunStoppedError extends RowbridgeError {
-  override name = 'RunStoppedError';
-  override readonly code = 'RUN_STOPPED';
-  override readonly category: ErrorCategory;
-  constructor(message: string, category: ErrorCategory, options?: { cause?: unknown }) {
-    super(message, options);
-    this.category = category;
-  }
-}
 
 const MAX_AMBIGUOUS_ROUNDS = 3;
 
@@ -313,8 +304,14 @@ function apiFailure(err: ApiError): Failure {
   return { message: err.message, ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }) };
 }
 
+/** The row's key, kept on its dead letter so that the row landing later resolves it. */
+function keyOf(ctx: SyncContext, row: DeadRow): { key?: string } {
+  const key = row.mapped?.key ?? keyOfRecord(ctx.plan, row.source.data);
+  return key === undefined ? {} : { key };
+}
+
 /** Dead-letters rows (idempotently: the entry id is the run and the row's index). */
-export async function deadLetter(
+async function deadLetter(
   ctx: SyncContext,
   outcomes: BatchOutcomes,
   rows: readonly DeadRow[],
@@ -331,6 +328,7 @@ export async function deadLetter(
       ...(failure.errorCode === undefined ? {} : { errorCode: failure.errorCode }),
       ...(failure.field === undefined ? {} : { field: failure.field }),
       source: row.source,
+      ...keyOf(ctx, row),
       ...(row.mapped === undefined ? {} : { payload: row.mapped.fields }),
       attempts: ctx.attempt,
     })),
@@ -348,4 +346,17 @@ export function stopsRun(err: unknown): boolean {
   if (err instanceof ApiError && err.category === 'not-found')
     return err.errorCode === 430013 || err.errorCode === 430022;
   return policyOf(err).batch === 'stop-run';
+}
+
+/**
+ * Dead-letters rows that never reached a write: records the reader's mapping refused,
+ * and the rows a batch left open on its last attempt. The queue's one way in.
+ */
+export function deadLetterRows(
+  ctx: SyncContext,
+  rows: readonly DeadRow[],
+  category: ErrorCategory,
+  failure: Failure,
+): Promise<void> {
+  return deadLetter(ctx, new Map(), rows, category, failure);
 }

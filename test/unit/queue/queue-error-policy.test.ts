@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import type { ErrorCategory } from '../../../src/ground/errors.ts';
 import { decideBatchFailure, MAX_APP_UNAVAILABLE_PAUSES } from '../../../src/queue/error-policy.ts';
-import { RunStoppedError } from '../../../src/sync/write-batch.ts';
+import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
 
 const api = (category: ErrorCategory, errorCode?: number, retryAfterMs?: number) =>
   new ApiError(`POST /v3/x: ${category}`, {

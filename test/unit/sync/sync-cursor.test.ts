@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import { isLaterCursor } from '../../../src/sync/cursor.ts';
-import { RunStoppedError, stopsRun } from '../../../src/sync/write-batch.ts';
+import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
+import { stopsRun } from '../../../src/sync/write-batch.ts';
 
 describe('isLaterCursor: the cursor a run saves only moves forward', () => {
   it('anything is later than no cursor', () => {
