@@ -20,7 +20,10 @@ const RETRY_EVERY_MS = 2_000;
  * to ROWBRIDGE_REDIS_WAIT_MS; then {@link RedisGoneError}. BullMQ's workers reconnect
  * by themselves meanwhile; the run's state is in Redis, so nothing is decided here.
  */
-export function createRedisWatch(rt: Runtime, io: CliIo): { outlast<T>(fn: () => Promise<T>): Promise<T> } {
+export function createRedisWatch(
+  rt: Pick<Runtime, 'settings'>,
+  io: CliIo,
+): { outlast<T>(fn: () => Promise<T>): Promise<T> } {
   const where = `Redis at ${redisAddress(rt.settings.redisUrl)} (REDIS_URL)`;
   return {
     async outlast(fn) {

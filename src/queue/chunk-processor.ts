@@ -15,7 +15,13 @@ const CHUNK_INDEX_STRIDE = 1_000_000_000;
  * its own children, then waits for them. The run job above it waits for every chunk,
  * then finalizes the run once.
  */
-export function createChunkProcessor(rt: Runtime, batches: Queue<BatchJobData>) {
+export function createChunkProcessor(
+  rt: Pick<
+    Runtime,
+    'logger' | 'prepareRun' | 'runs' | 'syncDeps' | 'settings' | 'clientFor' | 'deadLetters' | 'env'
+  >,
+  batches: Queue<BatchJobData>,
+) {
   return async function processChunk(
     job: Job<RunJobData>,
     token?: string,

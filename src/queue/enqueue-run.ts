@@ -21,7 +21,11 @@ export interface EnqueueOptions {
  * run and queues it. Job data holds names and options only: credentials stay in the
  * environment of the workers.
  */
-export async function enqueueRun(rt: Runtime, jobName: string, options: EnqueueOptions): Promise<string> {
+export async function enqueueRun(
+  rt: Pick<Runtime, 'loadJob' | 'runs' | 'connection' | 'logger' | 'queuePrefix'>,
+  jobName: string,
+  options: EnqueueOptions,
+): Promise<string> {
   const { spec } = await rt.loadJob(jobName);
   if (options.range !== undefined) {
     if (spec.sink !== undefined || spec.target?.mode === 'mirror') {

@@ -11,7 +11,10 @@ import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The zone of the platform a worksheet source reads from (undefined for other sources). */
-function platformZone(rt: Runtime, spec: JobSpec): string | undefined {
+function platformZone(
+  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
+  spec: JobSpec,
+): string | undefined {
   if (spec.source.type !== 'worksheet') return undefined;
   return rt.clientFor(spec.source.credentialsEnvPrefix).organisation.timeZone;
 }
@@ -23,7 +26,7 @@ function platformZone(rt: Runtime, spec: JobSpec): string | undefined {
  * requests and queries in flight, and between records.
  */
 export async function openSource(
-  rt: Runtime,
+  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
   spec: JobSpec,
   file: string,
   data: Pick<RunJobData, 'replayIds'>,

@@ -20,7 +20,10 @@ export type RunFlags = Pick<RunJobData, 'force' | 'full'>;
  * it was interrupted, or it is still going), else the one that failed and was kept
  * resumable. Undefined when the job's last run finished.
  */
-export async function findUnfinishedRun(rt: Runtime, job: string): Promise<RunRecord | undefined> {
+export async function findUnfinishedRun(
+  rt: Pick<Runtime, 'runs'>,
+  job: string,
+): Promise<RunRecord | undefined> {
   const holder = await rt.runs.activeRun(job);
   const held = holder === undefined ? undefined : await rt.runs.get(holder);
   if (held !== undefined && !TERMINAL_STATUSES.has(held.status)) return held;
@@ -35,7 +38,7 @@ export async function findUnfinishedRun(rt: Runtime, job: string): Promise<RunRe
  * already written. The snapshot goes: the fix may be in the job spec.
  */
 export async function requeueRun(
-  rt: Runtime,
+  rt: Pick<Runtime, 'runs' | 'runSnapshots'>,
   runQueue: Queue<RunJobData>,
   record: RunRecord,
   flags: RunFlags = {},
@@ -102,7 +105,7 @@ export async function takeOverOrphans(queues: {
  * with why, its lock and row bookkeeping go, and its queued batches find it finished
  * and write nothing.
  */
-export async function abandonRun(rt: Runtime, record: RunRecord): Promise<void> {
+export async function abandonRun(rt: Pick<Runtime, 'runs'>, record: RunRecord): Promise<void> {
   if (!TERMINAL_STATUSES.has(record.status))
     await rt.runs.fail(record.runId, 'abandoned: `run --fresh` started anew');
   await rt.runs.releaseJob(record.job, record.runId);
