@@ -10,7 +10,7 @@ import { readEnvelope } from '../api/envelope.ts';
 import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../ground/errors.ts';
 import { createTransport, resolveBaseUrl } from '../api/transport.ts';
 import type { Transport } from '../api/transport.ts';
-import { describeRedisUrl } from '../queue/runtime.ts';
+import { redisAddress } from '../ground/redis-address.ts';
 import type { Runtime } from '../queue/runtime.ts';
 
 /** `starting` until the workers run, `ready`, then `stopping` once shutdown began (never back). */
@@ -128,7 +128,7 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
   }
 
   async function checkRedis(): Promise<ComponentHealth> {
-    const target = describeRedisUrl(rt.settings.redisUrl);
+    const target = redisAddress(rt.settings.redisUrl);
     const started = performance.now();
     try {
       const answer = await withTimeout(rt.redis.ping(), timeoutMs);

@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   jobsDir?: string;
   /** Sees every exchange, retry and refresh of every client (metrics). */
   onClientEvent?: (event: ClientEvent) => void;
+  /** Sees the final row outcomes newly recorded, by outcome, as batches write (live metrics). */
+  onRowOutcomes?: (moved: Readonly<Record<string, number>>) => void;
 }
 
 /**
@@ -87,11 +89,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Redis URL for messages: host and port, never the password. */
-export function describeRedisUrl(url: string): string {
-  return redisAddress(url);
-}
-
 /**
  * Prefix of rowbridge's own keys (runs, index, dead letters, budgets): inside the queue
  * prefix, so that a `{hash-tagged}` queue prefix keeps every key in one cluster slot.
@@ -118,7 +115,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   for (const client of [connection, redis]) {
     client.on('error', (err: Error) => {
       if (redisErrors(err.message))
-        logger.warn({ err: { message: err.message } }, `Redis ${describeRedisUrl(settings.redisUrl)}`);
+        logger.warn({ err: { message: err.message } }, `Redis ${redisAddress(settings.redisUrl)}`);
     });
   }
   const queuePrefix = settings.queuePrefix;
@@ -128,6 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     prefix: statePrefix,
     retentionSeconds: settings.runRetentionDays * 86_400,
     rowStateTtlSeconds: Math.round(settings.rowStateTtlDays * 86_400),
+    ...(options.onRowOutcomes === undefined ? {} : { onRecorded: options.onRowOutcomes }),
   });
   const deadLetters = createDeadLetterStore({
     redis,
