@@ -20,6 +20,11 @@ export function formatReport(record: RunRecord, report: RunReport): string {
     `  ${pad('batches', 14)}${report.batches}`,
     `  ${pad('duration', 14)}${(report.durationMs / 1000).toFixed(1)} s`,
   ];
+  // Only when it happened: most runs resolve nothing, and a zero line would be noise.
+  if (report.resolved > 0)
+    lines.push(
+      `  resolved ${report.resolved} dead letter${report.resolved === 1 ? '' : 's'} (their rows landed)`,
+    );
   if (report.deadLetteredTotal > 0) lines.push(`  see them: rowbridge dlq list --run ${record.runId}`);
   return lines.join('\n');
 }

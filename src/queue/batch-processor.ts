@@ -3,6 +3,7 @@ import { createSyncContext } from '../sync/create-sync-context.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
+import { resolveLanded } from '../sync/resolve-dead-letters.ts';
 import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
 import { decideBatchFailure, delayJob } from './error-policy.ts';
 import type { BatchJobData } from './queues.ts';
@@ -65,6 +66,7 @@ export function createBatchProcessor(
       );
       const context = ctx;
       const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows));
+      await resolveLanded(rt, { job: job.data.job, runId }, rows, outcomes);
       const counts: Record<string, number> = {};
       for (const outcome of outcomes.values()) counts[outcome] = (counts[outcome] ?? 0) + 1;
       return summary(counts);
@@ -92,6 +94,7 @@ export function createBatchProcessor(
             runId,
             rows.map((r) => r.index),
           );
+          await resolveLanded(rt, { job: job.data.job, runId }, rows, known);
           const open = rows.filter((r) => {
             const o = known.get(r.index);
             return o === undefined || o === 'pending';

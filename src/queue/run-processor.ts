@@ -12,6 +12,7 @@ import { pullRun } from '../sync/pull-run.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
+import { LANDED_OUTCOMES } from '../sync/resolve-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
@@ -236,7 +237,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         // re-reads history and leaves the job's cursor where it was.
         await rt.runs.setCursor(spec.name, current.cursor);
       }
-      if (job.data.replayIds !== undefined) await settleReplay(rt, runId, job.data.replayIds);
+      if (job.data.replayIds !== undefined) await settleReplay(rt, spec.name, runId, job.data.replayIds);
       const superseded = await supersedeDeadLetters(rt.deadLetters, ctx.plan, spec.name, runId);
       if (superseded > 0)
         log.info({ superseded }, 'older dead letters of rows that failed again were replaced');
@@ -358,17 +359,26 @@ async function handBackOnAbort<T>(
 }
 
 /**
- * Replayed dead letters leave the store once their row has an outcome: it landed, or
- * it failed again and the replay run holds a fresh entry with the new reason.
+ * Replayed dead letters settle once their row has an outcome. A row that landed
+ * resolves its entry (counted in the report, once, even when its batch resolved it by
+ * key already). A row that failed again keeps its entry's id: the replay's fresh entry,
+ * with the new reason, takes it over. Any other outcome (update mode found no row) only
+ * removes the entry. Each step is idempotent, so a retried finalizer does nothing twice.
  */
-async function settleReplay(rt: Runtime, runId: string, ids: string[]): Promise<void> {
+async function settleReplay(rt: Runtime, job: string, runId: string, ids: string[]): Promise<void> {
   const outcomes = await rt.runs.getOutcomes(
     runId,
     ids.map((_, i) => i),
   );
-  const settled = ids.filter((_, i) => {
+  const landed: string[] = [];
+  const other: string[] = [];
+  for (const [i, id] of ids.entries()) {
     const o = outcomes.get(i);
-    return o !== undefined && o !== 'pending';
-  });
-  await rt.deadLetters.remove(settled);
+    if (o === undefined || o === 'pending') continue;
+    if (LANDED_OUTCOMES.has(o)) landed.push(id);
+    else if (o.startsWith('dead:')) await rt.deadLetters.move(`${runId}:${i}`, id);
+    else other.push(id);
+  }
+  await rt.deadLetters.resolve({ job, runId, tallyKey: rt.runs.tallyKey(runId), ids: landed });
+  await rt.deadLetters.remove(other);
 }

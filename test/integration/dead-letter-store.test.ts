@@ -108,6 +108,8 @@ describe('dead-letter store', () => {
         `${PREFIX}:dlq:cat:invalid-row`,
         `${PREFIX}:dlq:entries`,
         `${PREFIX}:dlq:job:orders`,
+        // The row index: the entry's source id finds it when that row lands later.
+        `${PREFIX}:dlq:row:orders`,
         `${PREFIX}:dlq:run:run1`,
       ].sort(),
     );

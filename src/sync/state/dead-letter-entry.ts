@@ -14,6 +14,8 @@ export interface DeadLetterEntry {
   message: string;
   field?: string;
   source: SourceRecord;
+  /** The row's key under the job's mapping when it failed (keyed jobs), so a later landing of the row resolves it. */
+  key?: string;
   payload?: FieldValue[];
   attempts: number;
   /** ISO timestamp. */
@@ -22,3 +24,14 @@ export interface DeadLetterEntry {
 
 /** What `add` takes: an entry whose createdAt defaults to now. */
 export type DeadLetterInput = Omit<DeadLetterEntry, 'createdAt'> & { createdAt?: string };
+
+/**
+ * Which row an entry is about, for resolving it when the row lands later: the source's
+ * own id (a primary key, a row id), else the row's key. Undefined when neither is known
+ * (a keyless file row). The store's Lua (`identity` in dead-letter-scripts.ts) applies
+ * the same rule to stored entries.
+ */
+export function rowIdentity(position: { id?: string }, key: string | undefined): string | undefined {
+  if (typeof position.id === 'string') return `id:${position.id}`;
+  return key === undefined ? undefined : `key:${key}`;
+}

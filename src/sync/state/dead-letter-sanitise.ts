@@ -178,6 +178,7 @@ export function sanitiseEntry(
   };
   if (input.errorCode !== undefined) entry.errorCode = input.errorCode;
   if (input.field !== undefined) entry.field = clipText(input.field.toWellFormed(), 1024);
+  if (typeof input.key === 'string') entry.key = clipText(input.key.toWellFormed(), 1024);
   if (input.payload !== undefined) entry.payload = sanitisePayload(id, input.payload);
   return { entry, score: created.ms };
 }

@@ -10,18 +10,65 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** ARGV: base, then (id, json, score, category, job, runId) per entry. Returns the number added. */
-const ADD = `
+/**
+ * Shared by the scripts below. The row index `<base>row:<job>` is a hash from a row's
+ * identity (`id:<source id>` or `key:<key>`, as rowIdentity in dead-letter-entry.ts) to
+ * the ids of the job's entries about that row, space-separated (entry ids hold none).
+ */
+const HELPERS = `
+local function identity(entry)
+  local source = entry.source
+  if type(source) == 'table' and type(source.position) == 'table' and type(source.position.id) == 'string' then
+    return 'id:' .. source.position.id
+  end
+  if type(entry.key) == 'string' then return 'key:' .. entry.key end
+  return nil
+end
+local function rowAdd(base, job, ident, id)
+  local key = base .. 'row:' .. job
+  local cur = redis.call('HGET', key, ident)
+  if cur then redis.call('HSET', key, ident, cur .. ' ' .. id) else redis.call('HSET', key, ident, id) end
+end
+local function rowDel(base, job, ident, id)
+  local key = base .. 'row:' .. job
+  local cur = redis.call('HGET', key, ident)
+  if not cur then return end
+  local kept = {}
+  for x in string.gmatch(cur, '%S+') do if x ~= id then kept[#kept + 1] = x end end
+  if #kept == 0 then redis.call('HDEL', key, ident) else redis.call('HSET', key, ident, table.concat(kept, ' ')) end
+end
+local function indexAdd(base, id, score, entry)
+  redis.call('ZADD', KEYS[2], score, id)
+  redis.call('ZADD', base .. 'cat:' .. entry.category, score, id)
+  redis.call('ZADD', base .. 'job:' .. entry.job, score, id)
+  redis.call('ZADD', base .. 'run:' .. entry.runId, score, id)
+  local ident = identity(entry)
+  if ident then rowAdd(base, entry.job, ident, id) end
+end
+-- Removes an entry and its index members; returns the decoded entry, or nil when absent.
+local function removeEntry(base, id)
+  local raw = redis.call('HGET', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+  if not raw then return nil end
+  local entry = cjson.decode(raw)
+  redis.call('HDEL', KEYS[1], id)
+  redis.call('ZREM', base .. 'cat:' .. entry.category, id)
+  redis.call('ZREM', base .. 'job:' .. entry.job, id)
+  redis.call('ZREM', base .. 'run:' .. entry.runId, id)
+  local ident = identity(entry)
+  if ident then rowDel(base, entry.job, ident, id) end
+  return entry
+end
+`;
+
+/** ARGV: base, then (id, json, score) per entry. Returns the number added. */
+const ADD = `${HELPERS}
 local base = ARGV[1]
 local added = 0
-for i = 2, #ARGV, 6 do
+for i = 2, #ARGV, 3 do
   local id = ARGV[i]
   if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
-    local score = ARGV[i + 2]
-    redis.call('ZADD', KEYS[2], score, id)
-    redis.call('ZADD', base .. 'cat:' .. ARGV[i + 3], score, id)
-    redis.call('ZADD', base .. 'job:' .. ARGV[i + 4], score, id)
-    redis.call('ZADD', base .. 'run:' .. ARGV[i + 5], score, id)
+    indexAdd(base, id, ARGV[i + 2], cjson.decode(ARGV[i + 1]))
     added = added + 1
   end
 end
@@ -32,23 +79,58 @@ return added
  * ARGV: base, then ids. The entry itself says which indexes hold it, so a caller never
  * needs a read-then-write that could race with a concurrent add.
  */
-const REMOVE = `
+const REMOVE = `${HELPERS}
 local base = ARGV[1]
 local removed = 0
 for i = 2, #ARGV do
-  local id = ARGV[i]
-  local raw = redis.call('HGET', KEYS[1], id)
-  redis.call('ZREM', KEYS[2], id)
-  if raw then
-    local entry = cjson.decode(raw)
-    redis.call('HDEL', KEYS[1], id)
-    redis.call('ZREM', base .. 'cat:' .. entry.category, id)
-    redis.call('ZREM', base .. 'job:' .. entry.job, id)
-    redis.call('ZREM', base .. 'run:' .. entry.runId, id)
-    removed = removed + 1
-  end
+  if removeEntry(base, ARGV[i]) then removed = removed + 1 end
 end
 return removed
+`;
+
+/**
+ * Rows that landed resolve their dead letters. KEYS[3]: the run's report counters.
+ * ARGV: base, job, runId, mode (rows|ids), then row identities (rows) or entry ids (ids).
+ * By identity, the run's own entries stay (another row of this run with the same key).
+ * Removing and counting in one script is what makes `resolved` exactly-once: a retried
+ * batch finds the entries gone. Returns the number resolved.
+ */
+const RESOLVE = `${HELPERS}
+local base, job, runId, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local resolved = 0
+for i = 5, #ARGV do
+  local ids = {}
+  if mode == 'ids' then ids[1] = ARGV[i]
+  else
+    local cur = redis.call('HGET', base .. 'row:' .. job, ARGV[i])
+    if cur then for x in string.gmatch(cur, '%S+') do ids[#ids + 1] = x end end
+  end
+  for _, id in ipairs(ids) do
+    local raw = redis.call('HGET', KEYS[1], id)
+    if raw and (mode == 'ids' or cjson.decode(raw).runId ~= runId) then
+      removeEntry(base, id)
+      resolved = resolved + 1
+    end
+  end
+end
+if resolved > 0 then redis.call('HINCRBY', KEYS[3], 'resolved', resolved) end
+return resolved
+`;
+
+/**
+ * A row that failed again in a replay keeps its entry's id: ARGV base, from id, to id,
+ * the entry as it now is (JSON, already carrying the to id), its score. The fresh entry
+ * (from) replaces the older one (to) atomically; nothing happens when from is gone (a
+ * finalizer retried after it moved), so it runs any number of times.
+ */
+const MOVE = `${HELPERS}
+local base, from, to = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('HEXISTS', KEYS[1], from) == 0 then return 0 end
+removeEntry(base, from)
+removeEntry(base, to)
+redis.call('HSET', KEYS[1], to, ARGV[4])
+indexAdd(base, to, ARGV[5], cjson.decode(ARGV[4]))
+return 1
 `;
 
 /**
@@ -110,6 +192,8 @@ function script(name: string, lua: string): DeadLetterScript {
 export const DEAD_LETTER_SCRIPTS = {
   add: script('add', ADD),
   remove: script('remove', REMOVE),
+  resolve: script('resolve', RESOLVE),
+  move: script('move', MOVE),
   replace: script('replace', REPLACE),
   page: script('page', PAGE),
 } as const;

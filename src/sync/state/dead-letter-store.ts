@@ -4,7 +4,8 @@
  * Adds and removes are Lua scripts, so the indexes always agree with the entries.
  *
  * Keys, all under `${prefix}:dlq:`: `entries` (hash id → JSON), `all`, `cat:<category>`,
- * `job:<job>`, `run:<runId>` (sorted sets of ids).
+ * `job:<job>`, `run:<runId>` (sorted sets of ids), `row:<job>` (hash: row identity → ids,
+ * so a row that lands finds its dead letters without a scan).
  */
 import type { Redis } from 'ioredis';
 import { ERROR_CATEGORIES } from '../../ground/errors.ts';
@@ -45,6 +46,24 @@ export interface DeadLetterStore {
    * reasons; entries no longer in the store are skipped. Resolves to the number replaced.
    */
   replaceSource(fixes: ReadonlyArray<{ id: string; data: Record<string, unknown> }>): Promise<number>;
+  /**
+   * Rows of `runId` landed: the job's entries about them (by rowIdentity of dead-letter-entry.ts, entries
+   * of `runId` itself excepted) or the entries named leave the store, and their number is
+   * added to `resolved` in the hash `tallyKey` (the run's report counters) in the same
+   * atomic step, so a retried batch never counts one twice. Resolves to the number removed.
+   */
+  resolve(options: {
+    job: string;
+    runId: string;
+    tallyKey: string;
+    identities?: readonly string[];
+    ids?: readonly string[];
+  }): Promise<number>;
+  /**
+   * The entry `from` replaces the entry `to` and takes its id (a replayed row failed
+   * again: its entry keeps the id a person knows). Nothing happens when `from` is gone.
+   */
+  move(from: string, to: string): Promise<boolean>;
   /** Removes every entry matching (all of them without a filter); resolves to the number removed. */
   purge(filter?: DeadLetterFilter): Promise<number>;
   /** Entries per category (categories with none are left out). */
@@ -174,6 +193,37 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
 
   return {
     prune,
+    async resolve({ job, runId, tallyKey, identities = [], ids = [] }) {
+      let resolved = 0;
+      for (const [mode, items] of [
+        ['rows', identities],
+        ['ids', ids],
+      ] as const) {
+        for (const batch of chunks([...new Set(items)], BATCH)) {
+          resolved += Number(
+            await runDeadLetterScript(
+              redis,
+              DEAD_LETTER_SCRIPTS.resolve,
+              [entriesKey, allKey, tallyKey],
+              [base, job, runId, mode, ...batch],
+            ),
+          );
+        }
+      }
+      return resolved;
+    },
+    async move(from, to) {
+      const raw = await redis.hget(entriesKey, from);
+      if (raw === null) return false;
+      const entry = { ...parse(from, raw), id: to };
+      const moved = await runDeadLetterScript(
+        redis,
+        DEAD_LETTER_SCRIPTS.move,
+        [entriesKey, allKey],
+        [base, from, to, JSON.stringify(entry), Date.parse(entry.createdAt)],
+      );
+      return Number(moved) === 1;
+    },
     async replaceSource(fixes) {
       let replaced = 0;
       for (const batch of chunks([...fixes], BATCH)) {
@@ -196,14 +246,7 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
       const prepared = inputs.map((input) => sanitiseEntry(input, now));
       let added = 0;
       for (const batch of chunks(prepared, BATCH)) {
-        const args = batch.flatMap(({ entry, score }) => [
-          entry.id,
-          JSON.stringify(entry),
-          score,
-          entry.category,
-          entry.job,
-          entry.runId,
-        ]);
+        const args = batch.flatMap(({ entry, score }) => [entry.id, JSON.stringify(entry), score]);
         added += Number(
           await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.add, [entriesKey, allKey], [base, ...args]),
         );

@@ -20,6 +20,8 @@ export interface RunReport {
   deleted: number;
   deadLettered: Partial<Record<ErrorCategory, number>>;
   deadLetteredTotal: number;
+  /** Older dead letters of the job whose row landed in this run, removed from the store. */
+  resolved: number;
   requests: number;
   throttled: number;
   retries: number;
@@ -70,8 +72,12 @@ export interface RunStore {
   fail(runId: string, message: string): Promise<void>;
   /** Newest first. */
   list(options?: { job?: string; limit?: number }): Promise<RunRecord[]>;
-  /** Outcomes of source records by their index; counters move exactly once per change. */
-  setOutcomes(runId: string, outcomes: ReadonlyMap<number, RowOutcome>): Promise<void>;
+  /**
+   * Outcomes of source records by their index; counters move exactly once per change.
+   * Resolves to the final outcomes newly recorded (not `pending`, not ones already
+   * recorded), by outcome: what live metrics count.
+   */
+  setOutcomes(runId: string, outcomes: ReadonlyMap<number, RowOutcome>): Promise<Record<string, number>>;
   getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
   /** Forgets outcomes (a create that certainly did not happen is no longer pending). */
   clearOutcomes(runId: string, indexes: readonly number[]): Promise<void>;
@@ -82,6 +88,8 @@ export interface RunStore {
   /** Requests, throttled answers and retries made for the run. */
   addTraffic(runId: string, traffic: { requests: number; throttled: number; retries: number }): Promise<void>;
   report(runId: string): Promise<RunReport>;
+  /** The hash of the run's report counters, for another store's script to add to atomically. */
+  tallyKey(runId: string): string;
   /** Mirror: keys the source had in this run. */
   markSeen(runId: string, keys: readonly string[]): Promise<void>;
   isSeen(runId: string, keys: readonly string[]): Promise<boolean[]>;
@@ -112,17 +120,25 @@ export interface RunStore {
 }
 
 // Moves each outcome once: a batch retried after a crash re-sets the same outcomes
-// without counting them twice.
+// without counting them twice. Returns the final outcomes it moved, as flat pairs.
 const SET_OUTCOMES = `
+local moved = {}
 for i = 1, #ARGV, 2 do
   local old = redis.call('HGET', KEYS[1], ARGV[i])
-  if old ~= ARGV[i + 1] then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  local new = ARGV[i + 1]
+  if old ~= new then
+    redis.call('HSET', KEYS[1], ARGV[i], new)
     if old then redis.call('HINCRBY', KEYS[2], old, -1) end
-    redis.call('HINCRBY', KEYS[2], ARGV[i + 1], 1)
+    redis.call('HINCRBY', KEYS[2], new, 1)
+    if new ~= 'pending' then moved[new] = (moved[new] or 0) + 1 end
   end
 end
-return 1`;
+local out = {}
+for outcome, n in pairs(moved) do
+  out[#out + 1] = outcome
+  out[#out + 1] = n
+end
+return out`;
 
 const CLEAR_OUTCOMES = `
 for i = 1, #ARGV do
@@ -143,6 +159,8 @@ export interface RunStoreOptions {
   retentionSeconds?: number;
   /** Row outcomes of a failed or abandoned run keep this long. @defaultValue 7 days */
   rowStateTtlSeconds?: number;
+  /** Sees the final outcomes each `setOutcomes` newly recorded (live metrics). */
+  onRecorded?: (moved: Readonly<Record<string, number>>) => void;
 }
 
 export function createRunStore(deps: RunStoreOptions): RunStore {
@@ -221,18 +239,26 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
         .slice(0, options.limit ?? 20);
     },
     async setOutcomes(runId, outcomes) {
-      if (outcomes.size === 0) return;
+      if (outcomes.size === 0) return {};
       const args: string[] = [];
       for (const [index, outcome] of outcomes) args.push(String(index), outcome);
       // Each write renews the expiry: a run abandoned without a word (its process and
       // every resume gone) does not keep its row bookkeeping forever.
-      await redis
+      const results = await redis
         .multi()
         .eval(SET_OUTCOMES, 2, outcomesKey(runId), countsKey(runId), ...args)
         .expire(outcomesKey(runId), rowStateTtl)
         .expire(countsKey(runId), Math.max(rowStateTtl, RETENTION_SECONDS))
         .exec();
+      const [err, flat] = results?.[0] ?? [];
+      if (err) throw err;
+      const moved: Record<string, number> = {};
+      const pairs = Array.isArray(flat) ? (flat as Array<string | number>) : [];
+      for (let i = 0; i + 1 < pairs.length; i += 2) moved[String(pairs[i])] = Number(pairs[i + 1]);
+      if (pairs.length > 0) deps.onRecorded?.(moved);
+      return moved;
     },
+    tallyKey: countsKey,
     async getOutcomes(runId, indexes) {
       const out = new Map<number, RowOutcome>();
       if (indexes.length === 0) return out;
@@ -283,6 +309,7 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
         deleted: record?.deleted ?? 0,
         deadLettered,
         deadLetteredTotal,
+        resolved: n('resolved'),
         requests: n('requests'),
         throttled: n('throttled'),
         retries: n('retries'),
