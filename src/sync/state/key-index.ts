@@ -22,7 +22,7 @@ export interface KeyIndexDeps {
   prefix: string;
   job: string;
   /**
-   * `compact`: digests of the keys in listpack buckets, about 35 bytes of Redis per key
+   * `compact`: digests of the keys in listpack buckets, under 40 bytes of Redis per key
    * (compact-key-index.ts), for upsert and update. `keys`: one hash of full keys, about
    * 130 bytes per key, the form that can list its keys (mirror deletes need them).
    * @defaultValue 'keys'
