@@ -1,12 +1,15 @@
+import { compareCursor } from './sources/cursor-filter.ts';
+
 /**
- * Whether incremental cursor value `a` is past `b`: numbers compare as numbers, dates as
- * instants, anything else as text (ISO timestamps sort as text).
+ * Whether incremental cursor value `a` is past `b`, in the order the sources filter by
+ * (`compareCursor`): numbers and numeric text as numbers, dates and ISO-like text as
+ * instants, anything else as text. The same order matters: text files give numbers as
+ * text, and "999" is past "3000" as text, so a run would save a cursor below its last
+ * record and the next run would read (and an append would write) those records again.
  */
 export function isLaterCursor(a: unknown, b: unknown): boolean {
   if (b === undefined || b === null) return true;
-  if (typeof a === 'number' && typeof b === 'number') return a > b;
-  if (a instanceof Date && b instanceof Date) return a.getTime() > b.getTime();
-  return cursorText(a) > cursorText(b);
+  return compareCursor(cursorText(a), cursorText(b)) > 0;
 }
 
 function cursorText(value: unknown): string {

@@ -30,6 +30,20 @@ describe('isLaterCursor: the cursor a run saves only moves forward', () => {
     expect(isLaterCursor(true, 'false')).toBe(true);
     expect(isLaterCursor({ v: 2 }, '{"v":1}')).toBe(true);
   });
+
+  it('numbers given as text (CSV, JSON strings) compare as numbers, as the sources filter them', () => {
+    // As text "999" is past "3000": the run would save a cursor below its last record.
+    expect(isLaterCursor('3000', '999')).toBe(true);
+    expect(isLaterCursor('999', '3000')).toBe(false);
+    expect(isLaterCursor(10, '9')).toBe(true);
+    expect(isLaterCursor('9', 10)).toBe(false);
+    expect(isLaterCursor('10', '10')).toBe(false);
+  });
+
+  it('timestamps in different forms compare as instants', () => {
+    expect(isLaterCursor('2024-01-01 10:00:00Z', '2024-01-01T09:30:00.000Z')).toBe(true);
+    expect(isLaterCursor(new Date('2024-01-01T09:00:00Z'), '2024-01-01T09:00:00.000001Z')).toBe(false);
+  });
 });
 
 describe('stopsRun: which failures end the run instead of the batch', () => {

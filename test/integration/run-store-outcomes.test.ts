@@ -1,0 +1,164 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunStore } from '../../src/sync/state/run-store.ts';
+import type { RowOutcome } from '../../src/sync/state/run-store.ts';
+import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
+
+const PREFIX = `rbtest-outcomes-${process.pid}`;
+
+/**
+ * The run store's outcome ledger: what makes the run report count each source record
+ * once however often a batch is retried. Real Redis, one run id per test.
+ */
+describe('run store outcome ledger', () => {
+  let redis: Redis;
+  let n = 0;
+  const recorded: Array<Record<string, number>> = [];
+  const store = () =>
+    createRunStore({
+      redis,
+      prefix: PREFIX,
+      rowStateTtlSeconds: 600,
+      retentionSeconds: 900,
+      onRecorded: (moved) => recorded.push({ ...moved }),
+    });
+  const newRun = () => `run-${++n}`;
+  const outcomes = (pairs: Array<[number, RowOutcome]>) => new Map<number, RowOutcome>(pairs);
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteKeys(`${PREFIX}:*`);
+    await redis.quit();
+  });
+
+  it('records outcomes by record index and counts them in the report', async () => {
+    const runs = store();
+    const runId = newRun();
+    const moved = await runs.setOutcomes(
+      runId,
+      outcomes([
+        [0, 'created'],
+        [1, 'created'],
+        [2, 'updated'],
+        [3, 'unchanged'],
+        [4, 'skipped'],
+        [5, 'duplicate'],
+        [6, 'dead:invalid-row'],
+      ]),
+    );
+    expect(moved).toEqual({
+      created: 2,
+      updated: 1,
+      unchanged: 1,
+      skipped: 1,
+      duplicate: 1,
+      'dead:invalid-row': 1,
+    });
+    const got = await runs.getOutcomes(runId, [0, 2, 6, 7]);
+    // Index 7 was never recorded: it is absent, not undefined or ''.
+    expect([...got.entries()]).toEqual([
+      [0, 'created'],
+      [2, 'updated'],
+      [6, 'dead:invalid-row'],
+    ]);
+    const report = await runs.report(runId);
+    expect(report).toMatchObject({
+      created: 2,
+      updated: 1,
+      unchanged: 1,
+      skipped: 2,
+      deadLettered: { 'invalid-row': 1 },
+      deadLetteredTotal: 1,
+    });
+  });
+
+  it('a retried batch setting the same outcomes again counts nothing twice and reports nothing moved', async () => {
+    const runs = store();
+    const runId = newRun();
+    const batch = outcomes([
+      [10, 'created'],
+      [11, 'updated'],
+    ]);
+    recorded.length = 0;
+    expect(await runs.setOutcomes(runId, batch)).toEqual({ created: 1, updated: 1 });
+    expect(await runs.setOutcomes(runId, batch)).toEqual({});
+    expect(await runs.setOutcomes(runId, batch)).toEqual({});
+    // Live metrics hear of the rows once.
+    expect(recorded).toEqual([{ created: 1, updated: 1 }]);
+    expect(await runs.report(runId)).toMatchObject({ created: 1, updated: 1 });
+  });
+
+  it('a pending create confirmed later moves from pending to created: counted once, pending not a final outcome', async () => {
+    const runs = store();
+    const runId = newRun();
+    recorded.length = 0;
+    expect(
+      await runs.setOutcomes(
+        runId,
+        outcomes([
+          [0, 'pending'],
+          [1, 'pending'],
+        ]),
+      ),
+    ).toEqual({});
+    expect(recorded).toEqual([]);
+    expect(await runs.setOutcomes(runId, outcomes([[0, 'created']]))).toEqual({ created: 1 });
+    const counts = await redis.hgetall(`${PREFIX}:run:${runId}:counts`);
+    expect(Number(counts.pending)).toBe(1);
+    expect(Number(counts.created)).toBe(1);
+    // A row that failed after all: its outcome changes from created to dead, counted once.
+    expect(await runs.setOutcomes(runId, outcomes([[0, 'dead:transient']]))).toEqual({ 'dead:transient': 1 });
+    expect(await runs.report(runId)).toMatchObject({
+      created: 0,
+      deadLettered: { transient: 1 },
+      deadLetteredTotal: 1,
+    });
+  });
+
+  it('clearing outcomes forgets them and takes them out of the counts; unknown indexes are ignored', async () => {
+    const runs = store();
+    const runId = newRun();
+    await runs.setOutcomes(
+      runId,
+      outcomes([
+        [0, 'pending'],
+        [1, 'pending'],
+        [2, 'created'],
+      ]),
+    );
+    await runs.clearOutcomes(runId, [0, 5]);
+    expect([...(await runs.getOutcomes(runId, [0, 1, 2])).keys()]).toEqual([1, 2]);
+    const counts = await redis.hgetall(`${PREFIX}:run:${runId}:counts`);
+    expect(Number(counts.pending)).toBe(1);
+    expect(Number(counts.created)).toBe(1);
+    // Cleared, the create is recorded afresh and counted.
+    expect(await runs.setOutcomes(runId, outcomes([[0, 'created']]))).toEqual({ created: 1 });
+    expect((await runs.report(runId)).created).toBe(2);
+  });
+
+  it('empty calls touch nothing: no outcome, no count, no key', async () => {
+    const runs = store();
+    const runId = newRun();
+    recorded.length = 0;
+    expect(await runs.setOutcomes(runId, new Map())).toEqual({});
+    expect((await runs.getOutcomes(runId, [])).size).toBe(0);
+    await runs.clearOutcomes(runId, []);
+    expect(recorded).toEqual([]);
+    expect(await redis.exists(`${PREFIX}:run:${runId}:outcomes`, `${PREFIX}:run:${runId}:counts`)).toBe(0);
+  });
+
+  it('row bookkeeping expires: outcomes after the row-state TTL, counts no sooner than the run record', async () => {
+    const runs = store();
+    const runId = newRun();
+    await runs.setOutcomes(runId, outcomes([[0, 'created']]));
+    const outcomesTtl = await redis.ttl(`${PREFIX}:run:${runId}:outcomes`);
+    const countsTtl = await redis.ttl(`${PREFIX}:run:${runId}:counts`);
+    expect(outcomesTtl).toBeGreaterThan(590);
+    expect(outcomesTtl).toBeLessThanOrEqual(600);
+    // The report outlives the row bookkeeping: counts keep as long as the run record.
+    expect(countsTtl).toBeGreaterThan(890);
+    expect(countsTtl).toBeLessThanOrEqual(900);
+  });
+});
