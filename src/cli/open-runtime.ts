@@ -42,6 +42,8 @@ export function openRuntime(
     interactive?: boolean;
     jobsDir?: string;
     onClientEvent?: (event: ClientEvent) => void;
+    /** Sees the row outcomes each batch newly records (live metrics). */
+    onRowOutcomes?: (moved: Readonly<Record<string, number>>) => void;
   } = {},
 ): Runtime {
   const settings = loadSettings(io.env);
@@ -60,6 +62,7 @@ export function openRuntime(
     logger,
     jobsDir: options.jobsDir ?? settings.jobsDir ?? path.join(io.cwd, 'jobs'),
     ...(options.onClientEvent === undefined ? {} : { onClientEvent: options.onClientEvent }),
+    ...(options.onRowOutcomes === undefined ? {} : { onRowOutcomes: options.onRowOutcomes }),
   });
 }
 

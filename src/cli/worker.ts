@@ -40,7 +40,10 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(WORKER, args, io);
   if (typeof parsed === 'number') return parsed;
   const metrics = createMetrics();
-  const rt = openRuntime(io, { onClientEvent: (event) => metrics.onClientEvent(event) });
+  const rt = openRuntime(io, {
+    onClientEvent: (event) => metrics.onClientEvent(event),
+    onRowOutcomes: (moved) => metrics.onRowOutcomes(moved),
+  });
   const readiness = createReadiness();
   const cleanups: Array<() => Promise<void>> = [];
   try {

@@ -5,9 +5,13 @@
  * How a process feeds it:
  * - every platform client's `onEvent` goes to {@link Metrics.onClientEvent} (requests by
  *   category, throttled answers, retries, token refreshes), exchange by exchange;
- * - {@link Metrics.observeRun} gets each terminal run with `runs.report(runId)` (rows by
- *   outcome, run duration): a run job completes with its terminal record, so the worker
- *   listens to `runWorker.on('completed', (job, record) => ...)`;
+ * - {@link Metrics.onRowOutcomes} gets the row outcomes each batch newly records (the run
+ *   store's `onRecorded`), so rows are counted while a run goes on, and a retried batch,
+ *   whose outcomes are already recorded, counts nothing twice;
+ * - {@link Metrics.observeRun} gets each terminal run with `runs.report(runId)` (what the
+ *   finalizer did: deletes, dead letters resolved; pull runs' rows; run duration): a run
+ *   job completes with its terminal record, so the worker listens to
+ *   `runWorker.on('completed', (job, record) => ...)`;
  * - {@link Metrics.collectFrom} is given the runtime once: queue depths and the current
  *   pace of each credential's limiter are then read at scrape time, not kept up to date.
  *
@@ -49,9 +53,12 @@ export interface Metrics {
   readonly registry: Registry;
   /** Counts one client event (pass it as, or call it from, the client's `onEvent`). */
   onClientEvent(event: ClientEvent): void;
+  /** Counts rows by the outcome just recorded for them (`created`, `dead:<category>`...). */
+  onRowOutcomes(moved: Readonly<Record<string, number>>): void;
   /**
-   * Adds a terminal run's rows by outcome and its duration. A run observed twice (a
-   * finalizer retried by BullMQ) is counted once; non-terminal records are ignored.
+   * Adds what a terminal run did beyond its batches (deletes, resolved dead letters, a
+   * pull run's rows) and its duration. A run observed twice (a finalizer retried by
+   * BullMQ) is counted once; non-terminal records are ignored.
    */
   observeRun(record: RunRecord, report: RunReport): void;
   /** Reads queue depths and pace from `source` at every scrape. Call once. */
@@ -93,6 +100,11 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
     name: 'rowbridge_rows_total',
     help: 'Source rows by outcome of their run; dead_lettered rows carry the error category.',
     labelNames: ['outcome', 'category'] as const,
+    registers,
+  });
+  const resolved = new Counter({
+    name: 'rowbridge_dead_letters_resolved_total',
+    help: 'Dead letters removed because their row landed in a later run or replay.',
     registers,
   });
   const requests = new Counter({
@@ -165,6 +177,15 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
       } else if (event.type === 'retry') retries.inc();
       else refreshes.inc();
     },
+    onRowOutcomes(moved) {
+      for (const [outcome, n] of Object.entries(moved)) {
+        if (n <= 0) continue;
+        if (outcome.startsWith('dead:'))
+          rows.inc({ outcome: 'dead_lettered', category: outcome.slice(5) }, n);
+        // The report counts duplicates of a key within a run as skipped; so do the metrics.
+        else rows.inc({ outcome: outcome === 'duplicate' ? 'skipped' : outcome }, n);
+      }
+    },
     observeRun(record, report) {
       if (!TERMINAL_STATUSES.has(record.status) || observed.has(record.runId)) return;
       observed.add(record.runId);
@@ -172,12 +193,11 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
         const oldest = observed.values().next();
         if (oldest.done !== true) observed.delete(oldest.value);
       }
-      for (const outcome of ['created', 'updated', 'unchanged', 'skipped', 'deleted'] as const) {
-        if (report[outcome] > 0) rows.inc({ outcome }, report[outcome]);
-      }
-      for (const [category, n] of Object.entries(report.deadLettered)) {
-        if (n !== undefined && n > 0) rows.inc({ outcome: 'dead_lettered', category }, n);
-      }
+      // Batch rows were counted as they were recorded; a pull run's rows and the
+      // finalizer's deletes have no batch, so they are counted here.
+      if (record.mode === 'pull' && report.created > 0) rows.inc({ outcome: 'created' }, report.created);
+      if (report.deleted > 0) rows.inc({ outcome: 'deleted' }, report.deleted);
+      if (report.resolved > 0) resolved.inc(report.resolved);
       durations.observe({ job: record.job, status: record.status }, report.durationMs / 1000);
     },
     collectFrom(next) {

@@ -10,6 +10,7 @@ import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Metrics } from '../../src/ops/metrics.ts';
 import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
+import { createRunStore } from '../../src/sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
@@ -94,6 +95,15 @@ describe('Prometheus metrics of a real run', () => {
     h = await createHarness('ops-metrics', { rateLimit: { requestsPerSecond: 8, burst: 2 } });
     metrics = createMetrics();
     instrumented = instrumentClients(h, metrics);
+    // Rows are counted as batches record them: the worker wires the runtime's
+    // onRowOutcomes; this harness runtime's batches write through a run store that does.
+    const runs = createRunStore({
+      redis: h.rt.redis,
+      prefix: h.rt.statePrefix,
+      onRecorded: (moved) => metrics.onRowOutcomes(moved),
+    });
+    const syncDeps = h.rt.syncDeps.bind(h.rt);
+    h.rt.syncDeps = (client, log) => ({ ...syncDeps(client, log), runs });
     metrics.collectFrom({
       connection: h.rt.connection,
       queuePrefix: h.rt.queuePrefix,
