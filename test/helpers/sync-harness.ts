@@ -17,11 +17,13 @@ import type { Runtime } from '../../src/queue/runtime.ts';
 import { TERMINAL_STATUSES } from '../../src/sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
+import { recordRedisPattern } from './redis-prefixes.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Deletes every key under a prefix (tests clean up after themselves). */
 export async function deleteKeys(pattern: string): Promise<void> {
+  recordRedisPattern(pattern);
   const redis = new Redis(REDIS_URL);
   try {
     let cursor = '0';
@@ -67,6 +69,7 @@ export async function createHarness(
   const app = emulator.createApp({ name: `app-${name}` });
   const dir = await mkdtemp(path.join(tmpdir(), `rowbridge-${name}-`));
   const prefix = `rbtest-${name}-${process.pid}`;
+  recordRedisPattern(`${prefix}:*`);
   const env: NodeJS.ProcessEnv = {
     ROWBRIDGE_API_URL: emulator.url,
     ROWBRIDGE_APPKEY: app.appKey,

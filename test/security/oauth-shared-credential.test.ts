@@ -14,7 +14,7 @@ import { createRuntime } from '../../src/queue/runtime.ts';
 import type { Runtime } from '../../src/queue/runtime.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
-import { REDIS_URL } from '../helpers/sync-harness.ts';
+import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
 describe('two deployments sharing one OAuth credential', () => {
   let emulator: EmulatorHandle;
@@ -34,6 +34,8 @@ describe('two deployments sharing one OAuth credential', () => {
     for (const rt of runtimes) await rt.close();
     const key = oauthTokenKey(emulator.tokenUrl, oauth.clientId);
     await redis.del(key, `${key}:lock`);
+    // Each deployment's rate budget lives under its queue prefix.
+    for (const side of ['a', 'b']) await deleteKeys(`rbtest-sec-oauth-${side}-${process.pid}:*`);
     redis.disconnect();
     await emulator.close();
   });
@@ -61,8 +63,8 @@ describe('two deployments sharing one OAuth credential', () => {
   }
 
   it('keeps working in both after the refresh token rotates, each refresh once', async () => {
-    const a = deployment('rbtest-sec-oauth-a');
-    const b = deployment('rbtest-sec-oauth-b');
+    const a = deployment(`rbtest-sec-oauth-a-${process.pid}`);
+    const b = deployment(`rbtest-sec-oauth-b-${process.pid}`);
     const get = { method: 'GET', path: '/v3/app', write: false } as const;
     await a.call(get);
     // b starts with the env's refresh token, which a's refresh has revoked.
