@@ -6,13 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { loadSettings } from '../../config/settings.ts';
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
-import { parseSeed } from '../../src/emulator/seed-schema.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
-import { commands } from '../../src/cli/commands.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { BATCH_QUEUE } from '../../src/queue/queues.ts';
@@ -186,95 +183,4 @@ describe('scale-out: two worker processes on one Redis', () => {
     ]);
     expect(codes, logs()).toEqual([0, 0]);
   }, 180_000);
-});
-
-interface ComposeService {
-  image?: string;
-  command?: string[];
-  profiles?: string[];
-  ports?: string[];
-  container_name?: string;
-  environment?: Record<string, string>;
-  healthcheck?: { test?: string[]; disable?: boolean };
-  depends_on?: Record<string, { condition: string }>;
-}
-
-describe('scale-out with Docker: compose.yaml and Dockerfile', () => {
-  const read = (file: string) => readFile(path.join(ROOT, file), 'utf8');
-
-  it('compose.yaml: redis with AOF and noeviction, scalable workers, the dashboard, the emulator demo profile', async () => {
-    const compose = parse(await read('compose.yaml'), { merge: true }) as {
-      services: Record<string, ComposeService>;
-    };
-    const { redis, worker, dashboard, emulator, demo } = compose.services;
-    expect(redis?.command).toEqual([
-      'redis-server',
-      '--appendonly',
-      'yes',
-      '--maxmemory-policy',
-      'noeviction',
-    ]);
-    expect(redis?.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
-    for (const [name, service] of Object.entries({ worker, dashboard })) {
-      expect(service?.profiles, name).toBeUndefined();
-      expect(service?.depends_on?.redis?.condition, name).toBe('service_healthy');
-      expect(service?.environment?.REDIS_URL, name).toBe('${REDIS_URL:-redis://redis:6379}');
-    }
-    // `--scale worker=3` fails with a fixed container name or host port.
-    expect(worker?.container_name).toBeUndefined();
-    expect(worker?.ports).toBeUndefined();
-    expect(worker?.command).toEqual([
-      'node',
-      'src/cli.ts',
-      'worker',
-      '--ops-port',
-      '9464',
-      '--host',
-      '0.0.0.0',
-    ]);
-    expect(dashboard?.ports).toEqual(['127.0.0.1:${DASHBOARD_PORT:-3000}:3000']);
-    expect(dashboard?.healthcheck?.test?.[0]).toBe('CMD');
-    expect(emulator?.profiles).toEqual(['demo']);
-    expect(demo?.profiles).toEqual(['demo']);
-    expect(demo?.depends_on?.emulator?.condition).toBe('service_healthy');
-    // Every command the services run exists in the CLI.
-    for (const service of Object.values(compose.services)) {
-      if (service.command?.[1] === 'src/cli.ts') expect(Object.keys(commands)).toContain(service.command[2]);
-    }
-
-    // The demo's credentials open the app of the seed the emulator loads, whose worksheet is the quickstart's.
-    const seedFile = emulator?.command?.[emulator.command.indexOf('--seed') + 1] ?? '';
-    const seed = parseSeed(JSON.parse(await read(seedFile)), seedFile);
-    expect(seed.apps[0]).toMatchObject({
-      appKey: demo?.environment?.ROWBRIDGE_APPKEY,
-      sign: demo?.environment?.ROWBRIDGE_SIGN,
-    });
-    expect(seed.apps[0]?.worksheets?.[0]).toEqual(
-      JSON.parse(await read('jobs/examples/quickstart/worksheet.json')),
-    );
-    expect(demo?.command).toEqual(['node', 'src/cli.ts', 'run', 'jobs/examples/quickstart/orders.yaml']);
-    expect(demo?.environment?.ROWBRIDGE_QUEUE_PREFIX).toMatch(/\{.+\}/);
-  });
-
-  it('Dockerfile: multi-stage on node:24-slim, production dependencies, non-root, healthcheck, worker command', async () => {
-    const lines = (await read('Dockerfile')).split('\n').filter((l) => !l.startsWith('#'));
-    const text = lines.join('\n');
-    expect(lines.filter((l) => l.startsWith('FROM '))).toEqual([
-      'FROM node:24-slim AS deps',
-      'FROM node:24-slim',
-    ]);
-    expect(text).toContain('RUN npm ci --omit=dev');
-    const at = (prefix: string) => lines.findIndex((l) => l.startsWith(prefix));
-    expect(at('USER node')).toBeGreaterThan(at('COPY src'));
-    expect(at('USER node')).toBeLessThan(at('CMD '));
-    expect(text).toMatch(/HEALTHCHECK .*\n.*process\.env\.OPS_PORT \|\| 9464\) \+ '\/healthz'/);
-    expect(lines.find((l) => l.startsWith('CMD '))).toBe(
-      'CMD ["node", "src/cli.ts", "worker", "--ops-port", "9464", "--host", "0.0.0.0"]',
-    );
-    // What the image copies must not be ignored; secrets and local tooling must be.
-    const ignored = (await read('.dockerignore')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-    for (const needed of ['package.json', 'package-lock.json', 'config', 'src', 'jobs'])
-      expect(ignored).not.toContain(needed);
-    for (const kept of ['.env', '.env.*', 'node_modules', '.git', '.tools']) expect(ignored).toContain(kept);
-  });
 });
