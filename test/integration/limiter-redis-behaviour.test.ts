@@ -89,8 +89,10 @@ describe('rate limiter on a Redis budget', () => {
 
     const before = Date.now();
     await a.onThrottled({ code: 51, retryAfterMs: 1500 });
+    // The shared pause is Retry-After's, not backoff51Ms's: b waits it out. Only lower
+    // bounds on waiting: a busy machine makes waits longer, never shorter.
     const left = await pauseLeftMs(budgetKey);
-    expect(left).toBeGreaterThan(1000);
+    expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(1500);
     const startedAt = await b.schedule(() => Promise.resolve(Date.now()));
     expect(startedAt - before).toBeGreaterThanOrEqual(1500);

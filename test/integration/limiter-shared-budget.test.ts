@@ -63,8 +63,8 @@ describe('shared rate budget across processes', () => {
     for (let w = 500; w <= durationMs; w += 500) {
       expect(countBetween(all, startAt, startAt + w)).toBeLessThanOrEqual(burst + (rate * w) / 1000 + 1);
     }
-    // Each process alone would have taken ~rate * duration; together they still share one budget.
-    expect(all.length).toBeGreaterThanOrEqual((rate * durationMs) / 1000 / 2);
+    // Every process was granted some of it. How much of the budget they use together is a
+    // speed, measured by bench/throttled-shared.ts (shareOfCeiling), not asserted here.
     for (const r of reports) expect(r.grants.length).toBeGreaterThan(0);
   });
 
