@@ -1,5 +1,6 @@
 import path from 'node:path';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../ground/logger.ts';
@@ -17,6 +18,8 @@ import { ensureRedisReachable } from './redis-reachable.ts';
  */
 function logDestination(io: CliIo, json: boolean): DestinationStream {
   if (io.errIsTty !== true || json) return process.stderr;
+  // Loaded on a terminal only: a worker or a piped command never pays for it.
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const pretty = pinoPretty.prettyFactory({
     colorize: true,
     singleLine: true,

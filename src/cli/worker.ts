@@ -1,6 +1,5 @@
 import { createMetrics } from '../ops/metrics.ts';
 import { createReadiness } from '../ops/health.ts';
-import { startOpsServer } from '../ops/ops-server.ts';
 import { createWorkers } from '../queue/create-workers.ts';
 import { createQueues } from '../queue/queues.ts';
 import { takeOverOrphans } from '../queue/resume-run.ts';
@@ -52,6 +51,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     metrics.collectFrom(rt);
     cleanups.push(() => metrics.close());
     if (opsPort !== undefined) {
+      // express and bull-board load only when the ops server is asked for.
+      const { startOpsServer } = await import('../ops/ops-server.ts');
       const ops = await startOpsServer({
         rt,
         metrics,

@@ -11,9 +11,7 @@ import { readCsvSource } from './csv-source.ts';
 import { resolveDataFile } from './file-input.ts';
 import { readHttpSource } from './http-source.ts';
 import { readJsonSource } from './json-source.ts';
-import { readMysqlSource } from './mysql-source.ts';
 import { readNdjsonSource } from './ndjson-source.ts';
-import { readPostgresSource } from './postgres-source.ts';
 import { readWorksheetSource } from './worksheet-source.ts';
 
 /**
@@ -45,11 +43,18 @@ export function createSource(spec: SourceSpec, deps: SourceDeps): AsyncGenerator
       return dataDir ? confined(spec, deps, readJsonSource) : readJsonSource(spec, deps);
     case 'http':
       return readHttpSource(spec, deps);
+    // The database drivers load only for a job that reads a database: a worker's start
+    // does not pay for pg and mysql2 (bench/README.md, memory at start).
     case 'postgres':
-      return readPostgresSource(spec, deps);
+      return lazily(async () => (await import('./postgres-source.ts')).readPostgresSource(spec, deps));
     case 'mysql':
-      return readMysqlSource(spec, deps);
+      return lazily(async () => (await import('./mysql-source.ts')).readMysqlSource(spec, deps));
     case 'worksheet':
       return readWorksheetSource(spec, deps);
   }
+}
+
+/** A source whose reader module is imported on the first read. */
+async function* lazily(open: () => Promise<AsyncGenerator<SourceItem>>): AsyncGenerator<SourceItem> {
+  yield* await open();
 }
