@@ -21,6 +21,9 @@ import { describeHandle, liveHandles, pendingTimers, trackTimers } from './live-
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** How long handles get to finish closing (a quit() answered, a socket's close event not yet). */
 const GRACE_MS = 2_000;
+const POLL_MS = 50;
+/** The real setTimeout, kept in case the file leaves fake timers installed. */
+const { setTimeout: sleepTimer } = globalThis;
 /** How many leftover keys the message lists before "and N more". */
 const SHOWN_KEYS = 10;
 
@@ -73,13 +76,13 @@ async function leftoverKeys(): Promise<string[]> {
 }
 
 async function leftoverHandles(): Promise<string[]> {
-  const deadline = Date.now() + GRACE_MS;
-  for (;;) {
+  // Counted in polls, not by Date.now: a file may have left fake timers (and a fake clock) in place.
+  for (let poll = 0; ; poll += 1) {
     const opened = liveHandles().filter((h) => !before.has(h));
     const timers = pendingTimers();
-    if ((opened.length === 0 && timers.length === 0) || Date.now() > deadline)
+    if ((opened.length === 0 && timers.length === 0) || poll * POLL_MS >= GRACE_MS)
       return grouped([...opened.map(describeHandle), ...timers]);
-    await new Promise((r) => setTimeout(r, 50).unref());
+    await new Promise((r) => sleepTimer(r, POLL_MS).unref());
   }
 }
 
