@@ -7,6 +7,7 @@ import type { SourceDeps } from '../sync/sources/source-deps.ts';
 import { createSource } from '../sync/sources/create-source.ts';
 import type { SourceRecord } from '../sync/types.ts';
 import { deadLetterSource } from './dead-letter-source.ts';
+import type { ReadByIds } from './dead-letter-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -17,6 +18,33 @@ function platformZone(
 ): string | undefined {
   if (spec.source.type !== 'worksheet') return undefined;
   return rt.clientFor(spec.source.credentialsEnvPrefix).organisation.timeZone;
+}
+
+/**
+ * How a replay reads rows again by their source id, for sources that can (SQL with a
+ * keyColumn, worksheets); undefined for the others (files, http), which replay the
+ * stored record.
+ */
+function readByIds(
+  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
+  spec: JobSpec,
+  file: string,
+  signal?: AbortSignal,
+): ReadByIds | undefined {
+  const source = spec.source;
+  const byId =
+    source.type === 'worksheet' ||
+    ((source.type === 'postgres' || source.type === 'mysql') && source.keyColumn !== undefined);
+  if (!byId) return undefined;
+  return (ids) =>
+    createSource(source, {
+      env: rt.env,
+      baseDir: path.dirname(file),
+      readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+      platformTimeZone: platformZone(rt, spec),
+      ids,
+      signal,
+    });
 }
 
 /**
@@ -34,7 +62,8 @@ export async function openSource(
   range?: { since: string; sinceInclusive: boolean; until: string },
   signal?: AbortSignal,
 ): Promise<AsyncIterable<SourceRecord>> {
-  if (data.replayIds !== undefined) return deadLetterSource(rt.deadLetters, data.replayIds, runId);
+  if (data.replayIds !== undefined)
+    return deadLetterSource(rt.deadLetters, data.replayIds, runId, readByIds(rt, spec, file, signal));
   if (range !== undefined) {
     return checkSourceColumns(
       spec.name,

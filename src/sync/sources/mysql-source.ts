@@ -145,7 +145,13 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
           throw new SourceError(kind, `${who}: query failed: ${message}`);
         }
       },
-      { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
+      {
+        since: deps.since,
+        sinceInclusive: deps.sinceInclusive,
+        until: deps.until,
+        ids: deps.ids,
+        signal: deps.signal,
+      },
     );
   } finally {
     stop();

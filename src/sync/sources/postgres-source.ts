@@ -114,7 +114,13 @@ export async function* readPostgresSource(
           throw queryError(err, who, secrets, timeoutMs);
         }
       },
-      { since: deps.since, sinceInclusive: deps.sinceInclusive, until: deps.until, signal: deps.signal },
+      {
+        since: deps.since,
+        sinceInclusive: deps.sinceInclusive,
+        until: deps.until,
+        ids: deps.ids,
+        signal: deps.signal,
+      },
     );
   } finally {
     stop();

@@ -47,6 +47,12 @@ export interface SourceDeps {
    */
   until?: unknown;
   /**
+   * Only the records with one of these source ids (`position.id`): a dead-letter replay
+   * reads its rows again as the source has them now. SQL sources match their
+   * `keyColumn`, worksheet sources the row id; others do not support it.
+   */
+  ids?: readonly string[] | undefined;
+  /**
    * The job's incremental cursor field (`incremental.cursor`): the data key compared with
    * `since` in file, http and worksheet sources. SQL sources use `cursorColumn` instead.
    */

@@ -88,6 +88,8 @@ export async function* readKeysetPages(
     since?: unknown;
     sinceInclusive?: boolean | undefined;
     until?: unknown;
+    /** Only rows whose keyColumn (as text) is one of these. */
+    ids?: readonly string[] | undefined;
     signal?: AbortSignal | undefined;
   },
 ): AsyncGenerator<SourceItem> {
@@ -131,6 +133,10 @@ export async function* readKeysetPages(
           : ` AND (${c} > ${p(lastCursor)} OR (${c} = ${p(lastCursor)} AND ${k} > ${p(lastKey)}))`;
     }
     if (until !== undefined) where += ` AND ${c} <= ${p(until)}`;
+    if (options.ids !== undefined) {
+      if (k === undefined || options.ids.length === 0) return;
+      where += ` AND ${dialect.asText(k)} IN (${options.ids.map((id) => p(id)).join(', ')})`;
+    }
     atSinceInclusive = false;
     const rows = await cancellable(options.signal, () =>
       run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params),

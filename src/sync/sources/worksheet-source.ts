@@ -51,10 +51,18 @@ export async function* readWorksheetSource(
       `worksheet source "${spec.worksheet}": no worksheet reader was wired for this job`,
     );
   }
+  const ids = deps.ids === undefined ? undefined : new Set(deps.ids);
+  if (ids?.size === 0) return;
+  // By id: `rowid in [...]` fetches the rows (platform-shapes §8 [C]); beside a filter of
+  // the job's own (which may use both nesting levels already) the ids are checked here.
+  const byId =
+    deps.ids === undefined || spec.filter !== undefined
+      ? spec.filter
+      : { type: 'condition' as const, field: 'rowid', operator: 'in' as const, value: [...deps.ids] };
   const query: WorksheetReadQuery = {
     worksheet: spec.worksheet,
     ...(spec.view === undefined ? {} : { view: spec.view }),
-    ...(spec.filter === undefined ? {} : { filter: spec.filter }),
+    ...(byId === undefined ? {} : { filter: byId }),
     ...(spec.fields === undefined ? {} : { fields: spec.fields }),
     ...(spec.credentialsEnvPrefix === undefined ? {} : { credentialsEnvPrefix: spec.credentialsEnvPrefix }),
     ...(spec.values === undefined ? {} : { values: spec.values }),
@@ -66,6 +74,7 @@ export async function* readWorksheetSource(
   let index = 0;
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();
+    if (ids !== undefined && !ids.has(row.id)) continue;
     const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
     if (!isInCursorRange(cursor, bounds)) continue;
     yield {

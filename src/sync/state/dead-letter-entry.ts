@@ -20,6 +20,11 @@ export interface DeadLetterEntry {
   attempts: number;
   /** ISO timestamp. */
   createdAt: string;
+  /**
+   * When a person's fixed record (`dlq replay --file`) replaced the source record: a
+   * replay writes that record, not the row as the source has it now.
+   */
+  fixedAt?: string;
 }
 
 /** What `add` takes: an entry whose createdAt defaults to now. */

@@ -233,7 +233,9 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
           const raw = current[i];
           if (raw == null) return;
           const entry = parse(fix.id, raw);
-          args.push(fix.id, JSON.stringify({ ...entry, source: { ...entry.source, data: fix.data } }));
+          const fixedAt = new Date(now()).toISOString();
+          const fixed = { ...entry, source: { ...entry.source, data: fix.data }, fixedAt };
+          args.push(fix.id, JSON.stringify(fixed));
         });
         if (args.length > 0)
           replaced += Number(
