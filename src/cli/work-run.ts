@@ -76,7 +76,12 @@ export async function workRunsInProcess(
     return results;
   } catch (err) {
     // Redis stayed away: the workers cannot hand anything back; do not wait for them.
-    if (err instanceof RedisGoneError) closeTimeoutMs = 1_000;
+    // A job whose failure BullMQ cannot record keeps its lock timer alive, so the
+    // process would never end by itself: the shutdown's deadline bounds it.
+    if (err instanceof RedisGoneError) {
+      closeTimeoutMs = 1_000;
+      hardDeadline(rt, io);
+    }
     throw err;
   } finally {
     // Still listening while the workers close: a second Ctrl-C then exits at once.

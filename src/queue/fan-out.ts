@@ -6,15 +6,15 @@ import type { ReadProgress } from '../sync/read-batches.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import type { Source } from '../sync/types.ts';
 import { deadLetterRows } from '../sync/write-batch.ts';
-import type { BatchJobData } from './queues.ts';
+import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
 /**
  * Batch jobs of one parent waiting or running at once: bounds the rows held in Redis to
  * about 64 platform batches, and never fewer jobs than several workers can share.
  */
-function maxOutstandingJobs(batchSize: number): number {
-  return Math.max(16, Math.ceil((64 * batchSize) / rowsPerBatchJob(batchSize)));
+function maxOutstandingJobs(batchSize: number, rowsPerJob: number): number {
+  return Math.max(16, Math.ceil((64 * batchSize) / rowsPerJob));
 }
 
 /**
@@ -26,9 +26,9 @@ function maxOutstandingJobs(batchSize: number): number {
  * already done are skipped by their recorded outcomes.
  */
 export async function fanOutBatches(
-  rt: Runtime,
+  rt: Pick<Runtime, 'runs' | 'settings'>,
   batches: Queue<BatchJobData>,
-  parent: Job,
+  parent: Job<RunJobData>,
   ctx: SyncContext,
   source: Source,
   signal?: AbortSignal,
@@ -36,9 +36,11 @@ export async function fanOutBatches(
   const progress: ReadProgress = { read: 0, cursor: undefined };
   const { plan } = ctx;
   let batchNo = 0;
+  const perJob = await rowsPerJob(parent, ctx.batchSize);
+  const outstanding = maxOutstandingJobs(ctx.batchSize, perJob);
   for await (const rows of readBatches(source, {
     plan,
-    batchSize: rowsPerBatchJob(ctx.batchSize),
+    batchSize: perJob,
     progress,
     maxCellBytes: rt.settings.maxCellBytes,
     onRejected: async (rejected) => {
@@ -58,7 +60,7 @@ export async function fanOutBatches(
         ctx.runId,
         rows.map((r) => r.mapped.key ?? ''),
       );
-    await waitForRoom(parent, maxOutstandingJobs(ctx.batchSize), signal);
+    await waitForRoom(parent, outstanding, signal);
     await batches.add(
       'batch',
       { runId: ctx.runId, job: ctx.job, batchNo, rows },
@@ -78,6 +80,21 @@ export async function fanOutBatches(
     signal?.throwIfAborted();
   }
   return { progress, batches: batchNo };
+}
+
+/**
+ * Rows per batch job of this parent. Batch job ids are `<parent>-<n>`, so a re-read
+ * must cut the rows as the first read did, or a row could sit in two live jobs at once;
+ * the size is kept in the parent's data, and a read begun by a version that cut one job
+ * per platform batch (children, no size kept) goes on that way.
+ */
+async function rowsPerJob(parent: Job<RunJobData>, batchSize: number): Promise<number> {
+  if (typeof parent.data.rowsPerJob === 'number') return parent.data.rowsPerJob;
+  const counts = await parent.getDependenciesCount();
+  const begun = Object.values(counts).some((n) => (n ?? 0) > 0);
+  const rows = begun ? batchSize : rowsPerBatchJob(batchSize);
+  await parent.updateData({ ...parent.data, rowsPerJob: rows });
+  return rows;
 }
 
 /** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */

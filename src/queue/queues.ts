@@ -23,6 +23,8 @@ export interface RunJobData {
   range?: { from: string; to: string; chunks: number };
   /** Set on a chunk job of a backfill: the piece of the range it reads. */
   chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
+  /** Rows per batch job, fixed when the read first starts, so a re-read cuts the same jobs. */
+  rowsPerJob?: number;
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */

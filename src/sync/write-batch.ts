@@ -203,34 +203,40 @@ async function writeUpdates(
   const byRowId = new Map(changes.map((c) => [c.rowId, c]));
   for (const group of ctx.groupChangeSets(changes.map((c) => ({ rowId: c.rowId, changed: c.changed })))) {
     const members = group.rowIds.map((id) => byRowId.get(id)!);
-    if (members.length === 1) {
-      await updateOne(ctx, members[0]!, group.fields, outcomes);
-      continue;
-    }
-    let failed: string[];
-    try {
-      const result = await ambiguousSafe(() =>
-        ctx.rows.batchUpdate(ctx.worksheetId, {
-          rowIds: group.rowIds,
-          fields: group.fields,
-          triggerWorkflow: ctx.triggerWorkflow,
-        }),
-      );
-      failed = result.failedRowIds ?? [];
-    } catch (err) {
-      if (!isCategory(err, 'invalid-row', 'not-found', 'conflict')) throw err;
-      failed = group.rowIds;
-    }
-    const failedSet = new Set(failed);
-    await landed(
-      ctx,
-      outcomes,
-      members.filter((m) => !failedSet.has(m.rowId)).map((m) => ({ ...m, outcome: 'updated' as const })),
-    );
-    // One by one, so that each failing row is dead-lettered with its own code.
-    for (const m of members.filter((x) => failedSet.has(x.rowId)))
-      await updateOne(ctx, m, group.fields, outcomes);
+    // A batch job holds several platform batches of rows (batch-job-size.ts): one
+    // change set can cover more rows than one write request may carry.
+    for (let i = 0; i < members.length; i += ctx.batchSize)
+      await updateGroup(ctx, members.slice(i, i + ctx.batchSize), group.fields, outcomes);
   }
+}
+
+/** Writes one change set to rows that all get exactly it: one batch PATCH, or one PATCH for a lone row. */
+async function updateGroup(
+  ctx: SyncContext,
+  members: Array<{ row: BatchRow; rowId: string }>,
+  fields: FieldValue[],
+  outcomes: BatchOutcomes,
+): Promise<void> {
+  if (members.length === 1) return updateOne(ctx, members[0]!, fields, outcomes);
+  const rowIds = members.map((m) => m.rowId);
+  let failed: string[];
+  try {
+    const result = await ambiguousSafe(() =>
+      ctx.rows.batchUpdate(ctx.worksheetId, { rowIds, fields, triggerWorkflow: ctx.triggerWorkflow }),
+    );
+    failed = result.failedRowIds ?? [];
+  } catch (err) {
+    if (!isCategory(err, 'invalid-row', 'not-found', 'conflict')) throw err;
+    failed = rowIds;
+  }
+  const failedSet = new Set(failed);
+  await landed(
+    ctx,
+    outcomes,
+    members.filter((m) => !failedSet.has(m.rowId)).map((m) => ({ ...m, outcome: 'updated' as const })),
+  );
+  // One by one, so that each failing row is dead-lettered with its own code.
+  for (const m of members.filter((x) => failedSet.has(x.rowId))) await updateOne(ctx, m, fields, outcomes);
 }
 
 async function updateOne(

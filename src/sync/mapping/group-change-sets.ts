@@ -22,12 +22,19 @@ export function groupChangeSets(
   updates: ReadonlyArray<{ rowId: string; changed: readonly FieldValue[] }>,
 ): ChangeSetGroup[] {
   const groups = new Map<string, ChangeSetGroup>();
+  // A set per group: a batch job of 1,000 rows can put hundreds of rows in one group.
+  const members = new Map<string, Set<string>>();
   for (const update of updates) {
     if (update.changed.length === 0) continue;
     const { sorted, signature } = signatureOf(update.changed);
     const group = groups.get(signature);
-    if (group === undefined) groups.set(signature, { fields: sorted, rowIds: [update.rowId] });
-    else if (!group.rowIds.includes(update.rowId)) group.rowIds.push(update.rowId);
+    if (group === undefined) {
+      groups.set(signature, { fields: sorted, rowIds: [update.rowId] });
+      members.set(signature, new Set([update.rowId]));
+    } else if (!members.get(signature)!.has(update.rowId)) {
+      group.rowIds.push(update.rowId);
+      members.get(signature)!.add(update.rowId);
+    }
   }
   return [...groups.values()];
 }
