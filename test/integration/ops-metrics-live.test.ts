@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
@@ -12,6 +16,16 @@ import { createRuntime } from '../../src/queue/runtime.ts';
 import type { Runtime } from '../../src/queue/runtime.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** rowbridge_rows_total by label set, read from the registry. */
 async function rowsByOutcome(metrics: Metrics): Promise<Record<string, number>> {
@@ -126,5 +140,34 @@ fields: { no: no, amount: amount }
     // The run's end adds no rows again (only what a finalizer does: deletes, resolutions).
     metrics.observeRun(record, report);
     expect(await rowsByOutcome(metrics)).toEqual({ created: 38, 'dead_lettered:invalid-row': 2 });
+    await workers.close();
+  }, 60_000);
+
+  it('`worker --ops-port` counts the rows of the runs it works, once each', async () => {
+    await h.writeFile('more.csv', 'no,amount\nB-1,1\nB-2,2\nB-3,three\n');
+    await h.writeJob(
+      'more',
+      `name: more
+source: { type: csv, path: ./more.csv }
+target: { worksheet: orders, mode: upsert, key: no }
+fields: { no: no, amount: amount }
+`,
+    );
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, 'worker', '--ops-port', String(port), '--no-schedules'], {
+      env: { ...process.env, ...h.env, ROWBRIDGE_LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      const runId = await enqueueRun(rt, 'more', { trigger: 'enqueue' });
+      const { report } = await h.waitForRun(runId);
+      expect(report).toMatchObject({ created: 2, deadLetteredTotal: 1 });
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toContain('rowbridge_rows_total{outcome="created"} 2\n');
+      expect(text).toContain('rowbridge_rows_total{outcome="dead_lettered",category="invalid-row"} 1\n');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await new Promise<number | null>((r) => child.once('exit', (c) => r(c)))).toBe(0);
   }, 60_000);
 });
