@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness } from '../helpers/sync-harness.ts';
+import type { Harness } from '../helpers/sync-harness.ts';
+
+/**
+ * Write requests of an upsert (issue 12): creates and identical change sets spread over
+ * many platform batches of a run go out together, as the platform's batch create and
+ * batch update allow, instead of one part-filled request per platform batch.
+ */
+describe('upsert write requests across platform batches', () => {
+  let h: Harness;
+  let ws: string;
+
+  beforeAll(async () => {
+    h = await createHarness('sync-requests');
+    ws = h.createWorksheet({
+      name: 'Items',
+      alias: 'items',
+      fields: [
+        { name: 'Code', alias: 'code', type: '2', required: true, isTitle: true },
+        { name: 'Qty', alias: 'qty', type: '6' },
+        { name: 'Note', alias: 'note', type: '2' },
+      ],
+    });
+    await h.writeJob(
+      'items',
+      `name: items
+source: { type: csv, path: ./items.csv }
+target: { worksheet: items, mode: upsert, key: code, batchSize: 4, triggerWorkflow: false }
+fields: { code: code, qty: qty, note: note }
+`,
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const csv = (rows: string[][]) => ['code,qty,note', ...rows.map((r) => r.join(','))].join('\n') + '\n';
+
+  it('one batch create for new rows of different platform batches, one batch PATCH per 4 rows sharing a change set', async () => {
+    const base = Array.from({ length: 40 }, (_, i) => [`I-${i}`, String(i), 'old']);
+    await h.writeFile('items.csv', csv(base));
+    const first = await h.runJob('items');
+    expect(first.report).toMatchObject({ created: 40, deadLetteredTotal: 0 });
+    const ids = new Map(h.emulator.state.rows(ws).map((r) => [String(r.values.code), r.id]));
+
+    // Eight rows, one in each of eight platform batches of 4, get the same change (note
+    // → "recounted"); two rows get changes of their own; two new rows sit 20 rows apart.
+    const next = base.map((r) => [...r]);
+    for (let i = 2; i < 40; i += 5) next[i]![2] = 'recounted';
+    next[1]![1] = '1001';
+    next[38]![1] = '1038';
+    next.splice(30, 0, ['N-2', '7', 'new']);
+    next.splice(10, 0, ['N-1', '5', 'new']);
+    await h.writeFile('items.csv', csv(next));
+
+    const before = h.emulator.requests.length;
+    const run = await h.runJob('items');
+    expect(run.record.status).toBe('completed');
+    expect(run.report).toMatchObject({ read: 42, created: 2, updated: 10, unchanged: 30 });
+    const writes = h.emulator.requests
+      .slice(before)
+      .filter((r) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'DELETE')
+      .filter((r) => !r.path.endsWith('/rows/list'));
+    const count = (method: string, batch: boolean) =>
+      writes.filter((r) => r.method === method && r.path.endsWith('/rows/batch') === batch).length;
+    // The floor: ceil(2 / 4) creates + ceil(8 / 4) batch updates + 2 single updates.
+    expect(count('POST', true)).toBe(1);
+    expect(count('POST', false)).toBe(0);
+    expect(count('PATCH', true)).toBe(2);
+    expect(count('PATCH', false)).toBe(2);
+    expect(writes).toHaveLength(5);
+
+    // And every row is where it should be, once, the updated ones under their old ids.
+    const rows = h.emulator.state.rows(ws);
+    expect(rows).toHaveLength(42);
+    const byCode = new Map(rows.map((r) => [String(r.values.code), r]));
+    for (let i = 2; i < 40; i += 5) {
+      expect(byCode.get(`I-${i}`)?.text.note).toBe('recounted');
+      expect(byCode.get(`I-${i}`)?.id).toBe(ids.get(`I-${i}`));
+    }
+    expect(byCode.get('I-1')?.text.qty).toBe('1001');
+    expect(byCode.get('I-38')?.text.qty).toBe('1038');
+    expect(byCode.get('N-1')?.text).toMatchObject({ qty: '5', note: 'new' });
+    expect(byCode.get('N-2')?.text).toMatchObject({ qty: '7', note: 'new' });
+  });
+});
