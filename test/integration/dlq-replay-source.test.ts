@@ -98,4 +98,18 @@ fields: { no: no, amount: amount }
     // The stored record, failing as before, under the same id.
     expect(again).toMatchObject({ id: o4!.id, source: { data: { no: 'O-4', amount: 'four' } } });
   }, 60_000);
+
+  it('keeps a fixed record authoritative when its replay fails again', async () => {
+    const o3 = (await entries()).find((e) => e.key === 'O-3')!;
+    // Fixed by file, but still wrong: it fails again, keeps its id and stays "fixed".
+    await h.rt.deadLetters.replaceSource([{ id: o3.id, data: { no: 'O-3', amount: 'thirty' } }]);
+    expect((await replay(o3.id)).code).toBe(2);
+    const again = await h.rt.deadLetters.get(o3.id);
+    expect(again).toMatchObject({ source: { data: { amount: 'thirty' } } });
+    expect(again?.fixedAt).toBeDefined();
+    // The next replay writes that record again, not the table's row ('three').
+    await h.rt.deadLetters.replaceSource([{ id: o3.id, data: { no: 'O-3', amount: '30' } }]);
+    expect((await replay(o3.id)).code).toBe(0);
+    expect(landed().get('O-3')).toMatchObject({ amount: 30 });
+  }, 60_000);
 });

@@ -61,7 +61,8 @@ export interface DeadLetterStore {
   }): Promise<number>;
   /**
    * The entry `from` replaces the entry `to` and takes its id (a replayed row failed
-   * again: its entry keeps the id a person knows). Nothing happens when `from` is gone.
+   * again: its entry keeps the id a person knows), keeping `to`'s fixedAt. Nothing
+   * happens when `from` is gone.
    */
   move(from: string, to: string): Promise<boolean>;
   /** Removes every entry matching (all of them without a filter); resolves to the number removed. */
@@ -213,9 +214,12 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
       return resolved;
     },
     async move(from, to) {
-      const raw = await redis.hget(entriesKey, from);
-      if (raw === null) return false;
-      const entry = { ...parse(from, raw), id: to };
+      const [raw, older] = await redis.hmget(entriesKey, from, to);
+      if (raw == null) return false;
+      const entry: DeadLetterEntry = { ...parse(from, raw), id: to };
+      // A record a person fixed by file was what the replay wrote: it stays the one to replay.
+      const fixedAt = older == null ? undefined : parse(to, older).fixedAt;
+      if (fixedAt !== undefined) entry.fixedAt = fixedAt;
       const moved = await runDeadLetterScript(
         redis,
         DEAD_LETTER_SCRIPTS.move,
