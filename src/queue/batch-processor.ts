@@ -24,7 +24,10 @@ export interface BatchSummary {
  * rows and their outcomes live in Redis, so any worker on any machine can take any batch.
  */
 export function createBatchProcessor(
-  rt: Runtime,
+  rt: Pick<
+    Runtime,
+    'logger' | 'prepareRun' | 'runs' | 'settings' | 'syncDeps' | 'withTraffic' | 'deadLetters'
+  >,
 ): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
   const prepared = new Map<string, Promise<PreparedRun>>();
 

@@ -37,7 +37,7 @@ export interface BatchJobData {
   pauses?: number;
 }
 
-export function createQueues(rt: Runtime): {
+export function createQueues(rt: Pick<Runtime, 'connection' | 'logger' | 'queuePrefix'>): {
   runs: Queue<RunJobData>;
   batches: Queue<BatchJobData>;
   close(): Promise<void>;
