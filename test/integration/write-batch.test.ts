@@ -323,6 +323,38 @@ describe('writeBatch', () => {
     expect(names()).toEqual(['a', 'b']);
   });
 
+  it('a batch job larger than one platform batch: creates and one shared change set go out in requests of batchSize rows', async () => {
+    const first = context('upsert');
+    const count = 250;
+    const created = await writeBatch(
+      first,
+      batch(
+        first,
+        Array.from({ length: count }, (_, i) => `v${i}`),
+      ),
+    );
+    expect([...created.values()].filter((o) => o === 'created')).toHaveLength(count);
+    expect(platform.requests.filter((r) => r === `POST /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(3);
+    const second = context('upsert');
+    const outcomes = await writeBatch(
+      second,
+      batch(
+        second,
+        Array.from({ length: count }, () => 'same'),
+      ),
+    );
+    expect([...outcomes.values()].filter((o) => o === 'updated')).toHaveLength(count);
+    // 250 rows, one change set, batchSize 100: three batch updates (one request without the split).
+    expect(platform.requests.filter((r) => r === `PATCH /v3/app/worksheets/${WS}/rows/batch`)).toHaveLength(
+      3,
+    );
+    expect(platform.requests.filter((r) => r.startsWith('PATCH') && !r.endsWith('/rows/batch'))).toHaveLength(
+      0,
+    );
+    expect(new Set(names())).toEqual(new Set(['same']));
+    expect(platform.rows.size).toBe(count);
+  });
+
   it('a batch update refused as a whole falls back to one update per row, each with its own outcome', async () => {
     const first = context('upsert');
     await writeBatch(first, batch(first, ['a', 'b']));
