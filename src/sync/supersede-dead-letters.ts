@@ -33,11 +33,17 @@ export async function supersedeDeadLetters(
   }
   if (fresh.size === 0) return 0;
   const stale: string[] = [];
+  const unindexed: Array<{ entry: DeadLetterEntry; key: string | undefined }> = [];
   for await (const entry of store.iterate({ job })) {
     if (entry.runId === runId) continue;
     const identity = rowIdentity(plan, entry);
     if (identity !== undefined && fresh.has(identity)) stale.push(entry.id);
+    // Entries from before the row index (no key kept): indexed while this scan reads them
+    // anyway, so that their row landing in a later run resolves them as it does newer ones.
+    else if (entry.key === undefined && identity !== undefined && !identity.startsWith('line:'))
+      unindexed.push({ entry, key: keyOfRecord(plan, entry.source.data) });
   }
+  if (unindexed.length > 0) await store.adopt(unindexed);
   for (let i = 0; i < stale.length; i += 500) await store.remove(stale.slice(i, i + 500));
   return stale.length;
 }

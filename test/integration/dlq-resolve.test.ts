@@ -79,7 +79,30 @@ fields: { no: no, amount: amount }
     expect(await h.rt.redis.hlen(`${h.rt.statePrefix}:dlq:row:orders`)).toBe(0);
   });
 
+  it('indexes entries stored before the row index, so their row landing resolves them too', async () => {
+    await h.writeFile('orders.csv', csv(['O-7,seven']));
+    await h.runJob('orders');
+    const old = (await entries()).find((e) => e.key === 'O-7')!;
+    // As an older version stored it: no key, no row index.
+    const { key: _key, ...unkeyed } = old;
+    await h.rt.redis.hset(`${h.rt.statePrefix}:dlq:entries`, old.id, JSON.stringify(unkeyed));
+    await h.rt.redis.hdel(`${h.rt.statePrefix}:dlq:row:orders`, 'key:O-7');
+
+    // O-7 is fixed and lands, but nothing finds its entry yet; O-8 fails, so the run's
+    // finalizer reads the job's entries and indexes the old one.
+    await h.writeFile('orders.csv', csv(['O-7,7', 'O-8,eight']));
+    const fixed = await h.runJob('orders');
+    expect(fixed.report).toMatchObject({ created: 1, resolved: 0 });
+    expect(await h.rt.deadLetters.get(old.id)).toMatchObject({ key: 'O-7' });
+    // The row's next landing resolves it.
+    await h.writeFile('orders.csv', csv(['O-7,70', 'O-8,eight']));
+    const next = await h.runJob('orders');
+    expect(next.report).toMatchObject({ updated: 1, resolved: 1 });
+    expect((await entries()).map((e) => e.key)).toEqual(['O-8']);
+  }, 60_000);
+
   it('a replay that fails again keeps the entry id; one that lands resolves it', async () => {
+    await h.rt.deadLetters.purge({ job: 'orders' });
     await h.writeFile('orders.csv', csv(['O-5,five']));
     await h.runJob('orders');
     const [entry] = await entries();

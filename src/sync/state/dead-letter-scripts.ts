@@ -178,6 +178,35 @@ end
 return out
 `;
 
+/**
+ * Entries stored before the row index get their key and their place in it. ARGV: base,
+ * then (id, json as read, json with the key) triples. Compare-and-set: an entry changed
+ * or removed meanwhile is left alone. Listing an id twice is avoided, so it runs any
+ * number of times. Returns the number of entries newly indexed.
+ */
+const ADOPT = `${HELPERS}
+local base = ARGV[1]
+local indexed = 0
+for i = 2, #ARGV, 3 do
+  local id = ARGV[i]
+  if redis.call('HGET', KEYS[1], id) == ARGV[i + 1] then
+    if ARGV[i + 2] ~= ARGV[i + 1] then redis.call('HSET', KEYS[1], id, ARGV[i + 2]) end
+    local entry = cjson.decode(ARGV[i + 2])
+    local ident = identity(entry)
+    if ident then
+      local cur = redis.call('HGET', base .. 'row:' .. entry.job, ident)
+      local listed = false
+      if cur then for x in string.gmatch(cur, '%S+') do if x == id then listed = true end end end
+      if not listed then
+        rowAdd(base, entry.job, ident, id)
+        indexed = indexed + 1
+      end
+    end
+  end
+end
+return indexed
+`;
+
 /** A Lua script with its SHA-1, for EVALSHA. */
 export interface DeadLetterScript {
   name: string;
@@ -194,6 +223,7 @@ export const DEAD_LETTER_SCRIPTS = {
   remove: script('remove', REMOVE),
   resolve: script('resolve', RESOLVE),
   move: script('move', MOVE),
+  adopt: script('adopt', ADOPT),
   replace: script('replace', REPLACE),
   page: script('page', PAGE),
 } as const;

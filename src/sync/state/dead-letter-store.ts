@@ -65,6 +65,12 @@ export interface DeadLetterStore {
    * happens when `from` is gone.
    */
   move(from: string, to: string): Promise<boolean>;
+  /**
+   * Entries stored before the row index existed get the key given (when they have none)
+   * and their place in the index, so that their row landing resolves them too. Entries
+   * changed meanwhile are skipped. Resolves to the number newly indexed.
+   */
+  adopt(entries: ReadonlyArray<{ entry: DeadLetterEntry; key: string | undefined }>): Promise<number>;
   /** Removes every entry matching (all of them without a filter); resolves to the number removed. */
   purge(filter?: DeadLetterFilter): Promise<number>;
   /** Entries per category (categories with none are left out). */
@@ -212,6 +218,20 @@ export function createDeadLetterStore(deps: DeadLetterStoreDeps): DeadLetterStor
         }
       }
       return resolved;
+    },
+    async adopt(items) {
+      let indexed = 0;
+      for (const batch of chunks([...items], BATCH)) {
+        const args = batch.flatMap(({ entry, key }) => {
+          const read = JSON.stringify(entry);
+          const keyed = entry.key === undefined && key !== undefined ? { ...entry, key } : entry;
+          return [entry.id, read, keyed === entry ? read : JSON.stringify(keyed)];
+        });
+        indexed += Number(
+          await runDeadLetterScript(redis, DEAD_LETTER_SCRIPTS.adopt, [entriesKey, allKey], [base, ...args]),
+        );
+      }
+      return indexed;
     },
     async move(from, to) {
       const [raw, older] = await redis.hmget(entriesKey, from, to);
