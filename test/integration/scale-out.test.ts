@@ -178,10 +178,12 @@ describe('scale-out: two worker processes on one Redis', () => {
     expect(all.length).toBeLessThanOrEqual(BUDGET * seconds * 1.1 + BUDGET * 0.2 + 2);
 
     for (const p of procs) p.child.kill('SIGTERM');
+    let guard: NodeJS.Timeout | undefined;
     const codes = await Promise.race([
       Promise.all(procs.map((p) => p.exit)),
-      new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 30_000)),
+      new Promise<'late'>((resolve) => (guard = setTimeout(() => resolve('late'), 30_000))),
     ]);
+    clearTimeout(guard);
     expect(codes, logs()).toEqual([0, 0]);
   }, 180_000);
 });
