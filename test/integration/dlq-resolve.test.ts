@@ -65,6 +65,16 @@ fields: { no: no, amount: amount }
     expect(third.report).toMatchObject({ unchanged: 4, deadLetteredTotal: 1, resolved: 0 });
   }, 60_000);
 
+  it('a row back to the content last written (unchanged) resolves its entry', async () => {
+    await h.writeFile('orders.csv', csv(['O-9,9']));
+    await h.runJob('orders');
+    await h.writeFile('orders.csv', csv(['O-9,nine']));
+    expect((await h.runJob('orders')).report).toMatchObject({ deadLetteredTotal: 1 });
+    await h.writeFile('orders.csv', csv(['O-9,9']));
+    expect((await h.runJob('orders')).report).toMatchObject({ unchanged: 1, resolved: 1 });
+    expect((await entries()).map((e) => e.key)).not.toContain('O-9');
+  }, 60_000);
+
   it('counts one resolution once however often the same landing is reported (a retried batch)', async () => {
     const [o4] = await entries();
     const runs = await h.rt.runs.list({ job: 'orders', limit: 1 });
