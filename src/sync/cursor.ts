@@ -15,7 +15,8 @@ export function isLaterCursor(a: unknown, b: unknown): boolean {
 function cursorText(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
-    return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  // Numbers and booleans as their digits and words, objects and null as JSON; no value
+  // (undefined) as nothing, which is past nothing.
   return JSON.stringify(value) ?? '';
 }

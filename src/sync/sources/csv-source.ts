@@ -45,15 +45,17 @@ function checkHeader(names: readonly string[], file: string, line: number): stri
 
 function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec): SourceError {
   const quote = spec.quote ?? '"';
-  if (err.code.startsWith('CSV_INVALID_OPTION') || err.code === 'CSV_OPTION_COLUMNS_MISSING_NAME') {
+  if (err.code.startsWith('CSV_INVALID_OPTION')) {
     return new SourceError('SOURCE_CONFIG', `csv source ${file}: invalid parser option: ${err.message}`, {
       cause: err,
     });
   }
+  // Text after a closing quote is CSV_INVALID_CLOSING_QUOTE only: csv-parse has other
+  // codes for it with trim options, and none is set.
   const reason =
     err.code === 'CSV_QUOTE_NOT_CLOSED'
       ? `a field opened with ${quote} is never closed`
-      : err.code === 'CSV_INVALID_CLOSING_QUOTE' || err.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE'
+      : err.code === 'CSV_INVALID_CLOSING_QUOTE'
         ? `text follows a closing ${quote}; inside a quoted field write the quote twice (${quote}${quote})`
         : err.message;
   // csv-parse counts lines itself; it is exact for LF files and may run ahead in CRLF
@@ -124,9 +126,9 @@ export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): Asy
       yield 'cursor' in decision ? { data, position, cursor: decision.cursor } : { data, position };
     }
   } catch (err) {
+    // Leaving the loop early (a consumer's break, an error) destroys the parser already
+    // (the async iterator of a stream does), and the pipeline then closes the file.
     if (err instanceof CsvError) throw fatalCsvError(err, file, spec);
     throw err;
-  } finally {
-    parser.destroy();
   }
 }

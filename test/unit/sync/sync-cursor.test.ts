@@ -8,6 +8,13 @@ describe('isLaterCursor: the cursor a run saves only moves forward', () => {
   it('anything is later than no cursor', () => {
     expect(isLaterCursor('2024-01-01', undefined)).toBe(true);
     expect(isLaterCursor(0, null)).toBe(true);
+    expect(isLaterCursor('', undefined)).toBe(true);
+    expect(isLaterCursor(null, null)).toBe(true);
+  });
+
+  it('a record without a cursor value never moves the cursor', () => {
+    expect(isLaterCursor(undefined, '')).toBe(false);
+    expect(isLaterCursor(undefined, 'a')).toBe(false);
   });
 
   it('numbers compare as numbers, not as text', () => {
@@ -43,6 +50,8 @@ describe('isLaterCursor: the cursor a run saves only moves forward', () => {
   it('timestamps in different forms compare as instants', () => {
     expect(isLaterCursor('2024-01-01 10:00:00Z', '2024-01-01T09:30:00.000Z')).toBe(true);
     expect(isLaterCursor(new Date('2024-01-01T09:00:00Z'), '2024-01-01T09:00:00.000001Z')).toBe(false);
+    expect(isLaterCursor(new Date('2024-01-01T10:00:00Z'), '2024-01-01 09:30:00Z')).toBe(true);
+    expect(isLaterCursor('2024-01-01 09:30:00Z', new Date('2024-01-01T10:00:00Z'))).toBe(false);
   });
 });
 
