@@ -80,6 +80,9 @@ describe('compose.yaml', () => {
       'redis-server',
       '--appendonly',
       'yes',
+      // Exactly once across a Redis crash needs every acknowledged write on disk.
+      '--appendfsync',
+      'always',
       '--maxmemory-policy',
       'noeviction',
     ]);
@@ -94,7 +97,7 @@ describe('compose.yaml', () => {
     expect(worker?.ports).toBeUndefined();
     expect(worker?.command).toEqual([
       'node',
-      'src/cli.ts',
+      'bin/rowbridge.js',
       'worker',
       '--ops-port',
       '9464',
@@ -106,7 +109,11 @@ describe('compose.yaml', () => {
     expect(demo?.depends_on?.emulator?.condition).toBe('service_healthy');
     // Every command the services run exists in the CLI.
     for (const service of Object.values(services))
-      if (service.command?.[1] === 'src/cli.ts') expect(Object.keys(commands)).toContain(service.command[2]);
+      if (service.command?.[0] === 'node') {
+        // Through the bin, which checks the Node version and turns the compile cache on.
+        expect(service.command[1]).toBe('bin/rowbridge.js');
+        expect(Object.keys(commands)).toContain(service.command[2]);
+      }
   });
 
   it('the dashboard takes its token from .env (never from compose.yaml), is published on loopback, and its healthcheck asks its own /readyz', async () => {
@@ -142,7 +149,12 @@ describe('compose.yaml', () => {
     expect(demo?.environment?.ROWBRIDGE_API_URL).toBe(
       `http://emulator:${option(emulator?.command, '--port')}`,
     );
-    expect(demo?.command).toEqual(['node', 'src/cli.ts', 'run', 'jobs/examples/quickstart/orders.yaml']);
+    expect(demo?.command).toEqual([
+      'node',
+      'bin/rowbridge.js',
+      'run',
+      'jobs/examples/quickstart/orders.yaml',
+    ]);
     expect(demo?.environment?.ROWBRIDGE_QUEUE_PREFIX).toMatch(/\{.+\}/);
   });
 });
@@ -160,13 +172,14 @@ describe('Dockerfile', () => {
     expect(copies.map((c) => [c.flags.from, c.args.split(/\s+/)[0]])).toEqual([
       ['deps', '/app/node_modules'],
       [undefined, 'package.json'],
+      [undefined, 'bin'],
       [undefined, 'config'],
       [undefined, 'src'],
       [undefined, 'jobs'],
     ]);
     // What the image copies must not be ignored; secrets and local tooling must be.
     const ignored = (await read('.dockerignore')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-    for (const needed of ['package.json', 'package-lock.json', 'config', 'src', 'jobs'])
+    for (const needed of ['package.json', 'package-lock.json', 'bin', 'config', 'src', 'jobs'])
       expect(ignored).not.toContain(needed);
     for (const kept of ['.env', '.env.*', 'node_modules', '.git', '.tools']) expect(ignored).toContain(kept);
   });
@@ -184,7 +197,7 @@ describe('Dockerfile', () => {
   it('the command is the worker on OPS_PORT, and the HEALTHCHECK asks its /healthz there and fails on a 503', async () => {
     const final = dockerStages(await read('Dockerfile')).at(-1)!.instructions;
     const cmd = final.find((i) => i.keyword === 'CMD')?.exec;
-    expect(cmd).toEqual(['node', 'src/cli.ts', 'worker', '--ops-port', '9464', '--host', '0.0.0.0']);
+    expect(cmd).toEqual(['node', 'bin/rowbridge.js', 'worker', '--ops-port', '9464', '--host', '0.0.0.0']);
     expect(Object.keys(commands)).toContain(cmd?.[2]);
     const env = envOf(final);
     expect(env).toMatchObject({ NODE_ENV: 'production', OPS_PORT: option(cmd, '--ops-port') });
