@@ -82,6 +82,29 @@ describe.each(['keys', 'compact'] as const)('key index (%s format)', (format) =>
     expect(await redis.keys(`${PREFIX}:index:job-${format}-${n}:rebuild:*`)).toEqual([]);
   });
 
+  it('calls with nothing to do are no-ops, not Redis errors', async () => {
+    const index = fresh();
+    await index.setMany(new Map([['K1', { rowId: 'r1', hash: 'h1' }]]));
+    await index.setMany(new Map());
+    await index.removeMany([]);
+    expect((await index.getMany([])).size).toBe(0);
+    expect(await index.getMany(['K1'])).toEqual(new Map([['K1', { rowId: 'r1', hash: 'h1' }]]));
+  });
+
+  it('a rebuild whose worksheet read fails leaves the index as it was and nothing of the rebuild behind', async () => {
+    const index = fresh();
+    await index.setMany(new Map([['K1', { rowId: 'r1', hash: 'h1' }]]));
+    const before = new Set(await redis.keys(`${PREFIX}:*`));
+    async function* failing() {
+      await Promise.resolve();
+      for (let i = 0; i < 1500; i++) yield { key: `N${i}`, rowId: `n${i}` };
+      throw new Error('worksheet read failed');
+    }
+    await expect(index.rebuild(failing())).rejects.toThrow('worksheet read failed');
+    expect(await index.getMany(['K1', 'N1'])).toEqual(new Map([['K1', { rowId: 'r1', hash: 'h1' }]]));
+    expect(new Set(await redis.keys(`${PREFIX}:*`))).toEqual(before);
+  });
+
   it('a rebuild from an empty worksheet empties the index', async () => {
     const index = fresh();
     await index.setMany(new Map([['K1', { rowId: 'r1', hash: 'h1' }]]));
@@ -152,6 +175,23 @@ describe('key index formats', () => {
       new Map([['K1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }]]),
     );
     expect(await redis.keys(`${PREFIX}:index2:${job}*`)).toEqual([]);
+  });
+
+  it('reads the index where and as earlier versions keep it: full keys at prefix:index:job, compact under prefix:index2:job', async () => {
+    const job = 'job-layout';
+    // Written as rowbridge has always written it: key -> rowId SOH hash.
+    await redis.hset(`${PREFIX}:index:${job}`, 'K1', `${UUID(1)}\u0001h1`, 'K2', `${UUID(2)}\u0001`);
+    const keys = createKeyIndex({ redis, prefix: PREFIX, job, format: 'keys' });
+    expect(await keys.getMany(['K1', 'K2'])).toEqual(
+      new Map([
+        ['K1', { rowId: UUID(1), hash: 'h1' }],
+        ['K2', { rowId: UUID(2), hash: '' }],
+      ]),
+    );
+    const compact = createKeyIndex({ redis, prefix: PREFIX, job, format: 'compact' });
+    await compact.rebuild(rows([['K1', UUID(1)]]));
+    expect((await redis.keys(`${PREFIX}:index2:${job}*`)).length).toBeGreaterThan(0);
+    await compact.clear();
   });
 
   it('a run resumed across the upgrade (no rebuild yet) still finds the keys of the older index, and removes them from both', async () => {

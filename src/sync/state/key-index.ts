@@ -11,9 +11,10 @@ function encode(entry: IndexEntry): string {
   return `${entry.rowId}${SEP}${entry.hash}`;
 }
 
+// Every value is written by encode, so it holds the separator (row ids never do).
 function decode(value: string): IndexEntry {
   const i = value.indexOf(SEP);
-  return i === -1 ? { rowId: value, hash: '' } : { rowId: value.slice(0, i), hash: value.slice(i + 1) };
+  return { rowId: value.slice(0, i), hash: value.slice(i + 1) };
 }
 
 /** Where a job's key index lives, and in which form. */
