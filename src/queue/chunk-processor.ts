@@ -18,7 +18,16 @@ const CHUNK_INDEX_STRIDE = 1_000_000_000;
 export function createChunkProcessor(
   rt: Pick<
     Runtime,
-    'logger' | 'prepareRun' | 'runs' | 'syncDeps' | 'settings' | 'clientFor' | 'deadLetters' | 'env'
+    | 'logger'
+    | 'prepareRun'
+    | 'runs'
+    | 'syncDeps'
+    | 'settings'
+    | 'clientFor'
+    | 'deadLetters'
+    | 'env'
+    | 'redis'
+    | 'statePrefix'
   >,
   batches: Queue<BatchJobData>,
 ) {

@@ -1,8 +1,11 @@
 import type { Job, Queue } from 'bullmq';
 import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
+import type { BatchRow } from '../sync/batch-row.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
 import { readBatches } from '../sync/read-batches.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
+import { settleUnchanged } from '../sync/settle-unchanged.ts';
+import { stateKey } from '../sync/state/redis-types.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import type { Source } from '../sync/types.ts';
 import { deadLetterRows } from '../sync/write-batch.ts';
@@ -26,7 +29,7 @@ function maxOutstandingJobs(batchSize: number, rowsPerJob: number): number {
  * already done are skipped by their recorded outcomes.
  */
 export async function fanOutBatches(
-  rt: Pick<Runtime, 'runs' | 'settings'>,
+  rt: Pick<Runtime, 'runs' | 'settings' | 'redis' | 'statePrefix'>,
   batches: Queue<BatchJobData>,
   parent: Job<RunJobData>,
   ctx: SyncContext,
@@ -36,8 +39,35 @@ export async function fanOutBatches(
   const progress: ReadProgress = { read: 0, cursor: undefined };
   const { plan } = ctx;
   let batchNo = 0;
-  const perJob = await rowsPerJob(parent, ctx.batchSize);
+  const cut = await cutOf(parent, ctx.batchSize);
+  const perJob = cut.rowsPerJob;
   const outstanding = maxOutstandingJobs(ctx.batchSize, perJob);
+  const cuts = cut.byChanges ? await createCuts(rt, ctx.runId, parent) : undefined;
+
+  async function addJob(rows: BatchRow[]): Promise<void> {
+    if (rows.length > 0) {
+      await waitForRoom(parent, outstanding, signal);
+      await batches.add(
+        'batch',
+        { runId: ctx.runId, job: ctx.job, batchNo, rows },
+        {
+          jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
+          parent: { id: parent.id!, queue: parent.queueQualifiedName },
+          attempts: rt.settings.batchAttempts,
+          backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
+          removeOnComplete: true,
+          // A failed batch keeps its rows in Redis: kept a week at most, a thousand at most.
+          removeOnFail: { age: 7 * 86_400, count: 1000 },
+          ignoreDependencyOnFailure: true,
+        },
+      );
+    }
+    batchNo += 1;
+    await parent.updateProgress({ read: progress.read, batches: batchNo });
+    signal?.throwIfAborted();
+  }
+
+  let pending: BatchRow[] = [];
   for await (const rows of readBatches(source, {
     plan,
     batchSize: perJob,
@@ -60,41 +90,79 @@ export async function fanOutBatches(
         ctx.runId,
         rows.map((r) => r.mapped.key ?? ''),
       );
-    await waitForRoom(parent, outstanding, signal);
-    await batches.add(
-      'batch',
-      { runId: ctx.runId, job: ctx.job, batchNo, rows },
-      {
-        jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
-        parent: { id: parent.id!, queue: parent.queueQualifiedName },
-        attempts: rt.settings.batchAttempts,
-        backoff: { type: 'exponential', delay: rt.settings.batchBackoffMs, jitter: 0.5 },
-        removeOnComplete: true,
-        // A failed batch keeps its rows in Redis: kept a week at most, a thousand at most.
-        removeOnFail: { age: 7 * 86_400, count: 1000 },
-        ignoreDependencyOnFailure: true,
-      },
-    );
-    batchNo += 1;
-    await parent.updateProgress({ read: progress.read, batches: batchNo });
-    signal?.throwIfAborted();
+    if (cuts === undefined) {
+      await addJob(rows);
+      continue;
+    }
+    for (const row of await settleUnchanged(ctx, rows)) {
+      // A job cut by an earlier read of this parent ends where it ended then.
+      while (batchNo < cuts.stored.length && row.index > cuts.stored[batchNo]!) {
+        await addJob(pending);
+        pending = [];
+      }
+      pending.push(row);
+      if (batchNo >= cuts.stored.length && pending.length >= perJob) {
+        await cuts.store(row.index);
+        await addJob(pending);
+        pending = [];
+      }
+    }
+  }
+  if (cuts !== undefined) {
+    while (batchNo < cuts.stored.length) {
+      await addJob(pending);
+      pending = [];
+    }
+    if (pending.length > 0) {
+      await cuts.store(pending.at(-1)!.index);
+      await addJob(pending);
+    }
   }
   return { progress, batches: batchNo };
 }
 
 /**
- * Rows per batch job of this parent. Batch job ids are `<parent>-<n>`, so a re-read
- * must cut the rows as the first read did, or a row could sit in two live jobs at once;
- * the size is kept in the parent's data, and a read begun by a version that cut one job
- * per platform batch (children, no size kept) goes on that way.
+ * How this parent cuts its batch jobs, kept in its data on the first read. Batch job
+ * ids are `<parent>-<n>`, so a re-read must cut as the first read did, or a row could
+ * sit in two live jobs at once. A read begun by an older version (children, nothing
+ * kept) goes on its way: one job per `rowsPerJob` rows, or per platform batch.
  */
-async function rowsPerJob(parent: Job<RunJobData>, batchSize: number): Promise<number> {
-  if (typeof parent.data.rowsPerJob === 'number') return parent.data.rowsPerJob;
+async function cutOf(
+  parent: Job<RunJobData>,
+  batchSize: number,
+): Promise<{ rowsPerJob: number; byChanges: boolean }> {
+  const { rowsPerJob, cutByChanges } = parent.data;
+  if (typeof rowsPerJob === 'number') return { rowsPerJob, byChanges: cutByChanges === true };
   const counts = await parent.getDependenciesCount();
   const begun = Object.values(counts).some((n) => (n ?? 0) > 0);
   const rows = begun ? batchSize : rowsPerBatchJob(batchSize);
-  await parent.updateData({ ...parent.data, rowsPerJob: rows });
-  return rows;
+  await parent.updateData({ ...parent.data, rowsPerJob: rows, cutByChanges: !begun });
+  return { rowsPerJob: rows, byChanges: !begun };
+}
+
+/**
+ * Where each batch job of a parent ends (the source index of its last row), in Redis:
+ * with unchanged rows settled at read time, which rows a job holds depends on the key
+ * index, and that changes as jobs write; a row not yet written keeps its class, so
+ * cutting a re-read at the stored indexes gives every unwritten row the job id it had.
+ * Each end is stored before its job is added.
+ */
+async function createCuts(
+  rt: Pick<Runtime, 'redis' | 'statePrefix' | 'settings'>,
+  runId: string,
+  parent: Job,
+): Promise<{ stored: number[]; store(index: number): Promise<void> }> {
+  // Row state of the run: it expires with the run's outcomes.
+  const key = stateKey(rt.statePrefix, 'run', runId, 'cuts', parent.id ?? '');
+  const ttl = Math.max(1, Math.round(rt.settings.rowStateTtlDays * 86_400));
+  const stored = (await rt.redis.lrange(key, 0, -1)).map(Number);
+  return {
+    stored,
+    async store(index) {
+      await rt.redis.multi().rpush(key, String(index)).expire(key, ttl).exec();
+      stored.push(index);
+    },
+  };
 }
 
 /** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */

@@ -25,6 +25,8 @@ export interface RunJobData {
   chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
   /** Rows per batch job, fixed when the read first starts, so a re-read cuts the same jobs. */
   rowsPerJob?: number;
+  /** Unchanged rows are settled while reading and jobs hold rows to write only (fan-out.ts). */
+  cutByChanges?: boolean;
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */

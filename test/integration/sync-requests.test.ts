@@ -1,4 +1,13 @@
+import { Readable } from 'node:stream';
+import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/ground/logger.ts';
+import { fanOutBatches } from '../../src/queue/fan-out.ts';
+import { createQueues } from '../../src/queue/queues.ts';
+import type { BatchJobData, RunJobData } from '../../src/queue/queues.ts';
+import { createSyncContext, readWorksheetKeys } from '../../src/sync/create-sync-context.ts';
+import type { SourceRecord } from '../../src/sync/types.ts';
+import { writeBatch } from '../../src/sync/write-batch.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -83,5 +92,73 @@ fields: { code: code, qty: qty, note: note }
     expect(byCode.get('I-38')?.text.qty).toBe('1038');
     expect(byCode.get('N-1')?.text).toMatchObject({ qty: '5', note: 'new' });
     expect(byCode.get('N-2')?.text).toMatchObject({ qty: '7', note: 'new' });
+  });
+
+  it('a reader restarted mid-run cuts the jobs it cut before: rows not yet written keep their job id', async () => {
+    // Sixty rows exist; every second one changes and forty are new: seventy rows to
+    // write, in jobs of 40 (batchSize 4), one of them written before the reader restarts.
+    const rows = Array.from({ length: 100 }, (_, i) => [
+      `R-${i}`,
+      String(i),
+      i < 60 && i % 2 === 0 ? 'changed' : 'old',
+    ]);
+    await h.writeFile('items.csv', csv(rows.slice(0, 60).map((r) => [r[0]!, r[1]!, 'old'])));
+    expect((await h.runJob('items')).record.status).toBe('completed');
+    await h.writeFile('items.csv', csv(rows));
+    // No worker takes the jobs: the test looks at them, and plays the worker itself.
+    await h.workers?.close();
+    h.workers = undefined;
+
+    const runId = `items-reread-${process.pid}`;
+    const run = await h.rt.prepareRun('items', runId);
+    const log = createLogger({ level: 'silent' });
+    const ctx = createSyncContext(
+      run.spec,
+      run.prepared!,
+      { runId, attempt: 1 },
+      h.rt.syncDeps(run.client, log),
+    );
+    await ctx.index!.rebuild(readWorksheetKeys(run.client, run.prepared!.structure, run.prepared!.plan));
+    const queues = createQueues(h.rt);
+    try {
+      const parent = await queues.runs.add('run', { runId, job: 'items', trigger: 'cli' }, { jobId: runId });
+      const records: SourceRecord[] = rows.map((r, i) => ({
+        data: { code: r[0], qty: r[1], note: r[2] },
+        position: { index: i, line: i + 2 },
+      }));
+      const source = () => Readable.from(records) as AsyncIterable<SourceRecord>;
+      const jobs = async (n: number) =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) => Job.fromId<BatchJobData>(queues.batches, `${runId}-${i}`)),
+        );
+      const indexes = (job: Job<BatchJobData> | undefined) => job?.data.rows.map((r) => r.index);
+
+      const first = await fanOutBatches(h.rt, queues.batches, parent, ctx, source());
+      expect(first.batches).toBe(2);
+      const before = await jobs(3);
+      expect(before.map((j) => j?.data.rows.length)).toEqual([40, 30, undefined]);
+      // Unchanged rows never reach a job: the reader settled them.
+      expect(indexes(before[0])).toEqual([
+        ...Array.from({ length: 30 }, (_, i) => i * 2),
+        ...Array.from({ length: 10 }, (_, i) => 60 + i),
+      ]);
+      expect((await h.rt.runs.report(runId)).unchanged).toBe(30);
+
+      // Job 0 is written and removed, as a completed job is; then the reader reads again.
+      await writeBatch(ctx, before[0]!.data.rows);
+      await before[0]!.remove();
+      const again = (await Job.fromId<RunJobData>(queues.runs, runId))!;
+      const second = await fanOutBatches(h.rt, queues.batches, again, ctx, source());
+      expect(second.batches).toBe(2);
+      const after = await jobs(3);
+      // Nothing left to write in job 0's rows; job 1 holds the same rows under the same id.
+      expect(after[0]).toBeUndefined();
+      expect(indexes(after[1])).toEqual(indexes(before[1]));
+      expect(after[2]).toBeUndefined();
+    } finally {
+      await queues.runs.obliterate({ force: true });
+      await queues.batches.obliterate({ force: true });
+      await queues.close();
+    }
   });
 });

@@ -1,0 +1,43 @@
+import type { BatchRow } from './batch-row.ts';
+import type { RowOutcome } from './state/run-store.ts';
+import type { SyncContext } from './sync-context.ts';
+
+/**
+ * Settles, while the source is read, the rows that need no write: those whose content
+ * hash equals the key index's (unchanged) and, in update mode, those no worksheet row
+ * matches (skipped); returns the others, which go to batch jobs. Batch jobs then hold
+ * only rows to write, so a job fills whole platform batches of creates and change sets
+ * however sparse the changes are in the source (issue 12: write requests at their floor).
+ *
+ * It decides as writeBatch's own classification would: a row is settled here only when
+ * nothing else owns it yet. Rows with an outcome are left out (their batch job skips
+ * them anyway), rows left `pending` by a create in flight go to their job to be
+ * reconciled, and rows whose references are still to be looked up always go to a job
+ * (their hash is known only after the lookup). With `run --full`, appends, or no key
+ * index every row goes to a job, as before.
+ */
+export async function settleUnchanged(ctx: SyncContext, rows: readonly BatchRow[]): Promise<BatchRow[]> {
+  if (ctx.index === undefined || ctx.mode === 'append' || ctx.full || rows.length === 0) return [...rows];
+  const known = await ctx.runs.getOutcomes(
+    ctx.runId,
+    rows.map((r) => r.index),
+  );
+  const open = rows.filter((r) => {
+    const outcome = known.get(r.index);
+    return outcome === undefined || outcome === 'pending';
+  });
+  const entries = await ctx.index.getMany(open.map((r) => r.mapped.key ?? ''));
+  const settled = new Map<number, RowOutcome>();
+  const toWrite: BatchRow[] = [];
+  for (const row of open) {
+    const entry = entries.get(row.mapped.key ?? '');
+    if (known.get(row.index) === 'pending' || row.mapped.pending !== undefined) toWrite.push(row);
+    else if (entry === undefined) {
+      if (ctx.mode === 'update') settled.set(row.index, 'skipped');
+      else toWrite.push(row);
+    } else if (entry.hash === row.mapped.hash) settled.set(row.index, 'unchanged');
+    else toWrite.push(row);
+  }
+  if (settled.size > 0) await ctx.runs.setOutcomes(ctx.runId, settled);
+  return toWrite;
+}
