@@ -1,4 +1,5 @@
 import type { BatchRow } from './batch-row.ts';
+import { resolveLanded } from './resolve-dead-letters.ts';
 import type { RowOutcome } from './state/run-store.ts';
 import type { SyncContext } from './sync-context.ts';
 
@@ -14,7 +15,8 @@ import type { SyncContext } from './sync-context.ts';
  * them anyway), rows left `pending` by a create in flight go to their job to be
  * reconciled, and rows whose references are still to be looked up always go to a job
  * (their hash is known only after the lookup). With `run --full`, appends, or no key
- * index every row goes to a job, as before.
+ * index every row goes to a job, as before. Rows settled unchanged resolve the job's
+ * older dead letters about them, as a batch job's landed rows do.
  */
 export async function settleUnchanged(ctx: SyncContext, rows: readonly BatchRow[]): Promise<BatchRow[]> {
   if (ctx.index === undefined || ctx.mode === 'append' || ctx.full || rows.length === 0) return [...rows];
@@ -38,6 +40,11 @@ export async function settleUnchanged(ctx: SyncContext, rows: readonly BatchRow[
     } else if (entry.hash === row.mapped.hash) settled.set(row.index, 'unchanged');
     else toWrite.push(row);
   }
-  if (settled.size > 0) await ctx.runs.setOutcomes(ctx.runId, settled);
+  if (settled.size > 0) {
+    // Before the outcomes: a reader that dies in between settles these rows again on its
+    // re-read, and resolving finds the entries gone then, counting nothing twice.
+    await resolveLanded(ctx, { job: ctx.job, runId: ctx.runId }, open, settled);
+    await ctx.runs.setOutcomes(ctx.runId, settled);
+  }
   return toWrite;
 }
