@@ -9,7 +9,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/rowbridge.js'] },
+        projectService: {
+          allowDefaultProject: ['eslint.config.js', 'bin/rowbridge.js', 'stryker.config.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -1,0 +1,60 @@
+// @ts-check
+/**
+ * `npm run test:mutation`: mutation testing of the exactly-once core (too slow for
+ * `npm test`). Score and survivors in bench/README.md; the tests it runs per mutant are
+ * listed in vitest.mutation.config.ts.
+ *
+ * Two files are mutated only in part, by line range: the outcome ledger of the run store
+ * and the cursor saving of the run finalizer. The ranges are found here from the code's
+ * own landmarks, not written as numbers, because those files keep changing around them;
+ * a landmark that is gone stops the run with its name instead of mutating the wrong lines.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * `file:first-last` (1-based, inclusive) from the first line containing `from` to the
+ * first line after it containing `to`, moved by `shift` lines (Stryker mutates only what
+ * lies wholly inside the range, so a block's closing line must be in it).
+ * @param {string} file
+ * @param {string} from
+ * @param {string} to
+ * @param {number} [shift]
+ */
+function range(file, from, to, shift = 0) {
+  const lines = readFileSync(path.join(import.meta.dirname, file), 'utf8').split('\n');
+  const first = lines.findIndex((l) => l.includes(from));
+  const last = first === -1 ? -1 : lines.findIndex((l, i) => i > first && l.includes(to));
+  if (first === -1 || last === -1)
+    throw new Error(`stryker.config.mjs: no "${first === -1 ? from : to}" in ${file}; update the range`);
+  return `${file}:${first + 1}-${last + 1 + shift}`;
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: [
+    'src/sync/write-batch.ts',
+    'src/sync/state/key-index.ts',
+    'src/sync/cursor.ts',
+    'src/sync/sources/csv-source.ts',
+    // The outcome ledger: its two Lua scripts, then setOutcomes, getOutcomes, clearOutcomes.
+    range('src/sync/state/run-store.ts', 'const SET_OUTCOMES', 'return 1`;'),
+    range('src/sync/state/run-store.ts', 'async setOutcomes(', 'async setChunkRead(', -1),
+    // The finalizer up to the cursor it saves: not for a failed run, a replay or a backfill.
+    range(
+      'src/queue/run-processor.ts',
+      'const current = await rt.runs.get(runId);',
+      'await rt.runs.setCursor(spec.name, current.cursor)',
+      1,
+    ),
+  ],
+  coverageAnalysis: 'perTest',
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  concurrency: 2,
+  timeoutMS: 20000,
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
