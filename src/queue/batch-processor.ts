@@ -5,7 +5,8 @@ import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { resolveLanded } from '../sync/resolve-dead-letters.ts';
 import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
-import { decideBatchFailure, delayJob } from './error-policy.ts';
+import { briefly, decideBatchFailure, delayJob, isRedisOutage } from './error-policy.ts';
+import { classifyError } from '../ground/errors.ts';
 import type { BatchJobData } from './queues.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
@@ -79,7 +80,10 @@ export function createBatchProcessor(
         maxAttempts: job.opts.attempts ?? rt.settings.batchAttempts,
         pauses: job.data.pauses ?? 0,
       });
-      log.warn({ err, action: action.kind }, 'batch failed');
+      // A stack only where it helps: an error nobody classified (a bug). A Redis that went
+      // away fails every batch alike, and the platform's answers carry their code.
+      const unexplained = action.kind === 'retry' && classifyError(err) === 'unknown' && !isRedisOutage(err);
+      log.warn({ err: unexplained ? err : briefly(err), action: action.kind }, 'batch failed');
       switch (action.kind) {
         case 'stop-run':
           await rt.runs.fail(runId, action.message);

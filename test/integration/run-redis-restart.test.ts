@@ -153,6 +153,8 @@ fields: { entry: entry, amount: amount }
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/waiting for Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\)/);
     expect(stderr).not.toMatch(/\n\s+at /);
+    // Nor inside the JSON log lines: an outage is said, not dumped.
+    expect(stderr).not.toMatch(/"stack":"[^"]/);
     const keys = h!.emulator.state.rows(ws).map((r) => String(r.values.entry));
     expect(keys).toHaveLength(2500);
     expect(new Set(keys).size).toBe(2500);
@@ -168,6 +170,8 @@ fields: { entry: entry, amount: amount }
     expect(code, stderr).toBe(1);
     expect(stderr).toMatch(/Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\) did not come back within 3000 ms/);
     expect(stderr).not.toMatch(/\n\s+at /);
+    // Nor inside the JSON log lines: an outage is said, not dumped.
+    expect(stderr).not.toMatch(/"stack":"[^"]/);
 
     children.push(await privateRedis(dir!, port));
     const again = await run({}).exited;

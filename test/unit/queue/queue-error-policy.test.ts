@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import type { ErrorCategory } from '../../../src/ground/errors.ts';
-import { decideBatchFailure, MAX_APP_UNAVAILABLE_PAUSES } from '../../../src/queue/error-policy.ts';
+import {
+  briefly,
+  decideBatchFailure,
+  isRedisOutage,
+  MAX_APP_UNAVAILABLE_PAUSES,
+} from '../../../src/queue/error-policy.ts';
 import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
 
 const api = (category: ErrorCategory, errorCode?: number, retryAfterMs?: number) =>
@@ -77,5 +82,34 @@ describe('batch failure policy (the one place categories become queue behaviour)
 
   it('treats a vanished row (10007) as row-level, not a reason to stop', () => {
     expect(decideBatchFailure(api('not-found', 10007), early)).toEqual({ kind: 'retry' });
+  });
+});
+
+describe('what a batch failure log line carries', () => {
+  const outage = Object.assign(new Error('Reached the max retries per request limit (which is 3).'), {
+    name: 'MaxRetriesPerRequestError',
+  });
+
+  it('knows a Redis outage, also wrapped by the store that met it', () => {
+    expect(isRedisOutage(outage)).toBe(true);
+    expect(isRedisOutage(new Error('key index: script set failed', { cause: outage }))).toBe(true);
+    expect(isRedisOutage(new Error('Connection is closed.'))).toBe(true);
+    expect(isRedisOutage(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toBe(false);
+  });
+
+  it('says an expected error briefly: name, message, category and code, no stack', () => {
+    const err = new ApiError('POST /v3/app/worksheets/x/rows/batch: 10001 parameter error', {
+      method: 'POST',
+      path: '/v3/app/worksheets/x/rows/batch',
+      category: 'invalid-row',
+      errorCode: 10001,
+    });
+    expect(briefly(err)).toEqual({
+      name: 'ApiError',
+      message: err.message,
+      category: 'invalid-row',
+      errorCode: 10001,
+    });
+    expect(briefly(outage)).not.toHaveProperty('stack');
   });
 });
