@@ -8,7 +8,12 @@ import type { Runtime } from './runtime.ts';
  * schedulers of jobs that no longer have one. Scheduler ids are the job names, so any
  * number of workers may do this at start-up: the last upsert wins, nothing doubles.
  */
-export async function registerSchedules(rt: Runtime): Promise<{ registered: string[]; removed: string[] }> {
+export async function registerSchedules(
+  rt: Pick<
+    Runtime,
+    'jobsDir' | 'loadJob' | 'logger' | 'redis' | 'statePrefix' | 'connection' | 'queuePrefix'
+  >,
+): Promise<{ registered: string[]; removed: string[] }> {
   const queues = createQueues(rt);
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
   try {

@@ -14,13 +14,12 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
-import type { Runtime } from '../../queue/runtime.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { RunJobData } from '../../queue/queues.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
 import { addDeadLetterRoutes, pageOfDeadLetters } from './dead-letter-routes.ts';
 import { createJobOperations } from './job-operations.ts';
-import type { JobOperations } from './job-operations.ts';
+import type { JobOperations, JobOperationsRuntime } from './job-operations.ts';
 import { addJobRoutes } from './job-routes.ts';
 import { BadRequest, param, problem, send } from './dashboard-http.ts';
 import { renderRunPage } from './run-page.ts';
@@ -32,7 +31,8 @@ export const QUEUES_PATH = '/queues';
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
   /** The whole runtime: the job actions queue runs and register schedules as the CLI does. */
-  rt: Runtime;
+  /** What the pages read and the actions use: no platform client, no settings. */
+  rt: JobOperationsRuntime;
   /** Host, login and write checks in front of every route (see dashboard-access.ts). */
   access: DashboardAccess;
   /** What the jobs pages read and do. @defaultValue {@link createJobOperations} on `rt` */

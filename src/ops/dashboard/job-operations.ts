@@ -66,7 +66,21 @@ export interface JobOperations extends JobReads, JobActions {}
 const JOB_FILE = /^([a-z0-9][a-z0-9_-]*)\.ya?ml$/;
 
 /** The operations on the runtime's jobs folder, Redis state and runs queue. */
-export function createJobOperations(rt: Runtime, runsQueue: Queue<RunJobData>): JobOperations {
+/** The parts of the runtime the jobs pages and their actions use. */
+export type JobOperationsRuntime = Pick<
+  Runtime,
+  | 'deadLetters'
+  | 'jobsDir'
+  | 'loadJob'
+  | 'redis'
+  | 'runs'
+  | 'statePrefix'
+  | 'logger'
+  | 'connection'
+  | 'queuePrefix'
+>;
+
+export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<RunJobData>): JobOperations {
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
   const history = createRunHistory({ redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs });
 
