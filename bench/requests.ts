@@ -15,6 +15,8 @@
  * distinct shared change set per `batchSize` rows, plus one PATCH per row whose change
  * set is unique. `ratio` = writes / floor; `withinLimit` says whether it is ≤ 1.05.
  * `verified` says the worksheet holds exactly the expected rows and values afterwards.
+ * `upsertSeconds` is the second run's wall time (4 batch workers, in process; it moves
+ * with the machine's load, so compare it within one session only).
  *
  * Usage: node bench/requests.ts [--rows 3000] [--batch-size 100] [--changed-pct 10] [--new-pct 5]
  * Prints one JSON object on stdout.
@@ -112,7 +114,9 @@ fields:
 
   await h.writeFile('orders.csv', csv(next));
   const before = h.emulator.requests.length;
+  const started = performance.now();
   const second = await h.runJob('orders', {});
+  const upsertSeconds = (performance.now() - started) / 1000;
   const log = h.emulator.requests.slice(before);
   const rowWrite = (r: { method: string; path: string }) =>
     /\/rows(\/|$)/.test(r.path) && r.method !== 'GET' && !r.path.endsWith('/rows/list');
@@ -147,6 +151,7 @@ fields:
       singleUpdates: count((r) => r.method === 'PATCH' && !r.path.endsWith('/rows/batch')),
       indexRequests: log.filter((r) => r.path.endsWith('/rows/list')).length,
       batchJobs: second.report.batches,
+      upsertSeconds: Number(upsertSeconds.toFixed(2)),
       report: {
         created: second.report.created,
         updated: second.report.updated,
