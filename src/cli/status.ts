@@ -1,4 +1,5 @@
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+import { findUnfinishedRun } from '../queue/resume-run.ts';
 import { positiveInt, UsageError } from './args.ts';
 import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { formatReport } from './format-report.ts';
@@ -23,11 +24,13 @@ const STATUS = defineCommand({
 const COLUMNS = ['RUN', 'JOB', 'STATUS', 'CREATED', 'READ', 'WRITTEN', 'DEAD', 'MESSAGE'] as const;
 
 /** The runs as a table with a header line; numbers right-aligned, the message last and unpadded. */
-export function formatRunTable(rows: ReadonlyArray<{ run: RunRecord; report: RunReport }>): string {
-  const cells = rows.map(({ run, report }) => [
+export function formatRunTable(
+  rows: ReadonlyArray<{ run: RunRecord; report: RunReport; resumable?: boolean }>,
+): string {
+  const cells = rows.map(({ run, report, resumable }) => [
     run.runId,
     run.job,
-    run.status,
+    resumable === true ? `${run.status}, resumable` : run.status,
     run.createdAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, 'Z'),
     String(run.read ?? report.read),
     String(report.created + report.updated + report.unchanged + report.skipped),
@@ -75,12 +78,26 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     const runs = await rt.runs.list({ limit, ...(job ? { job } : {}) });
+    // The run of each job that `run JOB` would resume (killed, interrupted or failed).
+    const unfinished = new Set<string>();
+    for (const name of new Set(runs.map((r) => r.job))) {
+      const run = await findUnfinishedRun(rt, name);
+      if (run !== undefined) unfinished.add(run.runId);
+    }
     const withReports = await Promise.all(
-      runs.map(async (run) => ({ run, report: await rt.runs.report(run.runId) })),
+      runs.map(async (run) => ({
+        run,
+        report: await rt.runs.report(run.runId),
+        ...(unfinished.has(run.runId) ? { resumable: true } : {}),
+      })),
     );
     if (json === true) io.out(JSON.stringify(withReports, null, 2));
     else if (runs.length === 0) io.out(job === undefined ? 'no runs yet' : `no runs of job ${job} yet`);
-    else io.out(formatRunTable(withReports));
+    else {
+      io.out(formatRunTable(withReports));
+      if (unfinished.size > 0)
+        io.out('a resumable run is resumed by `rowbridge run JOB` (`--fresh` starts anew)');
+    }
     return EXIT.ok;
   });
 }

@@ -109,6 +109,10 @@ fields: { entry: entry, amount: amount }
     const atKill = h!.emulator.state.rowCount(ws);
     expect(atKill).toBeLessThan(2500);
     const [killedRun] = await h!.rt.runs.list({ job: 'ledger' });
+    const status = await cli(['status', '--job', 'ledger']).exited;
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`${killedRun!.runId}\\s+ledger\\s+running, resumable`));
+    expect(status.stdout).toContain('resumed by `rowbridge run JOB`');
 
     const second = await cli(['run', 'ledger', '--json']).exited;
     expect(second.code, second.stderr).toBe(0);
