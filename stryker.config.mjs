@@ -4,10 +4,10 @@
  * `npm test`). Score and survivors in bench/README.md; the tests it runs per mutant are
  * listed in vitest.mutation.config.ts.
  *
- * Two files are mutated only in part, by line range: the outcome ledger of the run store
- * and the cursor saving of the run finalizer. The ranges are found here from the code's
- * own landmarks, not written as numbers, because those files keep changing around them;
- * a landmark that is gone stops the run with its name instead of mutating the wrong lines.
+ * One file is mutated only in part, by line range: the cursor saving of the run
+ * finalizer. The range is found from the code's own landmarks, not written as numbers,
+ * because the file keeps changing around them; a landmark that is gone stops the run
+ * with its name instead of mutating the wrong lines.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,9 +39,8 @@ export default {
     'src/sync/state/key-index.ts',
     'src/sync/cursor.ts',
     'src/sync/sources/csv-source.ts',
-    // The outcome ledger: its two Lua scripts, then setOutcomes, getOutcomes, clearOutcomes.
-    range('src/sync/state/run-store.ts', 'const SET_OUTCOMES', 'return 1`;'),
-    range('src/sync/state/run-store.ts', 'async setOutcomes(', 'async setChunkRead(', -1),
+    // The run store's outcome ledger, a file of its own since the run store was split.
+    'src/sync/state/outcome-ledger.ts',
     // The finalizer up to the cursor it saves: not for a failed run, a replay or a backfill.
     range(
       'src/queue/run-processor.ts',
