@@ -21,9 +21,10 @@ function maxOutstandingJobs(batchSize: number, rowsPerJob: number): number {
 }
 
 /**
- * Reads a source, maps it and adds one batch job per {@link rowsPerBatchJob} rows (ten
- * platform batches, so creates and shared change sets fill whole platform batches) as a
- * child of `parent`.
+ * Reads a source, maps it and adds batch jobs as children of `parent`. Unchanged rows
+ * are settled as they are read (sync/settle-unchanged.ts), and each job holds up to
+ * {@link rowsPerBatchJob} rows to write (ten platform batches), so creates and shared
+ * change sets fill whole platform batches however sparse they are in the source.
  * Batch job ids are derived from the parent (`<parent>-<n>`), so reading again after a
  * crash re-adds the same ids: BullMQ ignores those still present, and rows of batches
  * already done are skipped by their recorded outcomes.
@@ -68,6 +69,9 @@ export async function fanOutBatches(
   }
 
   let pending: BatchRow[] = [];
+  // Mapped rows seen so far, and the place of the last one kept for a job.
+  let read = 0;
+  let last = 0;
   for await (const rows of readBatches(source, {
     plan,
     batchSize: perJob,
@@ -94,15 +98,20 @@ export async function fanOutBatches(
       await addJob(rows);
       continue;
     }
+    // Rows are cut by their place in the mapped stream, which a re-read repeats.
+    const placeOf = new Map(rows.map((r, i) => [r.index, read + i]));
+    read += rows.length;
     for (const row of await settleUnchanged(ctx, rows)) {
+      const place = placeOf.get(row.index)!;
       // A job cut by an earlier read of this parent ends where it ended then.
-      while (batchNo < cuts.stored.length && row.index > cuts.stored[batchNo]!) {
+      while (batchNo < cuts.stored.length && place > cuts.stored[batchNo]!) {
         await addJob(pending);
         pending = [];
       }
       pending.push(row);
+      last = place;
       if (batchNo >= cuts.stored.length && pending.length >= perJob) {
-        await cuts.store(row.index);
+        await cuts.store(place);
         await addJob(pending);
         pending = [];
       }
@@ -114,7 +123,7 @@ export async function fanOutBatches(
       pending = [];
     }
     if (pending.length > 0) {
-      await cuts.store(pending.at(-1)!.index);
+      await cuts.store(last);
       await addJob(pending);
     }
   }
@@ -141,11 +150,11 @@ async function cutOf(
 }
 
 /**
- * Where each batch job of a parent ends (the source index of its last row), in Redis:
- * with unchanged rows settled at read time, which rows a job holds depends on the key
- * index, and that changes as jobs write; a row not yet written keeps its class, so
- * cutting a re-read at the stored indexes gives every unwritten row the job id it had.
- * Each end is stored before its job is added.
+ * Where each batch job of a parent ends (the place of its last row among the mapped
+ * rows read), in Redis. With unchanged rows settled at read time, which rows a job
+ * holds depends on the key index, and that changes as jobs write; a row not yet written
+ * keeps its class, so cutting a re-read at the stored places gives every unwritten row
+ * the job id it had. Each end is stored before its job is added.
  */
 async function createCuts(
   rt: Pick<Runtime, 'redis' | 'statePrefix' | 'settings'>,

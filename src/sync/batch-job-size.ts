@@ -1,20 +1,21 @@
 /**
- * How many source rows one batch job carries (issue 12: a run's write requests near
- * their floor).
+ * How many rows one batch job carries (issue 12: a run's write requests near their
+ * floor).
  *
  * A batch job classifies its rows (create, changed, unchanged) and writes them: creates
  * in platform batches of `batchSize`, changed rows grouped by identical change set (one
  * batch PATCH per set and `batchSize` rows, one single PATCH per row whose set is its
- * own). Both groupings only reach across the rows of one job, so a job of `batchSize`
- * rows sends a part-filled create and a part-filled PATCH per shared change set every
- * `batchSize` rows: 213 writes where 154 would do in bench/requests.ts. Jobs of ten
- * platform batches (at most {@link MAX_ROWS_PER_BATCH_JOB} rows) pay that remainder once
- * per ten batches instead.
+ * own). Both groupings reach across the rows of one job only, so a job of `batchSize`
+ * rows sent a part-filled create and a part-filled PATCH per shared change set every
+ * `batchSize` rows (213 writes where 154 would do in bench/requests.ts). A job of ten
+ * platform batches pays that remainder once per ten; and since the reader settles
+ * unchanged rows itself (settle-unchanged.ts, queue/fan-out.ts), those are ten platform
+ * batches of rows to write.
  *
- * Why not one accumulator for the whole run: rows would have to wait in Redis, outside
- * any batch job, for a flush step, and every crash path (a worker killed between
- * handing rows over and their write) would need a new owner for them. A job holds its
- * rows until each has an outcome, which is what keeps them exactly-once today.
+ * Why not one accumulator for the whole run: rows would wait in Redis, outside any batch
+ * job, for a flush step, and every crash path (a worker killed between handing rows over
+ * and their write) would need a new owner for them. A job holds its rows until each has
+ * an outcome, which is what keeps them exactly-once.
  */
 
 /** Platform batches per batch job. */
