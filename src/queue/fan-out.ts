@@ -116,6 +116,9 @@ export async function fanOutBatches(
         pending = [];
       }
     }
+    // A long stretch of unchanged rows adds no job: the progress still moves.
+    await parent.updateProgress({ read: progress.read, batches: batchNo });
+    signal?.throwIfAborted();
   }
   if (cuts !== undefined) {
     while (batchNo < cuts.stored.length) {
