@@ -18,7 +18,10 @@
  * `upsertSeconds` is the second run's wall time (4 batch workers, in process; it moves
  * with the machine's load, so compare it within one session only).
  *
- * Usage: node bench/requests.ts [--rows 3000] [--batch-size 100] [--changed-pct 10] [--new-pct 5]
+ * `--latency-ms` makes the emulator answer each request that much later (a platform is
+ * not local), which is when requests in flight at once start to count.
+ *
+ * Usage: node bench/requests.ts [--rows 3000] [--batch-size 100] [--changed-pct 10] [--new-pct 5] [--latency-ms 0]
  * Prints one JSON object on stdout.
  */
 import { loadavg } from 'node:os';
@@ -31,6 +34,7 @@ const flags = parseNumberFlags('bench/requests.ts', {
   'batch-size': { default: 100 },
   'changed-pct': { default: 10, min: 0, fractional: true },
   'new-pct': { default: 5, min: 0, fractional: true },
+  'latency-ms': { default: 0, min: 0 },
 });
 const rows = flags.rows;
 const batchSize = flags['batch-size'];
@@ -81,7 +85,12 @@ for (let n = 0; n < creates; n += 1) {
 const unique = changed - shared;
 const floor = Math.ceil(creates / batchSize) + (shared > 1 ? Math.ceil(shared / batchSize) : shared) + unique;
 
-const h = await createHarness(`bench-requests`, {}, { ROWBRIDGE_RATE: '2000', ROWBRIDGE_MAX_RATE: '5000' });
+const latency = flags['latency-ms'];
+const h = await createHarness(
+  `bench-requests`,
+  latency > 0 ? { faults: { seed: 1, latencyMs: [latency, latency] } } : {},
+  { ROWBRIDGE_RATE: '2000', ROWBRIDGE_MAX_RATE: '5000' },
+);
 try {
   const ws = h.createWorksheet({
     name: 'Orders',

@@ -5,6 +5,7 @@ import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
 import { RunStoppedError } from './run-stopped-error.ts';
 import { classifyRow } from './classify-row.ts';
+import { inPool } from './in-pool.ts';
 import type { SyncContext } from './sync-context.ts';
 import { keyOfRecord } from './key-of-record.ts';
 
@@ -12,6 +13,9 @@ import { keyOfRecord } from './key-of-record.ts';
 export type BatchOutcomes = Map<number, RowOutcome>;
 
 const MAX_AMBIGUOUS_ROUNDS = 3;
+
+/** Single-row updates of one batch in flight at once. */
+const SINGLE_UPDATES_AT_ONCE = 4;
 
 function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiError {
   return err instanceof ApiError && categories.includes(err.category);
@@ -201,13 +205,19 @@ async function writeUpdates(
   if (gone.length > 0) await rowGone(ctx, gone, outcomes);
 
   const byRowId = new Map(changes.map((c) => [c.rowId, c]));
+  const singles: Array<{ item: { row: BatchRow; rowId: string }; fields: FieldValue[] }> = [];
   for (const group of ctx.groupChangeSets(changes.map((c) => ({ rowId: c.rowId, changed: c.changed })))) {
     const members = group.rowIds.map((id) => byRowId.get(id)!);
+    if (members.length === 1) singles.push({ item: members[0]!, fields: group.fields });
     // A batch job holds several platform batches of rows (batch-job-size.ts): one
     // change set can cover more rows than one write request may carry.
-    for (let i = 0; i < members.length; i += ctx.batchSize)
-      await updateGroup(ctx, members.slice(i, i + ctx.batchSize), group.fields, outcomes);
+    else
+      for (let i = 0; i < members.length; i += ctx.batchSize)
+        await updateGroup(ctx, members.slice(i, i + ctx.batchSize), group.fields, outcomes);
   }
+  // A job of 1,000 rows can hold hundreds of rows with changes of their own: one request
+  // each, a few at once (each records its own outcome; the limiter still sets the pace).
+  await inPool(singles, SINGLE_UPDATES_AT_ONCE, (s) => updateOne(ctx, s.item, s.fields, outcomes));
 }
 
 /** Writes one change set to rows that all get exactly it: one batch PATCH, or one PATCH for a lone row. */
