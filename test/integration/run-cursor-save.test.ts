@@ -87,4 +87,14 @@ incremental: { cursor: seq }
     expect(codes()).toHaveLength(ROWS + 3);
     expect(await savedCursor()).toBe(String(ROWS + 3));
   });
+
+  it('a run that reads no records keeps the saved cursor, and the run after it reads from there', async () => {
+    await h.writeFile('ticks.csv', 'code,seq\n');
+    expect((await h.runJob('ticks')).record.status).toBe('completed');
+    expect(await savedCursor()).toBe(String(ROWS + 3));
+    await h.writeFile('ticks.csv', csv(ROWS + 4));
+    const { report } = await h.runJob('ticks');
+    expect(report).toMatchObject({ read: 2, created: 1, unchanged: 1 });
+    expect(await savedCursor()).toBe(String(ROWS + 4));
+  });
 });

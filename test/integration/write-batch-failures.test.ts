@@ -14,7 +14,7 @@ import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
 import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts';
 import { createRunStore } from '../../src/sync/state/run-store.ts';
 import type { SyncContext } from '../../src/sync/sync-context.ts';
-import { writeBatch } from '../../src/sync/write-batch.ts';
+import { deadLetterRows, writeBatch } from '../../src/sync/write-batch.ts';
 import { startScriptedPlatform } from '../helpers/scripted-platform.ts';
 import type { ScriptedPlatform } from '../helpers/scripted-platform.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
@@ -113,6 +113,68 @@ describe('writeBatch failures', () => {
     await writeBatch(ctx, batch(ctx, ['a', 'BAD', 'c']));
     const [entry] = await deadLetters(ctx);
     expect(entry).toMatchObject({ key: 'N-1', category: 'invalid-row', errorCode: 10002 });
+  });
+
+  it('a batch create refused for a conflict (10006) is bisected like a bad row: the others land', async () => {
+    const ctx = context('upsert', 'conflict');
+    const conflicting: SyncContext = {
+      ...ctx,
+      rows: {
+        ...ctx.rows,
+        batchCreate: (worksheetId, input) =>
+          input.rows.some((r) => r.fields.some((f) => f.value === 'DUP'))
+            ? Promise.reject(apiError('conflict', 10006))
+            : ctx.rows.batchCreate(worksheetId, input),
+      },
+    };
+    const outcomes = await writeBatch(conflicting, batch(ctx, ['a', 'DUP', 'c', 'd']));
+    expect([...outcomes.values()]).toEqual(['created', 'dead:conflict', 'created', 'created']);
+    expect(names()).toEqual(['a', 'c', 'd']);
+    const [entry] = await deadLetters(ctx);
+    expect(entry).toMatchObject({ key: 'N-1', category: 'conflict', errorCode: 10006 });
+  });
+
+  it('update mode: a key in no worksheet row is skipped, nothing created', async () => {
+    const ctx = context('update', 'update-only');
+    const outcomes = await writeBatch(ctx, batch(ctx, ['new']));
+    expect([...outcomes.values()]).toEqual(['skipped']);
+    expect(platform.rows.size).toBe(0);
+    expect(await ctx.runs.report(ctx.runId)).toMatchObject({ skipped: 1, created: 0 });
+  });
+
+  it('a row the reader refused keeps the key of its source record on its dead letter', async () => {
+    const ctx = context('upsert', 'refused');
+    await deadLetterRows(
+      ctx,
+      [{ index: 7, source: { data: { no: 'N-7', name: 'x' }, position: { index: 7 } } }],
+      'invalid-row',
+      { message: 'name: not a text', field: 'name' },
+    );
+    const [entry] = await deadLetters(ctx);
+    expect(entry).toMatchObject({ key: 'N-7', field: 'name', message: 'name: not a text' });
+  });
+
+  it('a single update refused for a conflict is dead-lettered as a conflict', async () => {
+    const first = context('upsert', 'conflict-update');
+    await writeBatch(first, batch(first, ['a']));
+    const second = context('upsert', 'conflict-update');
+    const refusing: SyncContext = {
+      ...second,
+      rows: { ...second.rows, update: () => Promise.reject(apiError('conflict', 10006)) },
+    };
+    const outcomes = await writeBatch(refusing, batch(second, ['a2']));
+    expect([...outcomes.values()]).toEqual(['dead:conflict']);
+    expect((await deadLetters(second))[0]).toMatchObject({ category: 'conflict', errorCode: 10006 });
+  });
+
+  it('rows a dead worker left pending in a keyless append: the dead letter says to look in the worksheet before replaying', async () => {
+    const ctx = context('append', 'pending-keyless');
+    await ctx.runs.setOutcomes(ctx.runId, new Map([[0, 'pending']]));
+    await writeBatch(ctx, batch(ctx, ['a']));
+    const [entry] = await deadLetters(ctx);
+    expect(entry?.message).toBe(
+      'the worker stopped while this row was being created and the job has no key to check it: look for it in the worksheet before replaying',
+    );
   });
 
   it('update mode: a matched row deleted meanwhile is dead-lettered saying so, and no row is created', async () => {
@@ -312,7 +374,11 @@ describe('writeBatch failures', () => {
         },
       },
     };
-    await expect(writeBatch(short, rows)).rejects.toThrow('batch create answered 2 row ids for 3 rows');
+    await expect(writeBatch(short, rows)).rejects.toMatchObject({
+      name: 'RunStoppedError',
+      category: 'unknown',
+      message: 'batch create answered 2 row ids for 3 rows',
+    });
     expect([...(await ctx.runs.getOutcomes(ctx.runId, [0, 1, 2])).values()]).toEqual([
       'pending',
       'pending',
