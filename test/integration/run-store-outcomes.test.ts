@@ -149,6 +149,28 @@ describe('run store outcome ledger', () => {
     expect(await redis.exists(`${PREFIX}:run:${runId}:outcomes`, `${PREFIX}:run:${runId}:counts`)).toBe(0);
   });
 
+  it('the mirror seen-set answers per key, in order; nothing asked, nothing answered', async () => {
+    const runs = store();
+    const runId = newRun();
+    await runs.markSeen(runId, ['K1', 'K3']);
+    await runs.markSeen(runId, []);
+    expect(await runs.isSeen(runId, ['K1', 'K2', 'K3'])).toEqual([true, false, true]);
+    expect(await runs.isSeen(runId, [])).toEqual([]);
+    expect(await redis.ttl(`${PREFIX}:run:${runId}:seen`)).toBeGreaterThan(890);
+  });
+
+  it('dropping a run’s row state forgets its outcomes and seen keys but keeps its report', async () => {
+    const runs = store();
+    const runId = newRun();
+    await runs.setOutcomes(runId, outcomes([[0, 'created']]));
+    await runs.markSeen(runId, ['K1']);
+    await runs.dropRowState(runId);
+    expect((await runs.getOutcomes(runId, [0])).size).toBe(0);
+    expect(await runs.isSeen(runId, ['K1'])).toEqual([false]);
+    expect((await runs.report(runId)).created).toBe(1);
+    expect(await redis.ttl(`${PREFIX}:run:${runId}:counts`)).toBeGreaterThan(890);
+  });
+
   it('row bookkeeping expires: outcomes after the row-state TTL, counts no sooner than the run record', async () => {
     const runs = store();
     const runId = newRun();
