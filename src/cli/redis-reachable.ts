@@ -30,20 +30,6 @@ const ABSENT_CODES = new Set([
 const ABSENT_MESSAGES =
   /Connection is closed|connect ETIMEDOUT|Failed to refresh slots cache|None of startup nodes is available|MaxRetriesPerRequest/i;
 
-/**
- * Whether an error thrown by a command's Redis calls is ioredis giving up on a
- * connection (Redis went away after the command had reached it). Only ioredis' own
- * errors: an ECONNREFUSED may as well come from a database source.
- */
-export function isLostRedis(err: unknown): boolean {
-  for (let e = err; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    const { name, message } = e as { name?: unknown; message?: unknown };
-    if (name === 'MaxRetriesPerRequestError') return true;
-    if (typeof message === 'string' && /^Connection is closed\.?$/.test(message)) return true;
-  }
-  return false;
-}
-
 /** Whether an error of a Redis probe (ioredis or the socket under it) means nothing answered. */
 function isRedisUnreachable(err: unknown): boolean {
   for (let e = err; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {

@@ -2,7 +2,7 @@ import { RowbridgeError } from '../ground/errors.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import type { CliIo } from './io.ts';
-import { isLostRedis } from './redis-reachable.ts';
+import { isRedisOutage } from '../ground/redis-outage.ts';
 
 /** Redis went away under a running command and did not come back in time. */
 export class RedisGoneError extends RowbridgeError {
@@ -34,7 +34,7 @@ export function createRedisWatch(
           if (since !== undefined) io.err(`${where} is back: carrying on`);
           return value;
         } catch (err) {
-          if (!isLostRedis(err)) throw err;
+          if (!isRedisOutage(err)) throw err;
           since ??= Date.now();
           const waited = Date.now() - since;
           const limit = rt.settings.redisWaitMs;

@@ -6,7 +6,8 @@ import { BackfillRangeError } from '../sync/split-range.ts';
 import { UsageError } from './args.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
-import { isLostRedis, RedisUnreachableError } from './redis-reachable.ts';
+import { isRedisOutage } from '../ground/redis-outage.ts';
+import { RedisUnreachableError } from './redis-reachable.ts';
 
 /** The first error in the cause chain that carries a socket address (a refused or timed-out connect). */
 function socketAddress(err: unknown): { host: string; port?: number } | undefined {
@@ -67,7 +68,7 @@ export function reportFailure(err: unknown, io: CliIo): number {
     io.err(err.message);
     return EXIT.failure;
   }
-  if (isLostRedis(err)) {
+  if (isRedisOutage(err)) {
     // Redis went away after the command had reached it (the probe passed).
     let where = 'the address in REDIS_URL';
     try {

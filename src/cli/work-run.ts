@@ -27,17 +27,15 @@ export async function workRunsInProcess(
   // lost. A second Ctrl-C exits at once: the next `run` takes over what was held.
   let interrupted = false;
   let closeTimeoutMs: number | undefined;
-  const interrupt = (signal: NodeJS.Signals) => {
-    if (interrupted) {
-      io.err(`${signal} again: exiting now; \`rowbridge run\` of the job resumes the run`);
-      process.exit(130);
-    }
-    interrupted = true;
-    io.err(`${signal}: stopping (Ctrl-C again to exit at once)`);
-    hardDeadline(rt, io);
-  };
-  process.on('SIGINT', interrupt);
-  process.on('SIGTERM', interrupt);
+  const detach = onStopSignals(
+    rt,
+    io,
+    (signal) => {
+      interrupted = true;
+      io.err(`${signal}: stopping (Ctrl-C again to exit at once)`);
+    },
+    '; `rowbridge run` of the job resumes the run',
+  );
   try {
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
     for (const runId of runIds) {
@@ -86,8 +84,7 @@ export async function workRunsInProcess(
   } finally {
     // Still listening while the workers close: a second Ctrl-C then exits at once.
     await workers.close(closeTimeoutMs);
-    process.removeListener('SIGINT', interrupt);
-    process.removeListener('SIGTERM', interrupt);
+    detach();
   }
 }
 
@@ -105,3 +102,33 @@ export function hardDeadline(rt: Runtime, io: CliIo): void {
 
 /** What closing connections may take after the workers' own deadline. */
 const HARD_DEADLINE_EXTRA_MS = 5_000;
+
+/**
+ * Ctrl-C and SIGTERM for a command that works jobs: the first calls `stop` and arms the
+ * hard deadline; a second exits 130 at once (what was held is taken over by the next run
+ * or worker). Returns what stops listening.
+ */
+export function onStopSignals(
+  rt: Runtime,
+  io: CliIo,
+  stop: (signal: NodeJS.Signals) => void,
+  /** Said after `SIGINT again: exiting now`. */
+  again = '',
+): () => void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      io.err(`${signal} again: exiting now${again}`);
+      process.exit(130);
+    }
+    stopping = true;
+    hardDeadline(rt, io);
+    stop(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+}

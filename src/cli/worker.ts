@@ -10,7 +10,7 @@ import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
-import { hardDeadline } from './work-run.ts';
+import { onStopSignals } from './work-run.ts';
 import { createRedisWatch } from './redis-watch.ts';
 import { reportFailure } from './report-failure.ts';
 
@@ -98,19 +98,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         rt.logger.info({ signal }, 'stopping: finishing in-flight batches');
         resolve();
       };
-      let stopping = false;
-      const onSignal = (signal: NodeJS.Signals) => {
-        if (stopping) {
-          // A second signal: exit now; the next worker or run takes over what was held.
-          io.err(`${signal} again: exiting now`);
-          process.exit(130);
-        }
-        stopping = true;
-        hardDeadline(rt, io);
-        stop(signal);
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
+      onStopSignals(rt, io, stop);
     });
     readiness.markStopping();
     return EXIT.ok;

@@ -62,20 +62,6 @@ export async function delayJob(job: Job, token: string | undefined, delayMs: num
   throw new DelayedError();
 }
 
-/** An error of ioredis giving up on a connection (Redis went away), or one wrapping it. */
-export function isRedisOutage(err: unknown): boolean {
-  for (let e = err; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    const { name, message } = e as { name?: unknown; message?: unknown };
-    if (name === 'MaxRetriesPerRequestError') return true;
-    if (
-      typeof message === 'string' &&
-      /^Connection is closed\.?$|max retries per request limit/.test(message)
-    )
-      return true;
-  }
-  return false;
-}
-
 /** What a log line needs of an expected error: its name, message, category and code, no stack. */
 export function briefly(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { message: String(err) };

@@ -12,22 +12,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import type { CliProcess } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
-
-const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
-
-async function until(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -100,43 +88,12 @@ describe('run survives a Redis restart', { timeout: 180_000 }, () => {
       { faults: { seed: 9, latencyMs: [10, 25] } },
       { REDIS_URL: redisUrl, ROWBRIDGE_LOCK_DURATION_MS: '4000' },
     );
-    const ws = h.createWorksheet({
-      name: 'Ledger',
-      alias: 'ledger',
-      fields: [
-        { name: 'Entry', alias: 'entry', type: '2', required: true, isTitle: true },
-        { name: 'Amount', alias: 'amount', type: '6' },
-      ],
-    });
-    const lines = ['entry,amount', ...Array.from({ length: rows }, (_, i) => `L-${i},${i}`)];
-    await h.writeFile('ledger.csv', `${lines.join('\n')}\n`);
-    await h.writeJob(
-      'ledger',
-      `name: ledger
-source: { type: csv, path: ./ledger.csv }
-target: { worksheet: ledger, mode: upsert, key: entry, batchSize: 50 }
-fields: { entry: entry, amount: amount }
-`,
-    );
+    const ws = await writeLedgerJob(h, rows, 'upsert');
     return { ws, port, redisUrl };
   }
 
-  function run(env: NodeJS.ProcessEnv): {
-    child: ChildProcess;
-    exited: Promise<{ code: number | null; stderr: string }>;
-  } {
-    const child = spawn(process.execPath, [CLI, 'run', 'ledger'], {
-      env: { ...process.env, ...h!.env, ROWBRIDGE_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stdout?.resume();
-    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-    return {
-      child,
-      exited: new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr }))),
-    };
+  function run(env: NodeJS.ProcessEnv): CliProcess {
+    return spawnCli(h!, children, ['run', 'ledger'], env);
   }
 
   it('Redis SIGKILLed at 40% and restarted from its AOF: the same run completes, every row once', async () => {

@@ -4,31 +4,17 @@
  * a damaged worksheet repaired with --full, --fresh, and a `run` that leaves other
  * jobs' runs to the workers.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
+import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import type { CliProcess } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
-
-const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
-
-interface Finished {
-  code: number | null | 'hung';
-  stdout: string;
-  stderr: string;
-}
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
   let h: Harness | undefined;
@@ -44,28 +30,9 @@ describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
     h = undefined;
   });
 
-  /** `rowbridge ARGS` as a user types it; `exited` settles when it exits (or after 120 s: 'hung'). */
-  function cli(
-    args: string[],
-    env: NodeJS.ProcessEnv = {},
-  ): { child: ChildProcess; exited: Promise<Finished>; stderr: () => string } {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...h!.env, ROWBRIDGE_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<Finished>((resolve) => {
-      const timer = setTimeout(() => resolve({ code: 'hung', stdout, stderr }), 120_000);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
-    return { child, exited, stderr: () => stderr };
+  /** `rowbridge ARGS` as a user types it. */
+  function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+    return spawnCli(h!, children, args, env);
   }
 
   async function ledger(rows: number, mode: 'append' | 'upsert', latency = true): Promise<string> {
@@ -75,25 +42,7 @@ describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
       // Far longer than the test: only an immediate take-over lets the second run finish.
       { ROWBRIDGE_LOCK_DURATION_MS: '600000' },
     );
-    const ws = h.createWorksheet({
-      name: 'Ledger',
-      alias: 'ledger',
-      fields: [
-        { name: 'Entry', alias: 'entry', type: '2', required: true, isTitle: true },
-        { name: 'Amount', alias: 'amount', type: '6' },
-      ],
-    });
-    const lines = ['entry,amount', ...Array.from({ length: rows }, (_, i) => `L-${i},${i}`)];
-    await h.writeFile('ledger.csv', `${lines.join('\n')}\n`);
-    await h.writeJob(
-      'ledger',
-      `name: ledger
-source: { type: csv, path: ./ledger.csv }
-target: { worksheet: ledger, mode: ${mode}${mode === 'upsert' ? ', key: entry' : ''}, batchSize: 50 }
-fields: { entry: entry, amount: amount }
-`,
-    );
-    return ws;
+    return writeLedgerJob(h, rows, mode);
   }
 
   function entries(ws: string): string[] {

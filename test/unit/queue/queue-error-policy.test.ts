@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import type { ErrorCategory } from '../../../src/ground/errors.ts';
-import {
-  briefly,
-  decideBatchFailure,
-  isRedisOutage,
-  MAX_APP_UNAVAILABLE_PAUSES,
-} from '../../../src/queue/error-policy.ts';
+import { briefly, decideBatchFailure, MAX_APP_UNAVAILABLE_PAUSES } from '../../../src/queue/error-policy.ts';
+import { isRedisOutage } from '../../../src/ground/redis-outage.ts';
 import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
 
 const api = (category: ErrorCategory, errorCode?: number, retryAfterMs?: number) =>
