@@ -4,6 +4,7 @@ import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';
+import type { Runtime } from '../../src/queue/runtime.ts';
 import { TERMINAL_STATUSES } from '../../src/sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 
@@ -35,22 +36,7 @@ export async function runEnqueuedJob(options: EnqueuedJobOptions): Promise<Enque
   const logger = createLogger({ level: settings.logLevel, destination: pino.destination(2) });
   const rt = createRuntime({ settings, env: options.env, logger, jobsDir: options.jobsDir });
   try {
-    const started = performance.now();
-    const runId = await enqueueRun(rt, options.jobName, { trigger: 'cli' });
-    const deadline = Date.now() + options.timeoutMs;
-    for (;;) {
-      const record = await rt.runs.get(runId);
-      if (record !== undefined && TERMINAL_STATUSES.has(record.status)) {
-        const seconds = (performance.now() - started) / 1000;
-        return { record, report: await rt.runs.report(runId), seconds };
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `run ${runId} of job ${options.jobName} did not end within ${options.timeoutMs} ms: ${JSON.stringify(record)}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return await enqueueAndWait(rt, options.jobName, options.timeoutMs);
   } finally {
     await rt.close();
   }
@@ -71,5 +57,29 @@ export async function deleteQueueKeys(env: NodeJS.ProcessEnv): Promise<number> {
     return deleted;
   } finally {
     await redis.quit().catch(() => undefined);
+  }
+}
+
+/** Enqueues a run of `jobName` and waits (polling) until it ends, or throws after `timeoutMs`. */
+export async function enqueueAndWait(
+  rt: Runtime,
+  jobName: string,
+  timeoutMs: number,
+): Promise<EnqueuedJobResult> {
+  const started = performance.now();
+  const runId = await enqueueRun(rt, jobName, { trigger: 'cli' });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await rt.runs.get(runId);
+    if (record !== undefined && TERMINAL_STATUSES.has(record.status)) {
+      const seconds = (performance.now() - started) / 1000;
+      return { record, report: await rt.runs.report(runId), seconds };
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `run ${runId} of job ${jobName} did not end within ${timeoutMs} ms: ${JSON.stringify(record)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -3,9 +3,8 @@ import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { createWorkers } from '../../src/queue/create-workers.ts';
-import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';
-import { TERMINAL_STATUSES } from '../../src/sync/state/run-store.ts';
+import { enqueueAndWait } from './run-enqueued-job.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 
 /** What {@link runQueuedJob} needs: the rowbridge environment and the job to run. */
@@ -50,22 +49,7 @@ export async function runQueuedJob(options: QueuedJobOptions): Promise<QueuedJob
   const rt = createRuntime({ settings, env: options.env, logger, jobsDir: options.jobsDir });
   const workers = createWorkers(rt, { concurrency: options.concurrency, closeTimeoutMs: 10_000 });
   try {
-    const started = performance.now();
-    const runId = await enqueueRun(rt, options.jobName, { trigger: 'cli' });
-    const deadline = Date.now() + options.timeoutMs;
-    for (;;) {
-      const record = await rt.runs.get(runId);
-      if (record !== undefined && TERMINAL_STATUSES.has(record.status)) {
-        const seconds = (performance.now() - started) / 1000;
-        return { record, report: await rt.runs.report(runId), seconds };
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `run ${runId} of job ${options.jobName} did not end within ${options.timeoutMs} ms: ${JSON.stringify(record)}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return await enqueueAndWait(rt, options.jobName, options.timeoutMs);
   } finally {
     await workers.close();
     await rt.close();
