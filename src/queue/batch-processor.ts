@@ -3,6 +3,7 @@ import { createSyncContext } from '../sync/create-sync-context.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
+import { unpackRows } from '../sync/packed-rows.ts';
 import { resolveLanded } from '../sync/resolve-dead-letters.ts';
 import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
@@ -46,7 +47,8 @@ export function createBatchProcessor(
   }
 
   return async function processBatch(job, token) {
-    const { runId, batchNo, rows } = job.data;
+    const { runId, batchNo, packed } = job.data;
+    const rows = packed === undefined ? (job.data.rows ?? []) : unpackRows(packed);
     const record = await rt.runs.get(runId);
     const summary = (outcomes: Record<string, number>): BatchSummary => ({
       batchNo,

@@ -2,6 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
+import { packRows } from '../sync/packed-rows.ts';
 import { readBatches } from '../sync/read-batches.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
 import { settleUnchanged } from '../sync/settle-unchanged.ts';
@@ -50,7 +51,7 @@ export async function fanOutBatches(
       await waitForRoom(parent, outstanding, signal);
       await batches.add(
         'batch',
-        { runId: ctx.runId, job: ctx.job, batchNo, rows },
+        { runId: ctx.runId, job: ctx.job, batchNo, packed: packRows(rows) },
         {
           jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
           parent: { id: parent.id!, queue: parent.queueQualifiedName },

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
+import type { PackedRows } from '../sync/packed-rows.ts';
 import type { Runtime } from './runtime.ts';
 
 export const RUN_QUEUE = 'runs';
@@ -34,7 +35,10 @@ export interface BatchJobData {
   runId: string;
   job: string;
   batchNo: number;
-  rows: BatchRow[];
+  /** The rows, packed (sync/packed-rows.ts): what this version adds. */
+  packed?: PackedRows;
+  /** The rows as objects: jobs added by versions before the packing, still in Redis. */
+  rows?: BatchRow[];
   /** Times the batch was put back because the application was unavailable. */
   pauses?: number;
 }

@@ -6,6 +6,7 @@ import { fanOutBatches } from '../../src/queue/fan-out.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData, RunJobData } from '../../src/queue/queues.ts';
 import { createSyncContext, readWorksheetKeys } from '../../src/sync/create-sync-context.ts';
+import { batchRowIndexes, unpackRows } from '../../src/sync/packed-rows.ts';
 import type { SourceRecord } from '../../src/sync/types.ts';
 import { writeBatch } from '../../src/sync/write-batch.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
@@ -131,12 +132,13 @@ fields: { code: code, qty: qty, note: note }
         Promise.all(
           Array.from({ length: n }, (_, i) => Job.fromId<BatchJobData>(queues.batches, `${runId}-${i}`)),
         );
-      const indexes = (job: Job<BatchJobData> | undefined) => job?.data.rows.map((r) => r.index);
+      const indexes = (job: Job<BatchJobData> | undefined) =>
+        job === undefined ? undefined : batchRowIndexes(job.data);
 
       const first = await fanOutBatches(h.rt, queues.batches, parent, ctx, source());
       expect(first.batches).toBe(2);
       const before = await jobs(3);
-      expect(before.map((j) => j?.data.rows.length)).toEqual([40, 30, undefined]);
+      expect(before.map((j) => indexes(j)?.length)).toEqual([40, 30, undefined]);
       // Unchanged rows never reach a job: the reader settled them.
       expect(indexes(before[0])).toEqual([
         ...Array.from({ length: 30 }, (_, i) => i * 2),
@@ -145,7 +147,7 @@ fields: { code: code, qty: qty, note: note }
       expect((await h.rt.runs.report(runId)).unchanged).toBe(30);
 
       // Job 0 is written and removed, as a completed job is; then the reader reads again.
-      await writeBatch(ctx, before[0]!.data.rows);
+      await writeBatch(ctx, unpackRows(before[0]!.data.packed!));
       await before[0]!.remove();
       const again = (await Job.fromId<RunJobData>(queues.runs, runId))!;
       const second = await fanOutBatches(h.rt, queues.batches, again, ctx, source());

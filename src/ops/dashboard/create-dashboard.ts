@@ -16,6 +16,7 @@ import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { RunJobData } from '../../queue/queues.ts';
+import { batchRowIndexes } from '../../sync/packed-rows.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
 import { addDeadLetterRoutes, pageOfDeadLetters } from './dead-letter-routes.ts';
 import { createJobOperations } from './job-operations.ts';
@@ -67,12 +68,8 @@ function limit(req: Request): number {
  */
 export function batchDataSummary(data: unknown): unknown {
   if (typeof data !== 'object' || data === null) return data;
-  const { runId, job, batchNo, rows, pauses } = data as Record<string, unknown>;
-  const indexes = Array.isArray(rows)
-    ? rows.map((row) =>
-        typeof row === 'object' && row !== null ? (row as { index?: unknown }).index : undefined,
-      )
-    : undefined;
+  const { runId, job, batchNo, pauses } = data as Record<string, unknown>;
+  const indexes = batchRowIndexes(data);
   return { runId, job, batchNo, rows: indexes?.length, rowIndexes: indexes, pauses };
 }
 

@@ -1,0 +1,158 @@
+import type { FieldValue } from '../api/types.ts';
+import type { BatchRow } from './batch-row.ts';
+import type { PendingLookup } from './mapping/map-result.ts';
+import type { SourcePosition, SourceRecord } from './types.ts';
+
+/**
+ * Batch rows as a batch job carries them through Redis. A job holds up to 1,000 rows;
+ * as plain objects each row repeated its column names, its field ids and the keys of
+ * five nested objects, and BullMQ stringifying that into Redis and parsing it back in
+ * the worker was a sixth of a 1M-row import's CPU (bench/import.ts). Packed, the column
+ * names and field ids are written once per job and each row is one array.
+ *
+ * The encoding is exact: {@link unpackRows} gives back what {@link packRows} was given,
+ * after the same JSON round trip the objects took before (a record whose keys differ
+ * from the job's columns keeps its data object as it is).
+ */
+export interface PackedRows {
+  /** Keys of the source records' data, in order, once for the job. */
+  columns: string[];
+  /** Field ids of the mapped rows, in mapping order, once for the job. */
+  fieldIds: string[];
+  rows: PackedRow[];
+}
+
+/**
+ * One row: its index (the record's ordinal, `position.index`), the line it starts on,
+ * its key and content hash, its data (values in `columns` order, or the data object
+ * itself), its mapped field values (in `fieldIds` order), and what most rows lack.
+ */
+export type PackedRow = [
+  index: number,
+  line: number | null,
+  key: string | null,
+  hash: string,
+  data: unknown[] | Record<string, unknown>,
+  values: unknown[],
+  rest?: PackedRest,
+];
+
+/** The parts of a row most rows do not have. */
+interface PackedRest {
+  page?: number | string;
+  id?: string;
+  cursor?: unknown;
+  /** Each field's write type (`null` where it has none). */
+  types?: Array<string | null>;
+  pending?: PendingLookup[];
+  /** Field ids, when this row's differ from the job's (never, from one plan). */
+  fieldIds?: string[];
+  /** Fields whose value is `undefined` (JSON would turn it into `null` in an array). */
+  undefinedValues?: number[];
+}
+
+/**
+ * Whether `data`'s own keys are exactly `columns`, in order, none holding `undefined`
+ * (which JSON drops from an object but writes as `null` in an array).
+ */
+function hasColumns(data: Record<string, unknown>, columns: readonly string[]): boolean {
+  let i = 0;
+  for (const key in data) {
+    if (!Object.hasOwn(data, key)) continue;
+    if (columns[i] !== key || data[key] === undefined) return false;
+    i += 1;
+  }
+  return i === columns.length;
+}
+
+function sameIds(fields: readonly FieldValue[], ids: readonly string[]): boolean {
+  if (fields.length !== ids.length) return false;
+  for (let i = 0; i < fields.length; i++) if (fields[i]!.id !== ids[i]) return false;
+  return true;
+}
+
+export function packRows(rows: readonly BatchRow[]): PackedRows {
+  const first = rows[0];
+  const columns = first === undefined ? [] : Object.keys(first.source.data);
+  const fieldIds = first === undefined ? [] : first.mapped.fields.map((f) => f.id);
+  const packed: PackedRow[] = new Array<PackedRow>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const { index, source, mapped } = rows[r]!;
+    const { data, position } = source;
+    let values: unknown[] | Record<string, unknown> = data;
+    if (hasColumns(data, columns)) {
+      values = new Array<unknown>(columns.length);
+      for (let c = 0; c < columns.length; c++) values[c] = data[columns[c]!];
+    }
+    const { fields } = mapped;
+    const fieldValues = new Array<unknown>(fields.length);
+    let types: Array<string | null> | undefined;
+    let undefinedValues: number[] | undefined;
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      fieldValues[f] = field.value;
+      if (field.value === undefined) (undefinedValues ??= []).push(f);
+      if (field.type !== undefined)
+        (types ??= new Array<string | null>(fields.length).fill(null))[f] = field.type;
+    }
+    let rest: PackedRest | undefined;
+    if (position.page !== undefined) (rest ??= {}).page = position.page;
+    if (position.id !== undefined) (rest ??= {}).id = position.id;
+    if (source.cursor !== undefined) (rest ??= {}).cursor = source.cursor;
+    if (types !== undefined) (rest ??= {}).types = types;
+    if (mapped.pending !== undefined) (rest ??= {}).pending = mapped.pending;
+    if (!sameIds(fields, fieldIds)) (rest ??= {}).fieldIds = fields.map((f) => f.id);
+    if (undefinedValues !== undefined) (rest ??= {}).undefinedValues = undefinedValues;
+    const row: PackedRow = [
+      index,
+      position.line ?? null,
+      mapped.key ?? null,
+      mapped.hash,
+      values,
+      fieldValues,
+    ];
+    if (rest !== undefined) row.push(rest);
+    packed[r] = row;
+  }
+  return { columns, fieldIds, rows: packed };
+}
+
+export function unpackRows(packed: PackedRows): BatchRow[] {
+  const { columns } = packed;
+  return packed.rows.map(([index, line, key, hash, values, fieldValues, rest]) => {
+    let data: Record<string, unknown>;
+    if (Array.isArray(values)) {
+      data = {};
+      for (let c = 0; c < columns.length; c++) data[columns[c]!] = values[c];
+    } else data = values;
+    const position: SourcePosition = { index };
+    if (line !== null) position.line = line;
+    if (rest?.page !== undefined) position.page = rest.page;
+    if (rest?.id !== undefined) position.id = rest.id;
+    const source: SourceRecord = { data, position };
+    if (rest !== undefined && 'cursor' in rest) source.cursor = rest.cursor;
+    const ids = rest?.fieldIds ?? packed.fieldIds;
+    const types = rest?.types;
+    const fields: FieldValue[] = new Array<FieldValue>(fieldValues.length);
+    for (let f = 0; f < fieldValues.length; f++) {
+      const type = types?.[f];
+      fields[f] =
+        type === undefined || type === null
+          ? { id: ids[f]!, value: fieldValues[f] }
+          : { id: ids[f]!, value: fieldValues[f], type };
+    }
+    for (const f of rest?.undefinedValues ?? []) fields[f]!.value = undefined;
+    const row: BatchRow = { index, source, mapped: { ok: true, fields, hash, position } };
+    if (key !== null) row.mapped.key = key;
+    if (rest?.pending !== undefined) row.mapped.pending = rest.pending;
+    return row;
+  });
+}
+
+/** The row indexes a batch job holds, from either form of its data (for summaries). */
+export function batchRowIndexes(data: { rows?: unknown; packed?: unknown }): number[] | undefined {
+  const packed = data.packed as PackedRows | undefined;
+  if (packed !== undefined && Array.isArray(packed.rows)) return packed.rows.map((r) => r[0]);
+  if (Array.isArray(data.rows)) return data.rows.map((r) => (r as { index: number }).index);
+  return undefined;
+}
