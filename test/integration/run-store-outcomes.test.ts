@@ -159,6 +159,33 @@ describe('run store outcome ledger', () => {
     expect(await redis.ttl(`${PREFIX}:run:${runId}:seen`)).toBeGreaterThan(890);
   });
 
+  it('moves a batch job of thousands of mixed outcomes once, across the script’s 500-index slices', async () => {
+    const runs = store();
+    const runId = newRun();
+    const indexes = Array.from({ length: 2_345 }, (_, i) => i * 7);
+    await runs.setOutcomes(runId, new Map(indexes.map((i) => [i, 'pending'] as const)));
+    expect((await runs.report(runId)).created).toBe(0);
+    // The create answered: most landed, a few were dead-lettered, some stay pending.
+    const final = new Map<number, RowOutcome>(
+      indexes.map((i, k) => [i, k % 10 === 0 ? 'dead:invalid-row' : k % 10 === 1 ? 'pending' : 'created']),
+    );
+    const moved = await runs.setOutcomes(runId, final);
+    expect(moved).toEqual({ created: 1_875, 'dead:invalid-row': 235 });
+    // Recorded again, as a retried batch does: nothing moves, nothing is counted twice.
+    expect(await runs.setOutcomes(runId, final)).toEqual({});
+    const report = await runs.report(runId);
+    expect(report).toMatchObject({ created: 1_875, deadLetteredTotal: 235 });
+    const got = await runs.getOutcomes(runId, [0, 7, 14, 70, 16_408, 16_415]);
+    expect([...got]).toEqual([
+      [0, 'dead:invalid-row'],
+      [7, 'pending'],
+      [14, 'created'],
+      [70, 'dead:invalid-row'],
+      [16_408, 'created'],
+    ]);
+    expect(Number(await redis.hget(`${PREFIX}:run:${runId}:counts`, 'pending'))).toBe(235);
+  });
+
   it('dropping a run’s row state forgets its outcomes and seen keys but keeps its report', async () => {
     const runs = store();
     const runId = newRun();
