@@ -8,11 +8,9 @@
  * line of the first bad byte instead of letting U+FFFD into the worksheet; that the file
  * parses to its end (a thrown SourceError names the line); and counts the records.
  */
-import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
-import { parse } from 'csv-parse';
 import { readSetting } from '../../config/settings.ts';
 import { ConfigError } from '../ground/errors.ts';
+import { countCsvRecords } from './sources/csv-count.ts';
 import { openSourceFile, resolveDataFile } from './sources/file-input.ts';
 import type { SourceDeps } from './sources/source-deps.ts';
 import { SourceError } from './sources/source-error.ts';
@@ -100,11 +98,12 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
 }
 
 /**
- * The pre-pass of a sound CSV file in one read and one lean parse: the UTF-8 check on the
- * same chunks csv-parse gets, records counted without building them into rows (the full
- * reader spent about 7% of a 1M-row import's CPU on this pass, bench/import.ts). Anything
- * it does not accept (bad UTF-8, a parse error, a header the reader refuses) answers
- * undefined, and the full path below, the one that names the line, runs instead.
+ * The pre-pass of a sound CSV file in one read and one scan (sources/csv-count.ts): the
+ * UTF-8 check is the decoding of the text the scanner reads, and records are counted
+ * without being built. A full parse of the 1M-row bench file took 2.0 s with csv-parse;
+ * bench/prepass.ts measures the scan. Anything the scanner is not sure of (bad UTF-8, a
+ * quoting csv-parse may read otherwise, a header the reader refuses) answers undefined,
+ * and the full path below, the one that names the line, runs instead.
  */
 async function leanCsvPrepass(spec: CsvSourceSpec, deps: SourceDeps): Promise<PrepassResult | undefined> {
   const file =
@@ -112,50 +111,14 @@ async function leanCsvPrepass(spec: CsvSourceSpec, deps: SourceDeps): Promise<Pr
       ? spec.path
       : await resolveDataFile(spec.path, deps.baseDir, deps.env, 'source.path');
   const { stream } = await openSourceFile(file, deps.baseDir, { signal: deps.signal });
-  const decoder = spec.encoding === 'latin1' ? undefined : new TextDecoder('utf-8', { fatal: true });
-  const result: PrepassResult = { records: 0, invalid: 0 };
-  let width: number | undefined;
-  let sound = true;
   try {
-    // The reader's options (csv-source.ts), without `info`: no line numbers are needed here.
-    const parser = parse({
-      bom: true,
-      delimiter: spec.delimiter ?? ',',
-      quote: spec.quote ?? '"',
-      encoding: spec.encoding ?? 'utf8',
-      skip_empty_lines: spec.skipEmptyLines ?? true,
-      relax_column_count: true,
-    });
-    parser.on('readable', () => {
-      let record: string[] | null;
-      while ((record = parser.read() as string[] | null) !== null) {
-        if (width === undefined) {
-          width = record.length;
-          if (spec.header ?? true) {
-            sound = !record.includes('') && new Set(record).size === record.length;
-            continue;
-          }
-        }
-        result.records += 1;
-        if (record.length !== width) result.invalid += 1;
-      }
-    });
-    const done = finished(parser);
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      decoder?.decode(chunk, { stream: true });
-      if (!sound) break;
-      if (!parser.write(chunk)) await once(parser, 'drain');
-    }
-    decoder?.decode();
-    parser.end();
-    await done;
+    return await countCsvRecords(stream as AsyncIterable<Buffer>, spec);
   } catch {
     deps.signal?.throwIfAborted();
-    sound = false;
+    return undefined;
   } finally {
     stream.destroy();
   }
-  return sound ? result : undefined;
 }
 
 /**

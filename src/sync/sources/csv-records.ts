@@ -1,0 +1,165 @@
+/**
+ * The raw records of a CSV file: the scanner of csv-scanner.ts reads the file while it is
+ * sure of it, and csv-parse reads on from the start of the first record the scanner is
+ * not sure of (or the whole file, for a dialect or a byte-order mark the scanner leaves
+ * alone). Both give the same fields and the same start lines, so the reader built on
+ * this (csv-source.ts) behaves as it did with csv-parse alone; test/unit/sync/sources/
+ * csv-scanner.test.ts compares the two over generated files cut into chunks of every size.
+ */
+import { Readable, pipeline } from 'node:stream';
+import { CsvError, parse, type Info, type Options } from 'csv-parse';
+import { createCsvDecoder, createCsvScanner } from './csv-scanner.ts';
+import type { CsvSourceSpec } from './source-spec.ts';
+
+/** One record as the file holds it: its fields and the physical line (1-based) it starts on. */
+export interface RawCsvRecord {
+  fields: string[];
+  line: number;
+}
+
+export interface CsvRecordsOptions {
+  /** Turns a csv-parse error into the error to throw; `lineOffset` is added to csv-parse's line count. */
+  onCsvError(err: CsvError, lineOffset: number): Error;
+}
+
+/** Line breaks inside quoted fields: each one moves the next record's line. */
+function countLineBreaks(fields: readonly string[]): number {
+  let count = 0;
+  for (const field of fields) {
+    if (field.includes('\n') || field.includes('\r')) count += field.match(/\r\n|\r|\n/g)?.length ?? 0;
+  }
+  return count;
+}
+
+/**
+ * Records read by csv-parse from `source`, in batches as they come. `bom`, `encoding` and
+ * `recordDelimiter` say where in the file the source starts: at its first byte (the mark
+ * is csv-parse's to skip, the delimiter its to find), or at a record the scanner stopped
+ * at, in text it decoded (UTF-8 now) with the record delimiter it found.
+ */
+async function* parseRecords(
+  source: Readable,
+  options: Options,
+  startLine: number,
+  handle: CsvRecordsOptions,
+): AsyncGenerator<RawCsvRecord[]> {
+  let parser;
+  try {
+    parser = parse({ ...options, relax_column_count: true, info: true });
+  } catch (err) {
+    source.destroy();
+    if (err instanceof CsvError) throw handle.onCsvError(err, startLine - 1);
+    throw err;
+  }
+  // Errors of either stream end the iteration below; the callback only has to exist.
+  pipeline(source, parser, () => undefined);
+  let nextLine = startLine;
+  let emptyLinesSeen = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: Info }>) {
+      // Physical line where the record starts: csv-parse's own counter gives the end line
+      // and is off for CRLF files, so count skipped blank lines and quoted breaks here.
+      const line = nextLine + (info.empty_lines - emptyLinesSeen);
+      emptyLinesSeen = info.empty_lines;
+      nextLine = line + 1 + countLineBreaks(record);
+      yield [{ fields: record, line }];
+    }
+  } catch (err) {
+    // Leaving the loop early (a consumer's break, an error) destroys the parser already
+    // (the async iterator of a stream does), and the pipeline then closes the source.
+    if (err instanceof CsvError) throw handle.onCsvError(err, startLine - 1);
+    throw err;
+  }
+}
+
+/** How the rest of a file reaches csv-parse after the scanner: as the text it decoded, in UTF-8. */
+interface Recode {
+  chunk(bytes: Buffer): Buffer;
+  end(): Buffer;
+}
+
+/** The bytes of `first`, then the rest of `chunks` (recoded), as a stream for csv-parse. */
+function resume(first: Buffer, chunks: AsyncIterator<Buffer>, recode?: Recode): Readable {
+  async function* all(): AsyncGenerator<Buffer> {
+    if (first.length > 0) yield first;
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next())
+      yield recode === undefined ? next.value : recode.chunk(next.value);
+    const last = recode?.end();
+    if (last !== undefined && last.length > 0) yield last;
+  }
+  return Readable.from(all(), { objectMode: false });
+}
+
+/**
+ * The records of the CSV file whose bytes `chunks` streams, with the csv source's options,
+ * in batches (one per chunk on the scanner's path). The caller handles the header, and
+ * closes the file however the read ends.
+ */
+export async function* readCsvRecords(
+  chunks: AsyncIterable<Buffer>,
+  spec: CsvSourceSpec,
+  handle: CsvRecordsOptions,
+): AsyncGenerator<RawCsvRecord[]> {
+  const options: Options = {
+    delimiter: spec.delimiter ?? ',',
+    quote: spec.quote ?? '"',
+    skip_empty_lines: spec.skipEmptyLines ?? true,
+  };
+  const encoding = spec.encoding ?? 'utf8';
+  const iterator = chunks[Symbol.asyncIterator]();
+  const scanner =
+    encoding === 'utf8' || encoding === 'latin1'
+      ? createCsvScanner({
+          delimiter: spec.delimiter,
+          quote: spec.quote,
+          skipEmptyLines: spec.skipEmptyLines,
+          build: true,
+        })
+      : undefined;
+  const fromStart = (first: Buffer): AsyncGenerator<RawCsvRecord[]> =>
+    parseRecords(resume(first, iterator), { ...options, bom: true, encoding }, 1, handle);
+  if (scanner === undefined) {
+    yield* fromStart(Buffer.alloc(0));
+    return;
+  }
+  const decoder = createCsvDecoder(encoding, false);
+  let batch: RawCsvRecord[] = [];
+  const onRecord = (fields: string[] | undefined, _count: number, line: number): void => {
+    batch.push({ fields: fields!, line });
+  };
+  for (;;) {
+    const next = await iterator.next();
+    const text = next.done === true ? decoder.end() : decoder.decode(next.value);
+    if (text === undefined) {
+      yield* fromStart(decoder.head());
+      return;
+    }
+    const sure = scanner.push(text, onRecord) && (next.done !== true || scanner.end(onRecord));
+    if (batch.length > 0) {
+      const out = batch;
+      batch = [];
+      yield out;
+    }
+    if (!sure) {
+      // From the record in doubt on, csv-parse reads the text as the scanner decoded it.
+      const rest = Buffer.from(scanner.rest());
+      const recordDelimiter = scanner.recordDelimiter();
+      yield* parseRecords(
+        resume(rest, iterator, {
+          chunk: (bytes) => Buffer.from(decoder.decode(bytes) ?? ''),
+          end: () => Buffer.from(decoder.end() ?? ''),
+        }),
+        {
+          ...options,
+          bom: false,
+          encoding: 'utf8',
+          ...(recordDelimiter === undefined ? {} : { record_delimiter: recordDelimiter }),
+        },
+        scanner.line(),
+        handle,
+      );
+      return;
+    }
+    if (next.done === true) return;
+  }
+}
