@@ -13,6 +13,9 @@ import { deadLetterRows } from '../sync/write-batch.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
+/** How often the parent job's progress (rows read, jobs added) is updated while reading. */
+const PROGRESS_EVERY_MS = 500;
+
 /**
  * Batch jobs of one parent waiting or running at once: bounds the rows held in Redis to
  * about 64 platform batches, and never fewer jobs than several workers can share.
@@ -46,9 +49,19 @@ export async function fanOutBatches(
   const outstanding = maxOutstandingJobs(ctx.batchSize, perJob);
   const cuts = cut.byChanges ? await createCuts(rt, ctx.runId, parent) : undefined;
 
+  const room = createRoom(parent, outstanding);
+  // What bull-board shows of the read: a few updates a second, not one per job.
+  let shownAt = 0;
+  async function showProgress(force = false): Promise<void> {
+    const now = performance.now();
+    if (!force && now - shownAt < PROGRESS_EVERY_MS) return;
+    shownAt = now;
+    await parent.updateProgress({ read: progress.read, batches: batchNo });
+  }
+
   async function addJob(rows: BatchRow[]): Promise<void> {
     if (rows.length > 0) {
-      await waitForRoom(parent, outstanding, signal);
+      await room.take(signal);
       await batches.add(
         'batch',
         { runId: ctx.runId, job: ctx.job, batchNo, packed: packRows(rows) },
@@ -65,7 +78,7 @@ export async function fanOutBatches(
       );
     }
     batchNo += 1;
-    await parent.updateProgress({ read: progress.read, batches: batchNo });
+    await showProgress();
     signal?.throwIfAborted();
   }
 
@@ -118,7 +131,7 @@ export async function fanOutBatches(
       }
     }
     // A long stretch of unchanged rows adds no job: the progress still moves.
-    await parent.updateProgress({ read: progress.read, batches: batchNo });
+    await showProgress();
     signal?.throwIfAborted();
   }
   if (cuts !== undefined) {
@@ -131,6 +144,7 @@ export async function fanOutBatches(
       await addJob(pending);
     }
   }
+  await showProgress(true);
   return { progress, batches: batchNo };
 }
 
@@ -178,14 +192,25 @@ async function createCuts(
   };
 }
 
-/** Backpressure: a fast source must not park a million rows in Redis ahead of the writers. */
-async function waitForRoom(parent: Job, limit: number, signal?: AbortSignal): Promise<void> {
-  for (;;) {
-    signal?.throwIfAborted();
-    const counts = await parent.getDependenciesCount({ unprocessed: true });
-    if ((counts.unprocessed ?? 0) < limit) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/**
+ * Backpressure: a fast source must not park a million rows in Redis ahead of the
+ * writers. The parent's unprocessed children are counted when the room counted last
+ * time is used up, not before every job: jobs only leave meanwhile, so the count can
+ * only be high, never let more than `limit` wait.
+ */
+function createRoom(parent: Job, limit: number): { take(signal?: AbortSignal): Promise<void> } {
+  let free = 0;
+  return {
+    async take(signal) {
+      while (free <= 0) {
+        signal?.throwIfAborted();
+        const counts = await parent.getDependenciesCount({ unprocessed: true });
+        free = limit - (counts.unprocessed ?? 0);
+        if (free <= 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      free -= 1;
+    },
+  };
 }
 
 /** Shifts a chunk's record ordinals so that rows of different chunks never share one. */

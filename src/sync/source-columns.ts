@@ -100,34 +100,57 @@ export function missingColumnsError(
 /**
  * Passes the records of `source` through once the first {@link COLUMN_SAMPLE} of them
  * (or all, when fewer) have every mapped column; throws before yielding anything
- * otherwise, so no batch of a mistyped mapping is ever written.
+ * otherwise, so no batch of a mistyped mapping is ever written. After the sample it
+ * hands each `next()` to the source's own iterator: an async generator in between cost
+ * about a microsecond per record (1M-row import, bench/import.ts).
  */
-export async function* checkSourceColumns(
+export function checkSourceColumns(
   job: string,
   spec: SourceSpec,
   mappings: readonly FieldMapping[],
   source: AsyncIterable<SourceItem>,
-): AsyncGenerator<SourceItem> {
-  const iterator = source[Symbol.asyncIterator]();
-  const buffered: SourceItem[] = [];
-  const samples: Array<Record<string, unknown>> = [];
-  try {
-    while (samples.length < COLUMN_SAMPLE) {
-      const next = await iterator.next();
-      if (next.done === true) break;
-      buffered.push(next.value);
-      if (next.value.error === undefined) samples.push(next.value.data);
-    }
-    const problem = missingColumnsError(job, spec, mappings, samples);
-    if (problem !== undefined) throw problem;
-    yield* buffered;
-    buffered.length = 0;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done === true) return;
-      yield next.value;
-    }
-  } finally {
-    await iterator.return?.();
-  }
+): AsyncIterable<SourceItem> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<SourceItem> {
+      const iterator = source[Symbol.asyncIterator]();
+      let buffered: SourceItem[] | undefined;
+      let taken = 0;
+      const close = async (): Promise<IteratorResult<SourceItem>> => {
+        buffered = [];
+        await iterator.return?.();
+        return { done: true, value: undefined };
+      };
+      const sample = async (): Promise<SourceItem[]> => {
+        const items: SourceItem[] = [];
+        const samples: Array<Record<string, unknown>> = [];
+        while (samples.length < COLUMN_SAMPLE) {
+          const next = await iterator.next();
+          if (next.done === true) break;
+          items.push(next.value);
+          if (next.value.error === undefined) samples.push(next.value.data);
+        }
+        const problem = missingColumnsError(job, spec, mappings, samples);
+        if (problem !== undefined) throw problem;
+        return items;
+      };
+      return {
+        async next() {
+          try {
+            buffered ??= await sample();
+          } catch (err) {
+            await close();
+            throw err;
+          }
+          if (taken < buffered.length) return { done: false, value: buffered[taken++]! };
+          if (taken > 0) {
+            // The sample is passed on: hold none of it for the rest of the read.
+            buffered = [];
+            taken = 0;
+          }
+          return iterator.next();
+        },
+        return: close,
+      };
+    },
+  };
 }
