@@ -3,7 +3,8 @@
  * of csv-scanner.ts: no record is built, only the header's fields, and the UTF-8 check
  * is the decoding itself (a fatal TextDecoder, as before).
  */
-import { createCsvDecoder, createCsvScanner, type CsvRecordSink } from './csv-scanner.ts';
+import { createCsvDecoder } from './csv-decoder.ts';
+import { createCsvScanner, type CsvRecordSink } from './csv-scanner.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 
 /** What the pre-pass learns of a CSV file (file-prepass.ts's PrepassResult). */

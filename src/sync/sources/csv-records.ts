@@ -8,7 +8,8 @@
  */
 import { Readable, pipeline } from 'node:stream';
 import { CsvError, parse, type Info, type Options } from 'csv-parse';
-import { createCsvDecoder, createCsvScanner } from './csv-scanner.ts';
+import { createCsvDecoder } from './csv-decoder.ts';
+import { createCsvScanner } from './csv-scanner.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 
 /** One record as the file holds it: its fields and the physical line (1-based) it starts on. */

@@ -9,11 +9,8 @@ import { parse as parseSync } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { countCsvRecords } from '../../../../src/sync/sources/csv-count.ts';
 import { readCsvRecords } from '../../../../src/sync/sources/csv-records.ts';
-import {
-  createCsvDecoder,
-  createCsvScanner,
-  MAX_HELD_CHARS,
-} from '../../../../src/sync/sources/csv-scanner.ts';
+import { createCsvDecoder } from '../../../../src/sync/sources/csv-decoder.ts';
+import { createCsvScanner, MAX_HELD_CHARS } from '../../../../src/sync/sources/csv-scanner.ts';
 import type { CsvSourceSpec } from '../../../../src/sync/sources/source-spec.ts';
 
 type Spec = Omit<CsvSourceSpec, 'type' | 'path'>;
