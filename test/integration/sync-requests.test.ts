@@ -163,4 +163,79 @@ fields: { code: code, qty: qty, note: note }
       await queues.close();
     }
   });
+
+  it('a reader that dies after storing where a job ends but before adding it: the re-read adds that job, every row lands once', async () => {
+    const parts = h.createWorksheet({
+      name: 'Parts',
+      alias: 'parts',
+      fields: [
+        { name: 'Code', alias: 'code', type: '2', required: true, isTitle: true },
+        { name: 'Qty', alias: 'qty', type: '6' },
+      ],
+    });
+    await h.writeJob(
+      'parts',
+      `name: parts
+source: { type: csv, path: ./parts.csv }
+target: { worksheet: parts, mode: upsert, key: code, batchSize: 4, triggerWorkflow: false }
+fields: { code: code, qty: qty }
+`,
+    );
+    const runId = `parts-died-${process.pid}`;
+    const run = await h.rt.prepareRun('parts', runId);
+    const ctx = createSyncContext(
+      run.spec,
+      run.prepared!,
+      { runId, attempt: 1 },
+      h.rt.syncDeps(run.client, createLogger({ level: 'silent' })),
+    );
+    await ctx.index!.rebuild(readWorksheetKeys(run.client, run.prepared!.structure, run.prepared!.plan));
+    const records: SourceRecord[] = Array.from({ length: 110 }, (_, i) => ({
+      data: { code: `P-${i}`, qty: String(i) },
+      position: { index: i, line: i + 2 },
+    }));
+    const source = () => Readable.from(records) as AsyncIterable<SourceRecord>;
+    const queues = createQueues(h.rt);
+    try {
+      const parent = await queues.runs.add('run', { runId, job: 'parts', trigger: 'cli' }, { jobId: runId });
+      // The process dies in the gap: job 1's end is stored, the job itself never added.
+      const dying = Object.create(queues.batches, {
+        add: {
+          value: async (...args: Parameters<typeof queues.batches.add>) => {
+            if (args[1].batchNo === 1) throw new Error('killed');
+            return queues.batches.add(...args);
+          },
+        },
+      }) as typeof queues.batches;
+      await expect(fanOutBatches(h.rt, dying, parent, ctx, source())).rejects.toThrow('killed');
+      const job0 = await Job.fromId<BatchJobData>(queues.batches, `${runId}-0`);
+      expect(await Job.fromId(queues.batches, `${runId}-1`)).toBeUndefined();
+      // A worker meanwhile writes job 0 (jobs of 40 rows: ten platform batches of 4).
+      expect(batchRowIndexes(job0!.data)).toEqual(records.slice(0, 40).map((r) => r.position.index));
+      await writeBatch(ctx, unpackRows(job0!.data.packed!));
+      await job0!.remove();
+
+      // Restarted, the reader reads everything again: job 0's rows are done, job 1 is
+      // added with the rows its stored end gives it, the rest follow.
+      const again = (await Job.fromId<RunJobData>(queues.runs, runId))!;
+      const read = await fanOutBatches(h.rt, queues.batches, again, ctx, source());
+      expect(read.batches).toBe(3);
+      const jobs = await Promise.all(
+        [0, 1, 2].map((n) => Job.fromId<BatchJobData>(queues.batches, `${runId}-${n}`)),
+      );
+      expect(jobs[0]).toBeUndefined();
+      expect(batchRowIndexes(jobs[1]!.data)).toEqual(records.slice(40, 80).map((r) => r.position.index));
+      expect(batchRowIndexes(jobs[2]!.data)).toEqual(records.slice(80).map((r) => r.position.index));
+      for (const job of jobs.slice(1)) await writeBatch(ctx, unpackRows(job!.data.packed!));
+
+      const rows = h.emulator.state.rows(parts);
+      expect(rows).toHaveLength(110);
+      expect(new Set(rows.map((r) => String(r.values.code))).size).toBe(110);
+      expect((await h.rt.runs.report(runId)).created).toBe(110);
+    } finally {
+      await queues.runs.obliterate({ force: true });
+      await queues.batches.obliterate({ force: true });
+      await queues.close();
+    }
+  });
 });
