@@ -50,6 +50,7 @@ export async function fanOutBatches(
   const cuts = cut.byChanges ? await createCuts(rt, ctx.runId, parent) : undefined;
 
   const room = createRoom(parent, outstanding);
+  const fieldSources = plan.fields.map((f) => f.column);
   // What bull-board shows of the read: a few updates a second, not one per job.
   let shownAt = 0;
   async function showProgress(force = false): Promise<void> {
@@ -64,7 +65,7 @@ export async function fanOutBatches(
       await room.take(signal);
       await batches.add(
         'batch',
-        { runId: ctx.runId, job: ctx.job, batchNo, packed: packRows(rows) },
+        { runId: ctx.runId, job: ctx.job, batchNo, packed: packRows(rows, fieldSources) },
         {
           jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
           parent: { id: parent.id!, queue: parent.queueQualifiedName },

@@ -19,13 +19,20 @@ export interface PackedRows {
   columns: string[];
   /** Field ids of the mapped rows, in mapping order, once for the job. */
   fieldIds: string[];
+  /**
+   * For each field, the index in `columns` of the column it is mapped from (null for
+   * none): a field value equal to that column's value is not written twice (`same`).
+   */
+  fieldColumns?: Array<number | null>;
   rows: PackedRow[];
 }
 
 /**
  * One row: its index (the record's ordinal, `position.index`), the line it starts on,
  * its key and content hash, its data (values in `columns` order, or the data object
- * itself), its mapped field values (in `fieldIds` order), and what most rows lack.
+ * itself), its mapped field values (in `fieldIds` order), which of those equal their
+ * column's value and are left out (bit f set: field f's value is the data's
+ * `fieldColumns[f]`, 0 in its place), and what most rows lack.
  */
 export type PackedRow = [
   index: number,
@@ -34,8 +41,12 @@ export type PackedRow = [
   hash: string,
   data: unknown[] | Record<string, unknown>,
   values: unknown[],
+  same: number,
   rest?: PackedRest,
 ];
+
+/** Fields past this index are always written out (`same` is a 31-bit mask). */
+const SAME_BITS = 31;
 
 /** The parts of a row most rows do not have. */
 interface PackedRest {
@@ -71,10 +82,22 @@ function sameIds(fields: readonly FieldValue[], ids: readonly string[]): boolean
   return true;
 }
 
-export function packRows(rows: readonly BatchRow[]): PackedRows {
+/**
+ * Packs `rows`. `fieldSources` names the column each mapped field is read from
+ * (the plan's `column`, in field order): values equal to it are written once.
+ */
+export function packRows(
+  rows: readonly BatchRow[],
+  fieldSources: ReadonlyArray<string | undefined> = [],
+): PackedRows {
   const first = rows[0];
   const columns = first === undefined ? [] : Object.keys(first.source.data);
   const fieldIds = first === undefined ? [] : first.mapped.fields.map((f) => f.id);
+  const fieldColumns = fieldIds.map((_, f) => {
+    const column = f < SAME_BITS ? fieldSources[f] : undefined;
+    const at = column === undefined ? -1 : columns.indexOf(column);
+    return at < 0 ? null : at;
+  });
   const packed: PackedRow[] = new Array<PackedRow>(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const { index, source, mapped } = rows[r]!;
@@ -86,11 +109,20 @@ export function packRows(rows: readonly BatchRow[]): PackedRows {
     }
     const { fields } = mapped;
     const fieldValues = new Array<unknown>(fields.length);
+    const ownIds = sameIds(fields, fieldIds);
+    const alike = Array.isArray(values) && ownIds;
+    let same = 0;
     let types: Array<string | null> | undefined;
     let undefinedValues: number[] | undefined;
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
-      fieldValues[f] = field.value;
+      const at = alike ? fieldColumns[f] : null;
+      // Strings only: a number or an object equal by === would be the same either way,
+      // but only a string's JSON is worth leaving out.
+      if (at != null && typeof field.value === 'string' && field.value === (values as unknown[])[at]) {
+        same |= 1 << f;
+        fieldValues[f] = 0;
+      } else fieldValues[f] = field.value;
       if (field.value === undefined) (undefinedValues ??= []).push(f);
       if (field.type !== undefined)
         (types ??= new Array<string | null>(fields.length).fill(null))[f] = field.type;
@@ -101,7 +133,7 @@ export function packRows(rows: readonly BatchRow[]): PackedRows {
     if (source.cursor !== undefined) (rest ??= {}).cursor = source.cursor;
     if (types !== undefined) (rest ??= {}).types = types;
     if (mapped.pending !== undefined) (rest ??= {}).pending = mapped.pending;
-    if (!sameIds(fields, fieldIds)) (rest ??= {}).fieldIds = fields.map((f) => f.id);
+    if (!ownIds) (rest ??= {}).fieldIds = fields.map((f) => f.id);
     if (undefinedValues !== undefined) (rest ??= {}).undefinedValues = undefinedValues;
     const row: PackedRow = [
       index,
@@ -110,16 +142,18 @@ export function packRows(rows: readonly BatchRow[]): PackedRows {
       mapped.hash,
       values,
       fieldValues,
+      same,
     ];
     if (rest !== undefined) row.push(rest);
     packed[r] = row;
   }
-  return { columns, fieldIds, rows: packed };
+  return { columns, fieldIds, fieldColumns, rows: packed };
 }
 
 export function unpackRows(packed: PackedRows): BatchRow[] {
   const { columns } = packed;
-  return packed.rows.map(([index, line, key, hash, values, fieldValues, rest]) => {
+  const fieldColumns = packed.fieldColumns ?? [];
+  return packed.rows.map(([index, line, key, hash, values, fieldValues, same, rest]) => {
     let data: Record<string, unknown>;
     if (Array.isArray(values)) {
       data = {};
@@ -136,10 +170,9 @@ export function unpackRows(packed: PackedRows): BatchRow[] {
     const fields: FieldValue[] = new Array<FieldValue>(fieldValues.length);
     for (let f = 0; f < fieldValues.length; f++) {
       const type = types?.[f];
-      fields[f] =
-        type === undefined || type === null
-          ? { id: ids[f]!, value: fieldValues[f] }
-          : { id: ids[f]!, value: fieldValues[f], type };
+      const value =
+        f < SAME_BITS && (same & (1 << f)) !== 0 ? (values as unknown[])[fieldColumns[f]!] : fieldValues[f];
+      fields[f] = type === undefined || type === null ? { id: ids[f]!, value } : { id: ids[f]!, value, type };
     }
     for (const f of rest?.undefinedValues ?? []) fields[f]!.value = undefined;
     const row: BatchRow = { index, source, mapped: { ok: true, fields, hash, position } };

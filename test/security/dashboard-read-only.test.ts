@@ -65,7 +65,7 @@ describe('the dashboard is read-only by default', () => {
         packed: {
           columns: ['email'],
           fieldIds: ['f-email'],
-          rows: [[8, 2, null, '', [PERSONAL], [PERSONAL]]],
+          rows: [[8, 2, null, '', [PERSONAL], [PERSONAL], 0]],
         },
       },
       { jobId: 'r-1-1', delay: 3_600_000 },

@@ -5,8 +5,10 @@ import type { PackedRows } from '../../../src/sync/packed-rows.ts';
 
 /** What a batch job's rows became before the packing: objects through one JSON round trip. */
 const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));
-const throughRedis = (rows: BatchRow[]): BatchRow[] =>
-  unpackRows(JSON.parse(JSON.stringify(packRows(rows))) as PackedRows);
+/** The orders rows' columns, by field: what a plan says each field is read from. */
+const ORDER_SOURCES = ['order', 'customer', 'amount', 'status', 'date'];
+const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = ORDER_SOURCES): BatchRow[] =>
+  unpackRows(JSON.parse(JSON.stringify(packRows(rows, sources))) as PackedRows);
 
 function csvRow(index: number, order: string): BatchRow {
   const position = { index, line: index + 2 };
@@ -104,9 +106,11 @@ describe('packRows / unpackRows', () => {
         next() < 0.8 ? ['a', 'b', 'c'] : pick([['a', 'c'], ['c', 'b', 'a'], ['a', 'b', 'c', 'd'], []]);
       const data = Object.fromEntries(columns.map((c) => [c, pick(values)]));
       const position = next() < 0.5 ? { index: i, line: i + 1 } : { index: i };
-      const fields = ['f1', 'f2'].map((id) =>
-        next() < 0.2 ? { id, value: pick(values), type: pick(['0', '1', '2']) } : { id, value: pick(values) },
-      );
+      // Fields read from columns a and b: often their very value, sometimes another.
+      const fields = ['f1', 'f2'].map((id, f) => {
+        const value = next() < 0.5 ? data[f === 0 ? 'a' : 'b'] : pick(values);
+        return next() < 0.2 ? { id, value, type: pick(['0', '1', '2']) } : { id, value };
+      });
       const row: BatchRow = {
         index: i,
         source: next() < 0.3 ? { data, position, cursor: pick(values) } : { data, position },
@@ -115,15 +119,47 @@ describe('packRows / unpackRows', () => {
       if (next() < 0.7) row.mapped.key = `k${i}`;
       return row;
     });
-    expect(throughRedis(rows)).toEqual(asObjectsDid(rows));
+    expect(throughRedis(rows, ['a', 'b'])).toEqual(asObjectsDid(rows));
+    expect(throughRedis(rows, ['b', undefined])).toEqual(asObjectsDid(rows));
+    expect(throughRedis(rows, [])).toEqual(asObjectsDid(rows));
     expect(throughRedis([])).toEqual([]);
   });
 
-  it('writes a job of 1,000 CSV rows in well under half the bytes of the objects', () => {
+  it('writes a job of 1,000 CSV rows in well under half the bytes of the objects, text values once', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => csvRow(i, `SO-${String(i).padStart(8, '0')}`));
     const objects = JSON.stringify(rows).length;
-    const packed = JSON.stringify(packRows(rows)).length;
-    expect(packed / objects).toBeLessThan(0.4);
+    const plain = JSON.stringify(packRows(rows)).length;
+    const packed = JSON.stringify(packRows(rows, ORDER_SOURCES)).length;
+    expect(plain / objects).toBeLessThan(0.4);
+    // Order and customer are the source's own text: each written once, not twice.
+    expect(plain - packed).toBeGreaterThan(1000 * ('SO-00000000'.length + 'Acme, Inc'.length));
+    expect(JSON.stringify(packRows(rows, ORDER_SOURCES))).not.toContain('"SO-00000007","Acme, Inc",12.5');
+  });
+
+  it('writes a value once only when it is the very text of the column the field is read from', () => {
+    const row = csvRow(0, 'A');
+    row.source.data = { order: 'A', customer: '12.50', amount: '12.50', status: 'x', date: 'd' };
+    row.mapped.fields[1] = { id: 'f-customer', value: 'A' };
+    const packed = packRows([row], ORDER_SOURCES);
+    // order: same text (left out); customer: another column's text (kept); amount: a number (kept).
+    expect(packed.rows[0]![5]).toEqual([0, 'A', 12.5, 'opt-shipped', '2024-02-01']);
+    expect(packed.rows[0]![6]).toBe(1);
+    expect(throughRedis([row])).toEqual(asObjectsDid([row]));
+  });
+
+  it('writes out every value of fields past the 31st', () => {
+    const ids = Array.from({ length: 40 }, (_, f) => `f${f}`);
+    const data = Object.fromEntries(ids.map((id) => [id, `v-${id}`]));
+    const position = { index: 0, line: 2 };
+    const row: BatchRow = {
+      index: 0,
+      source: { data, position },
+      mapped: { ok: true, fields: ids.map((id) => ({ id, value: `v-${id}` })), hash: '', position },
+    };
+    const packed = packRows([row], ids);
+    expect(packed.rows[0]![6]).toBe(2 ** 31 - 1);
+    expect(packed.rows[0]![5].slice(31)).toEqual(ids.slice(31).map((id) => `v-${id}`));
+    expect(throughRedis([row], ids)).toEqual(asObjectsDid([row]));
   });
 
   it('lists the row indexes of either form for summaries', () => {
