@@ -1,8 +1,9 @@
 /**
  * Cost of reading a file source through before a run writes anything (src/sync/
- * file-prepass.ts: a UTF-8 check of the bytes, then a full parse), side by side with
- * its baseline in the same run: one plain parse of the same file, which every run does
- * anyway. `prepassOverBaseline` is the pre-pass's time over one parse's time.
+ * file-prepass.ts: for a CSV file, the scanner of sources/csv-count.ts, whose decoding is
+ * the UTF-8 check; csv-parse only where the scanner is not sure), side by side with its
+ * baseline in the same run: one read of the same file by the csv source, which every run
+ * does anyway. `prepassOverBaseline` is the pre-pass's time over that read's time.
  *
  * Usage: node bench/prepass.ts [--rows 1000000] [--repeats 3]
  * Prints one JSON object on stdout; the best of `repeats` runs of each.
