@@ -112,7 +112,20 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
       ? router.match(method, path.slice(3))
       : ({ kind: 'not-found' } as const);
     const decision = faults.decide(match.kind === 'found' && match.write);
-    if (decision.latencyMs > 0) await delay(decision.latencyMs);
+    if (decision.latencyMs > 0) {
+      // A client that goes away while its answer is held back (a process killed in the
+      // middle of a request) frees the timer: nobody is left to answer.
+      const gone = new AbortController();
+      const leave = () => gone.abort();
+      req.socket.once('close', leave);
+      try {
+        await delay(decision.latencyMs, undefined, { signal: gone.signal });
+      } catch {
+        return;
+      } finally {
+        req.socket.off('close', leave);
+      }
+    }
     if (decision.kind === 'reset-before-apply') {
       entry.fault = decision.kind;
       req.socket.destroy();

@@ -4,11 +4,9 @@
  * a damaged worksheet repaired with --full, --fresh, and a `run` that leaves other
  * jobs' runs to the workers.
  */
-import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
@@ -35,10 +33,18 @@ describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
     return spawnCli(h!, children, args, env);
   }
 
-  async function ledger(rows: number, mode: 'append' | 'upsert', latency = true): Promise<string> {
+  async function ledger(
+    rows: number,
+    mode: 'append' | 'upsert',
+    latency: boolean | 'writes hang' = true,
+  ): Promise<string> {
+    const faults =
+      latency === 'writes hang'
+        ? { seed: 5, latencyMs: [600_000, 600_000] as [number, number], writesOnly: true }
+        : { seed: 5, latencyMs: [10, 20] as [number, number] };
     h = await createHarness(
       `resume-${mode}`,
-      latency ? { faults: { seed: 5, latencyMs: [10, 20] } } : {},
+      latency === false ? {} : { faults },
       // Far longer than the test: only an immediate take-over lets the second run finish.
       { ROWBRIDGE_LOCK_DURATION_MS: '600000' },
     );
@@ -186,26 +192,29 @@ fields: { entry: entry }
     expect(run!.status).not.toBe('completed');
   });
 
-  it('Ctrl-C twice exits at once, even with a source stuck where no signal reaches it', async () => {
-    await ledger(1, 'upsert', false);
-    // A FIFO nobody writes to: opening it blocks a thread of libuv's pool for good.
-    const fifo = path.join(h!.dir, 'never.csv');
-    execFileSync('mkfifo', [fifo]);
-    await h!.writeJob(
-      'blocked',
-      `name: blocked
-source: { type: csv, path: ./never.csv }
-target: { worksheet: ledger, mode: upsert, key: entry }
-fields: { entry: entry }
-`,
-    );
-    const twice = cli(['run', 'blocked'], { ROWBRIDGE_LOG_LEVEL: 'info' });
-    await until(() => twice.stderr().includes('run started'), 30_000, 'the run to start');
+  it('Ctrl-C twice exits at once, while the first waits for a batch the platform never answers', async () => {
+    // Every write is held by the platform for ten minutes: the first Ctrl-C waits for the
+    // batch in flight (up to ROWBRIDGE_SHUTDOWN_TIMEOUT_MS), the second must not.
+    const ws = await ledger(60, 'upsert', 'writes hang');
+    const isWrite = (r: { method: string; path: string }) =>
+      r.method !== 'GET' && r.path.endsWith('/rows/batch');
+    const twice = cli(['run', 'ledger'], {
+      ROWBRIDGE_LOG_LEVEL: 'info',
+      ROWBRIDGE_SHUTDOWN_TIMEOUT_MS: '600000',
+    });
+    await until(() => h!.emulator.requests.some(isWrite), 30_000, 'a batch write to reach the platform');
     twice.child.kill('SIGINT');
     await until(() => twice.stderr().includes('stopping'), 10_000, 'the first Ctrl-C to be heard');
+    // Still there: the first Ctrl-C is waiting for the batch.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(twice.child.exitCode).toBeNull();
+    const sentAt = performance.now();
     twice.child.kill('SIGINT');
     const second = await twice.exited;
     expect(second.code, second.stderr).toBe(130);
     expect(second.stderr).toMatch(/SIGINT again: exiting now/);
+    expect(performance.now() - sentAt).toBeLessThan(5_000);
+    // Nothing was answered, so nothing landed: the run is left for `run` to resume.
+    expect(h!.emulator.state.rowCount(ws)).toBe(0);
   });
 });
