@@ -86,7 +86,7 @@ describe('http source limits', () => {
     );
     expect(err.code).toBe('SOURCE_CONFIG');
     expect(err.message).toBe(
-      `GET ${base}/huge (page 1): the response body is larger than source.maxResponseBytes (1048576 bytes); page the API (source.pagination) or raise maxResponseBytes`,
+      `GET ${base}/huge?token=••••••&key=•••••• (page 1): the response body is larger than source.maxResponseBytes (1048576 bytes); page the API (source.pagination) or raise maxResponseBytes`,
     );
     expect(err.message).not.toMatch(/literal-secret|key-secret/);
     // The client dropped the connection: of the 1 GiB offered, the server got out the

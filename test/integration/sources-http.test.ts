@@ -167,7 +167,10 @@ describe('http source', () => {
     expect(seen).toHaveLength(3);
     expect(err.code).toBe('SOURCE_UNAVAILABLE');
     expect((err as { status?: number }).status).toBe(500);
-    expect(err.message).toBe(`http source: GET ${base}/down (page 1) answered HTTP 500 after 3 attempts`);
+    // Credential parameters masked as the dashboard masks them; the others would show.
+    expect(err.message).toBe(
+      `http source: GET ${base}/down?token=••••••&key=•••••• (page 1) answered HTTP 500 after 3 attempts`,
+    );
     for (const secret of ['tok-secret-123', 'key-secret-456', 'literal-secret'])
       expect(JSON.stringify([err.message, err.stack])).not.toContain(secret);
   });

@@ -5,7 +5,7 @@
  * without hiding the mapping a person needs to read.
  */
 import { describe, expect, it } from 'vitest';
-import { MASK, maskSecrets, maskedSpecYaml } from '../../src/ops/dashboard/mask-spec.ts';
+import { MASK, maskSecrets, maskedSpecYaml } from '../../src/ground/mask-secrets.ts';
 
 describe('job specs on the job page', () => {
   it('masks credentials written into headers, query maps and URLs', () => {

@@ -5,7 +5,7 @@ import type { SafeHtml } from './html.ts';
 import type { JobListing, ScheduleState } from './job-operations.ts';
 import { modeOf, rowsPerSecond, rowsWritten, sourceSummary, targetSummary } from './job-summary.ts';
 import { healthCell, scheduleCell } from './jobs-page.ts';
-import { maskedSpecYaml } from './mask-spec.ts';
+import { maskedSpecYaml } from '../../ground/mask-secrets.ts';
 import { formatFigure, timeChart } from './svg-chart.ts';
 
 /** What the job page shows. */

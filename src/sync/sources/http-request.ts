@@ -3,8 +3,9 @@
  * failures (5xx, 429, 408, dropped or refused connections, connect and header timeouts)
  * with exponential backoff; a `Retry-After` header is honoured up to the delay cap. The
  * body is handed back unread, for the caller to stream. Messages name the method and the
- * URL without query string or user info, mask every secret the caller lists, and name
- * the setting and limit of a timeout or size cap that was hit.
+ * URL without user info and with its credential query parameters masked, mask every
+ * secret the caller lists, and name the setting and limit of a timeout or size cap that
+ * was hit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
@@ -112,8 +113,9 @@ export function discardBody(body: Dispatcher.ResponseData['body']): void {
 
 /** Sends the request (with retries) and returns the 2xx response with its body unread. */
 export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
-  // The query string (and so the whole URL) is kept out of messages; a URL without one is
-  // exactly what messages show, so masking it would hide the host they must name.
+  // Messages show the URL through safeUrl (credential parameters masked). The raw query
+  // string (and so the whole URL) is masked wherever a driver echoes it; a URL without one
+  // is exactly what messages show, so masking it would hide the host they must name.
   const secrets = [...req.secrets, ...(req.url.search === '' ? [] : [req.url.href, req.url.search])];
   // An env reference may sit in the path (`/v1/${TOKEN}/items`): mask it there too.
   const where = redactSecrets(`${req.method} ${safeUrl(req.url.href)} (${req.label})`, req.secrets);

@@ -1,14 +1,19 @@
 /**
- * Keeps credentials out of error messages: URLs are shown without user info and query
- * string, and any known secret value (a resolved header, a connection URL, its password)
- * that a driver echoes back is masked.
+ * Keeps credentials out of error messages: URLs are shown without user info and with
+ * their credential query parameters masked (ground/mask-secrets.ts, the masking the
+ * dashboard shows job specs with), and any known secret value (a resolved header, a
+ * connection URL, its password) that a driver echoes back is masked.
  */
+import { maskUrl } from '../../ground/mask-secrets.ts';
 
-/** `https://user:pw@host/path?key=1` → `https://host/path`; a non-URL becomes `<invalid url>`. */
+/**
+ * `https://user:pw@host/path?api_key=k&page=2#x` → `https://host/path?api_key=••••••&page=2`;
+ * a non-URL becomes `<invalid url>`.
+ */
 export function safeUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+    return maskUrl(`${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search}`);
   } catch {
     return '<invalid url>';
   }

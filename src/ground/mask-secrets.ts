@@ -1,10 +1,12 @@
 /**
- * A job spec as the job page shows it: credentials written into it are masked. The spec
- * is the file as loaded, before any `${ENV}` is resolved, so an environment variable's
- * value never reaches the page; a reference (`Bearer ${HELPDESK_TOKEN}`) is shown as
- * written, since its name is what an operator needs to check. The job-spec schema
- * already refuses literal credentials in credential-named headers and query parameters
- * and user:password in URLs; this is the second line, for anything it lets through.
+ * The one masking of credentials for everything rowbridge shows: the dashboard's job page
+ * (a job spec as loaded, before any `${ENV}` is resolved, so an environment variable's
+ * value never reaches the page; a reference such as `Bearer ${HELPDESK_TOKEN}` is shown
+ * as written, since its name is what an operator needs to check) and the URLs in source
+ * error messages, run records and logs (`maskUrl`: host, path and the query parameters
+ * that are not credentials stay readable). The job-spec schema already refuses literal
+ * credentials in credential-named headers and query parameters and user:password in
+ * URLs; this is the second line, for anything it lets through.
  */
 import { stringify } from 'yaml';
 
@@ -13,12 +15,20 @@ export const MASK = '••••••';
 
 const ENV_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
 const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
-/** Words of key names (headers, query parameters) whose values are credentials. */
+/**
+ * Words of key names (headers, query parameters) whose values are credentials. A camel
+ * case name is split into words first, so the separator inside `api key` may be a space.
+ */
 const SECRET_WORD =
-  /(?:^|[^a-z])(?:authorization|token|secret|password|passwd|pwd|sign|api[-_]?key|apikey|cookie|credentials?|private[-_]?key|access[-_]?key)(?:[^a-z]|$)/i;
+  /(?:^|[^a-z])(?:authorization|auth|token|secret|password|passwd|pwd|sign|signature|sig|api[-_ ]?key|apikey|cookie|session|credentials?|private[-_ ]?key|access[-_ ]?key)(?:[^a-z]|$)/i;
+/**
+ * Query parameters that are credentials by their whole name only (`?key=` of many APIs):
+ * as spec keys they are ordinary (a target's `key: code`).
+ */
+const SECRET_PARAM = /^(?:key|jwt)$/i;
 
 /** `accessToken`, `X-Api-Key`, `client_secret` are secret names; `assignee` is not. */
-function isSecretName(name: string): boolean {
+export function isSecretName(name: string): boolean {
   return SECRET_WORD.test(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2'));
 }
 /** What may stand beside a reference in a credential value: an auth scheme. */
@@ -29,7 +39,11 @@ function onlyReferences(value: string): boolean {
   return HAS_REFERENCE.test(value) && SCHEME_ONLY.test(value.replace(ENV_REFERENCE, ''));
 }
 
-function maskUrl(value: string): string {
+/**
+ * A URL with its password and the values of its credential query parameters masked;
+ * anything that is not an absolute URL comes back as it is.
+ */
+export function maskUrl(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
   let url: URL;
   try {
@@ -43,7 +57,7 @@ function maskUrl(value: string): string {
     changed = true;
   }
   for (const [name, v] of url.searchParams) {
-    if (isSecretName(name) && !/^__RB_[0-9a-f]+__$/.test(v)) {
+    if ((isSecretName(name) || SECRET_PARAM.test(name)) && !/^__RB_[0-9a-f]+__$/.test(v)) {
       url.searchParams.set(name, '__RB_MASK__');
       changed = true;
     }
