@@ -5,6 +5,7 @@ import type { PreparedJob } from './plan-job.ts';
 import { parseJobSpec } from './job-spec/load-job-spec.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { StructureSnapshot } from './schema-drift.ts';
+import { maskSpecText, restoreSpecText } from './snapshot-credentials.ts';
 import type { RunSnapshots } from './state/run-snapshots.ts';
 
 /** What preparing a run needs from whoever composes it. */
@@ -34,11 +35,21 @@ export interface PreparedRun {
  * drift and stores spec text and structure with the run; every later call of that run
  * (a batch on any worker, a chunk, a reader restarted after a crash) compiles the plan
  * from that snapshot with no request, so a spec edited mid-run applies to the next run.
+ * Credentials written into URLs are stored masked and taken back from the job file
+ * (sync/snapshot-credentials.ts).
  */
 export async function prepareRun(deps: PrepareRunDeps, job: string, runId?: string): Promise<PreparedRun> {
   const stored = runId === undefined ? undefined : await deps.snapshots.get(runId);
   if (stored !== undefined) {
-    const spec = parseJobSpec(stored.text, stored.file);
+    const text =
+      stored.masked === undefined || stored.masked.length === 0
+        ? stored.text
+        : restoreSpecText(
+            { text: stored.text, masked: stored.masked },
+            await deps.readJob(job).catch(() => undefined),
+            stored.file,
+          );
+    const spec = parseJobSpec(text, stored.file);
     const client = deps.clientFor(spec.target?.app?.credentialsEnvPrefix);
     if (spec.target === undefined || stored.structure === undefined)
       return { spec, file: stored.file, client };
@@ -58,7 +69,15 @@ export async function prepareRun(deps: PrepareRunDeps, job: string, runId?: stri
     prepared = await planJob(spec, client, file, deps.lastGood);
     structure = prepared.structure;
   }
-  if (runId !== undefined)
-    await deps.snapshots.save(runId, { file, text, ...(structure ? { structure } : {}) });
+  if (runId !== undefined) {
+    // A credential written into a URL is never stored: later preparations take it back from the file.
+    const safe = maskSpecText(text);
+    await deps.snapshots.save(runId, {
+      file,
+      text: safe.text,
+      ...(safe.masked.length > 0 ? { masked: safe.masked } : {}),
+      ...(structure ? { structure } : {}),
+    });
+  }
   return { spec, file, client, ...(prepared ? { prepared } : {}) };
 }
