@@ -113,11 +113,16 @@ export async function fanOutBatches(
       await addJob(rows);
       continue;
     }
-    // Rows are cut by their place in the mapped stream, which a re-read repeats.
-    const placeOf = new Map(rows.map((r, i) => [r.index, read + i]));
+    // Rows are cut by their place in the mapped stream, which a re-read repeats. The rows
+    // to write come back in the order they were given, so their places are found by
+    // walking both lists.
+    const base = read;
     read += rows.length;
+    let at = 0;
     for (const row of await settleUnchanged(ctx, rows)) {
-      const place = placeOf.get(row.index)!;
+      while (at < rows.length && rows[at] !== row) at += 1;
+      if (at === rows.length) throw new Error('fan-out: settleUnchanged returned a row out of order');
+      const place = base + at;
       // A job cut by an earlier read of this parent ends where it ended then.
       while (batchNo < cuts.stored.length && place > cuts.stored[batchNo]!) {
         await addJob(pending);

@@ -6,9 +6,10 @@ import type { SyncContext } from './sync-context.ts';
 /**
  * Settles, while the source is read, the rows that need no write: those whose content
  * hash equals the key index's (unchanged) and, in update mode, those no worksheet row
- * matches (skipped); returns the others, which go to batch jobs. Batch jobs then hold
- * only rows to write, so a job fills whole platform batches of creates and change sets
- * however sparse the changes are in the source (issue 12: write requests at their floor).
+ * matches (skipped); returns the others, in the order given (fan-out relies on it), which
+ * go to batch jobs. Batch jobs then hold only rows to write, so a job fills whole platform
+ * batches of creates and change sets however sparse the changes are in the source
+ * (issue 12: write requests at their floor).
  *
  * It decides as writeBatch's own classification would: a row is settled here only when
  * nothing else owns it yet. Rows with an outcome are left out (their batch job skips
