@@ -17,11 +17,9 @@ import type { Logger } from '../ground/logger.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import type { SyncDeps } from '../sync/create-sync-context.ts';
-import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import { prepareRun } from '../sync/prepare-run.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
@@ -218,13 +216,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     runs,
     deadLetters,
     jobsDir,
+    // The job-spec loader (zod, yaml) and the run preparation (mapping) are imported when
+    // first used: a worker waiting for work holds neither.
     async loadJob(name) {
       const file = jobFile(name);
+      const { loadJobSpec } = await import('../sync/job-spec/load-job-spec.ts');
       return { spec: await loadJobSpec(file), file };
     },
     runSnapshots,
-    prepareRun: (job, runId) =>
-      prepareRun(
+    prepareRun: async (job, runId) =>
+      (await import('../sync/prepare-run.ts')).prepareRun(
         {
           async readJob(name) {
             const file = jobFile(name);
