@@ -1,5 +1,4 @@
-import { Agent, request } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ConfigError, networkError } from '../ground/errors.ts';
 import type { RawResponse } from './envelope.ts';
 import type { HttpMethod } from './types.ts';
@@ -83,13 +82,20 @@ function buildUrl(baseUrl: string, path: string, query: TransportRequest['query'
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const owned = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    new Agent({
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-      connections: options.connections ?? 16,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-    });
+  // undici, with the Node internals it brings (about 8 MB), is imported with the first
+  // request: a worker waiting for work holds none of it.
+  let http: Promise<{ request: typeof undiciRequest; dispatcher: Dispatcher }> | undefined;
+  const openHttp = () =>
+    (http ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      dispatcher:
+        options.dispatcher ??
+        new Agent({
+          connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+          connections: options.connections ?? 16,
+          keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+        }),
+    })));
   const headersTimeout = options.headersTimeoutMs ?? 30_000;
   const bodyTimeout = options.bodyTimeoutMs ?? 30_000;
 
@@ -105,6 +111,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
     }
     const ref = { method: req.method, path: stripQuery(req.path), isWrite: req.isWrite };
+    const { request, dispatcher } = await openHttp();
     try {
       const res = await request(buildUrl(baseUrl, req.path, req.query), {
         method: req.method,
@@ -137,7 +144,7 @@ export function createTransport(options: TransportOptions): Transport {
     send,
     baseUrl,
     async close() {
-      if (owned) await dispatcher.close();
+      if (owned && http !== undefined) await (await http).dispatcher.close();
     },
   };
 }
