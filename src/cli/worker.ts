@@ -1,8 +1,10 @@
-import { createMetrics } from '../ops/metrics.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import { createReadiness } from '../ops/health.ts';
 import { createWorkers } from '../queue/create-workers.ts';
+import type { Workers } from '../queue/create-workers.ts';
 import { createQueues } from '../queue/queues.ts';
 import { takeOverOrphans } from '../queue/resume-run.ts';
+import type { Runtime } from '../queue/runtime.ts';
 import { registerSchedules } from '../queue/schedules.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { positiveInt } from './args.ts';
@@ -29,6 +31,24 @@ const WORKER = defineCommand({
   },
 });
 
+/** Counts each finished run in the metrics: completed, or failed for good. */
+function observeRuns(workers: Workers, rt: Runtime, metrics: Metrics): void {
+  const observe = (record: RunRecord | undefined) => {
+    if (record === undefined) return;
+    rt.runs.report(record.runId).then(
+      (report) => metrics.observeRun(record, report),
+      (err: unknown) => rt.logger.warn({ err }, 'run metrics'),
+    );
+  };
+  workers.runWorker.on('completed', (_job, record: RunRecord | undefined) => observe(record));
+  // A run that failed for good fails its queue job (UnrecoverableError): counted too.
+  workers.runWorker.on('failed', (job) => {
+    const runId = job?.data.chunk === undefined ? job?.data.runId : undefined;
+    if (runId !== undefined && job?.finishedOn !== undefined)
+      rt.runs.get(runId).then(observe, (err: unknown) => rt.logger.warn({ err }, 'run metrics'));
+  });
+}
+
 /**
  * `worker`: long-running. Registers the schedules of jobs/ once, works runs and batches,
  * and with --ops-port serves /metrics, /healthz, /readyz (and the dashboard with
@@ -38,24 +58,30 @@ const WORKER = defineCommand({
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(WORKER, args, io);
   if (typeof parsed === 'number') return parsed;
-  const metrics = createMetrics();
+  // Metrics exist only with the ops server: without it nobody could read them.
+  let metrics: Metrics | undefined;
   const rt = openRuntime(io, {
-    onClientEvent: (event) => metrics.onClientEvent(event),
-    onRowOutcomes: (moved) => metrics.onRowOutcomes(moved),
+    onClientEvent: (event) => metrics?.onClientEvent(event),
+    onRowOutcomes: (moved) => metrics?.onRowOutcomes(moved),
   });
   const readiness = createReadiness();
   const cleanups: Array<() => Promise<void>> = [];
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
     const opsPort = positiveInt(parsed.values['ops-port'], 'ops-port');
-    metrics.collectFrom(rt);
-    cleanups.push(() => metrics.close());
     if (opsPort !== undefined) {
-      // express and bull-board load only when the ops server is asked for.
-      const { startOpsServer } = await import('../ops/ops-server.ts');
+      // prom-client, express and bull-board load only when the ops server is asked for.
+      const [{ createMetrics }, { startOpsServer }] = await Promise.all([
+        import('../ops/metrics.ts'),
+        import('../ops/ops-server.ts'),
+      ]);
+      const opsMetrics = createMetrics();
+      metrics = opsMetrics;
+      opsMetrics.collectFrom(rt);
+      cleanups.push(() => opsMetrics.close());
       const ops = await startOpsServer({
         rt,
-        metrics,
+        metrics: opsMetrics,
         readiness,
         port: opsPort,
         host: parsed.values.host ?? '127.0.0.1',
@@ -77,20 +103,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     if (taken > 0) rt.logger.info({ jobs: taken }, 'took over the jobs of a worker that is gone');
     const workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
     cleanups.push(() => workers.close());
-    const observe = (record: RunRecord | undefined) => {
-      if (record === undefined) return;
-      rt.runs.report(record.runId).then(
-        (report) => metrics.observeRun(record, report),
-        (err: unknown) => rt.logger.warn({ err }, 'run metrics'),
-      );
-    };
-    workers.runWorker.on('completed', (_job, record: RunRecord | undefined) => observe(record));
-    // A run that failed for good fails its queue job (UnrecoverableError): counted too.
-    workers.runWorker.on('failed', (job) => {
-      const runId = job?.data.chunk === undefined ? job?.data.runId : undefined;
-      if (runId !== undefined && job?.finishedOn !== undefined)
-        rt.runs.get(runId).then(observe, (err: unknown) => rt.logger.warn({ err }, 'run metrics'));
-    });
+    if (metrics !== undefined) observeRuns(workers, rt, metrics);
     readiness.markReady();
     rt.logger.info({ concurrency: concurrency ?? 4 }, 'worker started');
     await new Promise<void>((resolve) => {

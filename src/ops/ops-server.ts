@@ -12,7 +12,6 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigError } from '../ground/errors.ts';
 import type { Runtime } from '../queue/runtime.ts';
-import { createDashboard } from './dashboard/create-dashboard.ts';
 import type { Dashboard } from './dashboard/create-dashboard.ts';
 import { createDashboardAccess } from './dashboard/dashboard-access.ts';
 import type { DashboardAccessOptions } from './dashboard/dashboard-access.ts';
@@ -89,7 +88,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const access = options.dashboard
     ? createDashboardAccess({ ...settings, bindHost: host, allowWrites: options.allowWrites === true })
     : undefined;
-  const dashboard: Dashboard | undefined = access === undefined ? undefined : createDashboard({ rt, access });
+  // bull-board and the dashboard's pages are imported only when they are served.
+  const dashboard: Dashboard | undefined =
+    access === undefined
+      ? undefined
+      : (await import('./dashboard/create-dashboard.ts')).createDashboard({ rt, access });
 
   const app = express();
   app.disable('x-powered-by');
