@@ -1,10 +1,11 @@
 /**
  * Credentials in a job spec, walked through the CLI as a user runs it: an http source whose
  * URL carries `?api_key=` written into the file and whose Authorization header comes from
- * the environment, and postgres sources whose connection URLs hold a password. Whatever
- * `validate`, `plan`, `run` (completing and failing), `status` and `dlq` print, log at debug
- * level or leave in Redis holds none of them, and still names host, path and the other
- * query parameters. The run that completes proves the credentials still reach the source.
+ * the environment, postgres and mysql sources and a postgres pull sink whose connection
+ * URLs hold a password. Whatever `validate`, `plan`, `run` (completing and failing),
+ * `status` and `dlq` print, log at debug level or leave in Redis holds none of them, and
+ * still names host, path and the other query parameters. The runs that complete prove the
+ * credentials still reach the source and the sink.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -130,6 +131,8 @@ fields: { code: code, name: name }
         // Trust auth: the password is not checked, so it travels all the way.
         ORDERS_DB_URL: `postgres://root:${DB_PASSWORD}@127.0.0.1:5432/test`,
         DENIED_DB_URL: `postgres://user:${DB_PASSWORD}@127.0.0.1/test`,
+        // MariaDB's root has an empty password: this one is refused.
+        DENIED_MYSQL_URL: `mysql://root:${DB_PASSWORD}@127.0.0.1:3306/test`,
       },
     );
     h.createWorksheet({
@@ -147,6 +150,25 @@ fields: { code: code, name: name }
     await httpJob('orders_literal', `${base}/orders?page=1`, `Bearer ${HEADER_TOKEN}`);
     await pgJob('pg_orders', 'ORDERS_DB_URL');
     await pgJob('pg_denied', 'DENIED_DB_URL');
+    await h.writeJob(
+      'my_denied',
+      `name: my_denied
+source: { type: mysql, urlEnv: DENIED_MYSQL_URL, table: orders, cursorColumn: updated_at }
+target: { worksheet: orders, mode: upsert, key: code }
+fields: { code: code, name: name }
+`,
+    );
+    const pullJob = (name: string, urlEnv: string) =>
+      h.writeJob(
+        name,
+        `name: ${name}
+source: { type: worksheet, worksheet: orders }
+sink: { type: postgres, urlEnv: ${urlEnv}, table: ${schema}.pulled, key: code, createTable: true }
+fields: { code: code, name: name }
+`,
+      );
+    await pullJob('pull_orders', 'ORDERS_DB_URL');
+    await pullJob('pull_denied', 'DENIED_DB_URL');
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -210,6 +232,22 @@ fields: { code: code, name: name }
     expect(denied.stdout).toContain(
       'postgres source (DENIED_DB_URL): cannot connect: role "user" does not exist',
     );
+
+    const myDenied = await cli('run', 'my_denied');
+    expect(myDenied.code).toBe(1);
+    expect(myDenied.stdout).toContain('mysql source (DENIED_MYSQL_URL): cannot connect: Access denied');
+
+    // Pull jobs: the worksheet (by now 3 rows) written to a postgres sink.
+    const pull = await cli('run', 'pull_orders');
+    expect(pull.code).toBe(0);
+    expect(await pgQuery(`SELECT code FROM ${schema}.pulled ORDER BY code`)).toEqual([
+      { code: 'H-1' },
+      { code: 'H-2' },
+      { code: 'P-1' },
+    ]);
+    const pullDenied = await cli('run', 'pull_denied');
+    expect(pullDenied.code).toBe(1);
+    expect(pullDenied.stdout).toMatch(/DENIED_DB_URL.*role "user" does not exist/);
 
     const status = await cli('status');
     expect(status.stdout).toContain(`${base}/fail?api_key=${MASK}&page=1`);
