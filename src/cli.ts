@@ -8,6 +8,7 @@
 import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
+import { holdYoungGeneration } from './cli/young-generation.ts';
 
 const argv = process.argv.slice(2);
 // `rowbridge help run` is `rowbridge run --help`.
@@ -23,7 +24,9 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
     io.err(`rowbridge: unknown command "${name}"\n\n${usage()}`);
     process.exitCode = EXIT.usage;
   } else {
-    const command = await load();
+    // Loading a command's modules would grow V8's young generation to its maximum for good.
+    const release = holdYoungGeneration();
+    const command = await load().finally(release);
     process.exitCode = await command.main(args, io);
   }
 }

@@ -1,0 +1,39 @@
+import { setFlagsFromString } from 'node:v8';
+
+/** V8's default for `--semi-space-growth-factor` (node --v8-options). */
+const DEFAULT_GROWTH_FACTOR = 2;
+
+/**
+ * Keeps V8's young generation at its initial size (1 MB a semi-space) while a command
+ * starts. The function returned gives it V8's default growth back; calling it twice is
+ * harmless.
+ *
+ * Why: starting is loading modules and wiring clients, and nearly everything that
+ * allocates lives as long as the process. V8 doubles the young generation after each
+ * scavenge in which more survived than it holds, so start-up alone takes it to its maximum
+ * (2 × 16 MB), which an idle process then keeps: an idle worker had 33.6 MB of young
+ * generation committed with 12 MB in use. While almost everything survives, a larger
+ * young generation saves nothing (each survivor is copied either way). Held during start:
+ * idle `worker --no-schedules` 91 → 82 MB, a worker as the Docker image starts it
+ * 115 → 101 MB. The work that follows gets the default back: held at 1 MB throughout, a
+ * 300,000-row `run` took 12-18% more CPU (for about 30% less peak memory).
+ *
+ * How: V8 reads the growth factor each time it grows the young generation
+ * (`SemiSpaceNewSpace::Grow`), so setting it at runtime takes effect, unlike
+ * `--max-semi-space-size`, which is read once when the heap is made. Node warns that
+ * flags changed after start may behave unpredictably; this one is a number read on the
+ * main thread inside a GC. A user who set the factor on the command line or in
+ * NODE_OPTIONS keeps it.
+ */
+export function holdYoungGeneration(): () => void {
+  const setByUser = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
+    /semi[-_]space[-_]growth[-_]factor/.test(arg),
+  );
+  if (setByUser) return () => undefined;
+  setFlagsFromString('--semi-space-growth-factor=1');
+  let held = true;
+  return () => {
+    if (held) setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+    held = false;
+  };
+}
