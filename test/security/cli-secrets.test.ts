@@ -217,6 +217,11 @@ fields: { code: code, name: name }
     const record = (JSON.parse(down.stdout) as { run: { status: string; message: string } }).run;
     expect(record).toMatchObject({ status: 'failed' });
     expect(record.message).toContain(`GET ${base}/fail?api_key=${MASK}&page=1 (page 1) answered HTTP 500`);
+    // Attempts after the first prepare from the run's snapshot, whose URL is masked: the
+    // credential comes back from the job file, so every request still carries it.
+    const failing = seen.filter((r) => r.url.startsWith('/fail'));
+    expect(failing.length).toBeGreaterThan(8);
+    expect(new Set(failing.map((r) => r.url))).toEqual(new Set([`/fail?api_key=${URL_KEY}&page=1`]));
 
     const closed = await cli('run', 'orders_closed');
     expect(closed.code).toBe(1);
