@@ -148,6 +148,15 @@ fields: { code: code, name: name }
     await httpJob('orders_closed', `http://127.0.0.1:1/orders?api_key=${URL_KEY}&page=1`);
     await httpJob('orders_remote', `https://api.example.com/orders?api_key=${URL_KEY}&page=1`);
     await httpJob('orders_literal', `${base}/orders?page=1`, `Bearer ${HEADER_TOKEN}`);
+    // A connection URL pasted into the wrong field: the spec check quotes what it got.
+    await h.writeJob(
+      'orders_misplaced',
+      `name: orders_misplaced
+source: { type: http, url: "${base}/orders", maxPages: "postgres://user:${DB_PASSWORD}@127.0.0.1/test" }
+target: { worksheet: orders, mode: upsert, key: code }
+fields: { code: code, name: name }
+`,
+    );
     await pgJob('pg_orders', 'ORDERS_DB_URL');
     await pgJob('pg_denied', 'DENIED_DB_URL');
     await h.writeJob(
@@ -177,7 +186,7 @@ fields: { code: code, name: name }
     await pgQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
 
-  it('validate: accepts the spec and refuses a literal Authorization header without echoing it', async () => {
+  it('validate: accepts the spec, refuses a literal Authorization header and a misplaced URL without echoing them', async () => {
     expect((await cli('validate', path.join(h.dir, 'orders.yaml'))).code).toBe(0);
     const literal = await cli('validate', path.join(h.dir, 'orders_literal.yaml'));
     expect(literal.code).toBe(1);
@@ -185,6 +194,12 @@ fields: { code: code, name: name }
       'source.headers.Authorization: looks like a credential written into the job',
     );
     expect(literal.stdout + literal.stderr).not.toMatch(LEAK);
+    const misplaced = await cli('validate', path.join(h.dir, 'orders_misplaced.yaml'));
+    expect(misplaced.code).toBe(1);
+    expect(misplaced.stderr).toContain(
+      `source.maxPages: must be a whole number from 1 to 1000000; got "postgres://user:${MASK}@127.0.0.1/test"`,
+    );
+    expect(misplaced.stdout + misplaced.stderr).not.toMatch(LEAK);
   });
 
   it('plan: reads with the credentials; a failing source is named by host, path and its other parameters', async () => {

@@ -5,13 +5,18 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { maskUrl } from '../../ground/mask-secrets.ts';
 
-/** A short, quoted rendering of a user's value for "got ..." in a message. */
+/**
+ * A short, quoted rendering of a user's value for "got ..." in a message. A URL pasted
+ * into the wrong field is shown with its password and credential parameters masked.
+ */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (typeof value === 'string') {
-    const text = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    const shown = maskUrl(value);
+    const text = shown.length > 40 ? `${shown.slice(0, 37)}...` : shown;
     return JSON.stringify(text);
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
