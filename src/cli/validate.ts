@@ -1,11 +1,13 @@
 /**
  * `rowbridge validate JOB...`: checks job spec files, the environment variables they name
  * and a file source's columns, without connecting to anything.
- * JOB is a path, or a bare name looked up as jobs/NAME.yaml under the working directory.
+ * JOB is a path, or a bare name looked up in the jobs folder (ROWBRIDGE_JOBS_DIR, else ./jobs).
  * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readSetting } from '../../config/settings.ts';
 import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
@@ -21,7 +23,8 @@ const VALIDATE = defineCommand({
   description:
     "Checks job specs, the environment variables they name and a file source's columns,\n" +
     'without connecting to anything. JOB is a job file (jobs/orders.yaml) or a job name\n' +
-    '(orders = jobs/orders.yaml). Exit 0 every job valid, 1 any is not, 64 misuse.',
+    '(orders = orders.yaml in ROWBRIDGE_JOBS_DIR, else ./jobs). Exit 0 every job valid, 1 any\n' +
+    'is not, 64 misuse.',
   options: {
     json: {
       type: 'boolean',
@@ -33,10 +36,16 @@ const VALIDATE = defineCommand({
 
 type Outcome = { file: string; spec: JobSpec } | { file: string; issues: JobSpecIssue[] };
 
-/** A bare name has no folder and no extension: the user means jobs/NAME.yaml. */
-function jobPath(arg: string, cwd: string): string {
+/**
+ * A bare name has no folder and no extension: the user means the job of that name in the
+ * jobs folder (ROWBRIDGE_JOBS_DIR, else ./jobs), NAME.yaml or NAME.yml, as `run` does.
+ */
+function jobPath(arg: string, cwd: string, env: NodeJS.ProcessEnv): string {
   const bare = !/[\\/]/.test(arg) && !/\.ya?ml$/i.test(arg) && arg !== '.' && arg !== '..';
-  return bare ? join(cwd, 'jobs', `${arg}.yaml`) : resolve(cwd, arg);
+  if (!bare) return resolve(cwd, arg);
+  const folder = resolve(cwd, readSetting('jobsDir', env) ?? 'jobs');
+  const yml = join(folder, `${arg}.yml`);
+  return !existsSync(join(folder, `${arg}.yaml`)) && existsSync(yml) ? yml : join(folder, `${arg}.yaml`);
 }
 
 /** Paths under the working directory are shown relative, as the user typed them. */
@@ -46,7 +55,7 @@ function displayPath(file: string, cwd: string): string {
 }
 
 async function check(arg: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
-  const path = jobPath(arg, cwd);
+  const path = jobPath(arg, cwd, env);
   const file = displayPath(path, cwd);
   let text: string;
   try {

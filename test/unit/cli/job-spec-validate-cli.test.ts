@@ -63,6 +63,21 @@ describe('rowbridge validate', () => {
     expect(err).toEqual([]);
   });
 
+  it('looks a job name up in ROWBRIDGE_JOBS_DIR, as run does, and finds NAME.yml too', async () => {
+    await mkdir(join(cwd, 'specs'));
+    await writeFile(join(cwd, 'specs', 'elsewhere.yml'), VALID.replace('name: orders', 'name: elsewhere'));
+    const { io, out, err } = capture(cwd);
+    io.env = { ROWBRIDGE_JOBS_DIR: 'specs' };
+    expect(await main(['elsewhere'], io)).toBe(0);
+    expect(out).toEqual(['ok: specs/elsewhere.yml (elsewhere: csv → orders, upsert)']);
+    expect(err).toEqual([]);
+    // A name the folder does not hold is named with the folder it was looked for in.
+    const missing = capture(cwd);
+    missing.io.env = { ROWBRIDGE_JOBS_DIR: 'specs' };
+    expect(await main(['orders'], missing.io)).toBe(1);
+    expect(missing.err.join('')).toContain('specs/orders.yaml cannot be read: no such file');
+  });
+
   it('accepts paths and several jobs, and summarises pull jobs', async () => {
     const { io, out } = capture(cwd);
     expect(await main(['jobs/orders.yaml', join(cwd, 'jobs', 'export.yaml')], io)).toBe(0);
