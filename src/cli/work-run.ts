@@ -78,7 +78,9 @@ export async function workRunsInProcess(
     // process would never end by itself: the shutdown's deadline bounds it.
     if (err instanceof RedisGoneError) {
       closeTimeoutMs = 1_000;
-      hardDeadline(rt, io);
+      // Nothing can be handed back without Redis: exit a few seconds after saying so, not
+      // after the shutdown timeout meant for workers finishing their batches.
+      hardDeadline(rt, io, closeTimeoutMs);
     }
     throw err;
   } finally {
@@ -93,11 +95,11 @@ export async function workRunsInProcess(
  * back what they hold, the rest a few seconds; whatever still holds the process then (a
  * source stuck in a socket) does not keep it alive. The run stays resumable.
  */
-export function hardDeadline(rt: Runtime, io: CliIo): void {
+export function hardDeadline(rt: Runtime, io: CliIo, workersMs = rt.settings.shutdownTimeoutMs): void {
   setTimeout(() => {
     io.err('shutdown deadline passed: exiting; the next `rowbridge run` of the job resumes the run');
     process.exit(1);
-  }, rt.settings.shutdownTimeoutMs + HARD_DEADLINE_EXTRA_MS).unref();
+  }, workersMs + HARD_DEADLINE_EXTRA_MS).unref();
 }
 
 /** What closing connections may take after the workers' own deadline. */
