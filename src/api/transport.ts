@@ -65,6 +65,13 @@ export function resolveBaseUrl(options: { baseUrl?: string; privateHost?: string
       'API base URL must not carry credentials: use ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token',
     );
   }
+  // Paths are appended to the base: a query would end up in the middle of every URL. Its
+  // text is not repeated here: a token pasted into it must not reach a message.
+  if (url.search !== '' || url.hash !== '') {
+    throw new ConfigError(
+      'API base URL must not carry a query string or fragment (ROWBRIDGE_API_URL): expected http(s)://host[/api]; credentials go in ROWBRIDGE_APPKEY/ROWBRIDGE_SIGN or a token',
+    );
+  }
   // Paths carry their own /v3 (platform-notes §1): a base URL copied with it would ask
   // for /v3/v3/... and get 404s, so a trailing /v3 is dropped here.
   return url.toString().replace(/\/+$/, '').replace(/\/v3$/i, '');
