@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadiness } from '../../src/ops/health.ts';
@@ -14,9 +13,7 @@ import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 import { ORDERS_WITH_STATUS } from '../helpers/orders-status-sheet.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
-
-/** Debian's chromium; a browser is never downloaded. */
-const CHROMIUM = process.env.ROWBRIDGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+import { launchChromium } from '../helpers/browser.ts';
 
 const JOB = `name: orders
 source: { type: csv, path: ./orders.csv }
@@ -57,19 +54,7 @@ describe('dashboard in a headless browser', () => {
       dashboard: true,
     });
     shots = await mkdtemp(path.join(tmpdir(), 'rowbridge-dashboard-shots-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   }, 90_000);
 

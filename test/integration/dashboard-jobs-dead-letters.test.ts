@@ -7,7 +7,6 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadiness } from '../../src/ops/health.ts';
@@ -19,8 +18,8 @@ import { readFixedCsv } from '../../src/sync/state/dead-letter-csv.ts';
 import type { DeadLetterInput } from '../../src/sync/state/dead-letter-entry.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+import { launchChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.ROWBRIDGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.resolve('test-artifacts', 'dashboard-jobs');
 
 /** 130 `amount` rejections (code 30005) among 100 `status` ones, and 5 transient failures of another job. */
@@ -83,16 +82,7 @@ describe('the dead-letters page filters and downloads what a person fixes', () =
       allowWrites: true,
     });
     await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   }, 60_000);
 

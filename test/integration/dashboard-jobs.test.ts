@@ -5,7 +5,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueues } from '../../src/queue/queues.ts';
@@ -18,8 +17,8 @@ import type { OpsServer } from '../../src/ops/ops-server.ts';
 import { ORDERS_WITH_STATUS } from '../helpers/orders-status-sheet.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+import { launchChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.ROWBRIDGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = path.resolve('test-artifacts', 'dashboard-jobs');
 const SECRET = 'hd-7f3a9c1e5b2d4f6a8c0e';
 
@@ -87,16 +86,7 @@ describe('jobs pages in a headless browser', () => {
       allowWrites: true,
     });
     await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    browser = await launchChromium();
     // The operator sits in Tokyo; the worker's clock is whatever the machine's is.
     context = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: 'Asia/Tokyo' });
     page = await context.newPage();

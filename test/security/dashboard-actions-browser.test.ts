@@ -9,7 +9,6 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_QUEUE } from '../../src/queue/queues.ts';
@@ -21,8 +20,8 @@ import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+import { launchChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.ROWBRIDGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const JOB = `name: orders
 source: { type: csv, path: ./orders.csv }
 target: { worksheet: orders, mode: append, triggerWorkflow: false }
@@ -76,10 +75,7 @@ describe('job actions against a hostile page in chromium', () => {
     attacker = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {

@@ -8,7 +8,6 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_QUEUE } from '../../src/queue/queues.ts';
@@ -19,8 +18,7 @@ import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
-
-const CHROMIUM = process.env.ROWBRIDGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+import { launchChromium } from '../helpers/browser.ts';
 
 describe('a writable dashboard against a hostile page in chromium', () => {
   let h: Harness;
@@ -60,19 +58,10 @@ describe('a writable dashboard against a hostile page in chromium', () => {
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}/`;
     const port = new URL(server.url).port;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // DNS rebinding, settled: rebound.example now resolves to the dashboard's address.
-        `--host-resolver-rules=MAP rebound.example 127.0.0.1`,
-      ],
-    });
+    browser = await launchChromium([
+      // DNS rebinding, settled: rebound.example now resolves to the dashboard's address.
+      `--host-resolver-rules=MAP rebound.example 127.0.0.1`,
+    ]);
     expect(port).not.toBe('');
   }, 90_000);
 
