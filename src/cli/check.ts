@@ -4,7 +4,6 @@
  * one page of rows and the time zone in use. Needs no Redis. Exit 0 when every step
  * passed, 1 when one failed, 64 on misuse.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadSettings } from '../../config/settings.ts';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
@@ -24,6 +23,7 @@ import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
+import { jobFileIn } from './job-file.ts';
 import { resolveJobArg } from './open-runtime.ts';
 
 const CHECK = defineCommand({
@@ -66,8 +66,7 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
     if (jobArg !== undefined) {
       const job = resolveJobArg(jobArg, io);
       const dir = job.jobsDir ?? settings.jobsDir ?? 'jobs';
-      const base = path.resolve(io.cwd, dir, job.name);
-      file = existsSync(`${base}.yml`) && !existsSync(`${base}.yaml`) ? `${base}.yml` : `${base}.yaml`;
+      file = jobFileIn(path.resolve(io.cwd, dir), job.name);
       spec = await loadJobSpec(file);
     }
     const prefix =

@@ -4,9 +4,8 @@
  * JOB is a path, or a bare name looked up in the jobs folder (ROWBRIDGE_JOBS_DIR, else ./jobs).
  * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { readSetting } from '../../config/settings.ts';
 import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
@@ -14,6 +13,7 @@ import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { parseJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import { environmentProblems, fileColumnProblems } from '../sync/job-environment.ts';
 import { defineCommand, parseCommand } from './command.ts';
+import { jobFileIn } from './job-file.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
 
@@ -43,9 +43,7 @@ type Outcome = { file: string; spec: JobSpec } | { file: string; issues: JobSpec
 function jobPath(arg: string, cwd: string, env: NodeJS.ProcessEnv): string {
   const bare = !/[\\/]/.test(arg) && !/\.ya?ml$/i.test(arg) && arg !== '.' && arg !== '..';
   if (!bare) return resolve(cwd, arg);
-  const folder = resolve(cwd, readSetting('jobsDir', env) ?? 'jobs');
-  const yml = join(folder, `${arg}.yml`);
-  return !existsSync(join(folder, `${arg}.yaml`)) && existsSync(yml) ? yml : join(folder, `${arg}.yaml`);
+  return jobFileIn(resolve(cwd, readSetting('jobsDir', env) ?? 'jobs'), arg);
 }
 
 /** Paths under the working directory are shown relative, as the user typed them. */
