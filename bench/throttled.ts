@@ -26,29 +26,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchEnv } from './lib/bench-env.ts';
-import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 import { runQueuedJob } from './lib/run-queued-job.ts';
 import { spawnEmulator } from './lib/spawn-emulator.ts';
+import { ceilingFigures, throttledFlags } from './lib/throttled-figures.ts';
 
-const flags = parseNumberFlags('bench/throttled.ts', {
-  rows: { default: 60_000 },
-  'batch-size': { default: 100 },
-  rate: { default: 10, fractional: true, min: 0.1 },
-  burst: { default: 10 },
-  'initial-rate': { default: 20, fractional: true, min: 0.1 },
-  'max-rate': { default: 50, fractional: true, min: 0.1 },
+const flags = throttledFlags('bench/throttled.ts', {
   concurrency: { default: 4 },
   'timeout-s': { default: 1800 },
 });
 const rows = flags.rows;
 const batchSize = flags['batch-size'];
 const { rate, burst, concurrency } = flags;
-if (flags['initial-rate'] > flags['max-rate']) {
-  throw new RangeError(
-    `bench/throttled.ts: --initial-rate (${flags['initial-rate']}) must be <= --max-rate (${flags['max-rate']})`,
-  );
-}
 const JOB = 'bench-throttled';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-throttled-'));
@@ -72,7 +61,6 @@ try {
     timeoutMs: flags['timeout-s'] * 1000,
   });
   const landed = await emulator.stats();
-  const throttledAnswers = (landed.byCode['51'] ?? 0) + (landed.byCode['90000'] ?? 0);
   const verified =
     run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
   if (!verified) {
@@ -82,28 +70,11 @@ try {
     );
     process.exitCode = 1;
   }
-  const rowsPerSec = rows / run.seconds;
-  const ceilingRowsPerSec = rate * batchSize;
-  // The run's own wall time as it recorded it (run job picked up to run finished): without
-  // the wait for a worker to pick the run up and the 100 ms polling of this script.
-  const runSeconds =
-    run.record.startedAt !== undefined && run.record.finishedAt !== undefined
-      ? (Date.parse(run.record.finishedAt) - Date.parse(run.record.startedAt)) / 1000
-      : Number.NaN;
+  const figures = ceilingFigures(run, landed, { rows, batchSize, rate });
   process.stdout.write(
     `${JSON.stringify({
       rows,
-      seconds: Math.round(run.seconds * 100) / 100,
-      rowsPerSec: Math.round(rowsPerSec * 10) / 10,
-      ceilingRowsPerSec,
-      shareOfCeiling: Math.round((rowsPerSec / ceilingRowsPerSec) * 1000) / 1000,
-      runSeconds: Math.round(runSeconds * 100) / 100,
-      runShareOfCeiling: Math.round((rows / runSeconds / ceilingRowsPerSec) * 1000) / 1000,
-      throttledAnswers,
-      requests: landed.requests,
-      throttledShare: Math.round((throttledAnswers / landed.requests) * 10_000) / 10_000,
-      acceptedRequests: landed.byCode['1'] ?? 0,
-      minimumWriteRequests: Math.ceil(rows / batchSize),
+      ...figures,
       batchSize,
       rate,
       burst,
