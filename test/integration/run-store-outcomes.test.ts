@@ -146,7 +146,13 @@ describe('run store outcome ledger', () => {
     expect((await runs.getOutcomes(runId, [])).size).toBe(0);
     await runs.clearOutcomes(runId, []);
     expect(recorded).toEqual([]);
-    expect(await redis.exists(`${PREFIX}:run:${runId}:outcomes`, `${PREFIX}:run:${runId}:counts`)).toBe(0);
+    expect(
+      await redis.exists(
+        `${PREFIX}:run:${runId}:ledger`,
+        `${PREFIX}:run:${runId}:outcomes`,
+        `${PREFIX}:run:${runId}:counts`,
+      ),
+    ).toBe(0);
   });
 
   it('the mirror seen-set answers per key, in order; nothing asked, nothing answered', async () => {
@@ -202,12 +208,110 @@ describe('run store outcome ledger', () => {
     const runs = store();
     const runId = newRun();
     await runs.setOutcomes(runId, outcomes([[0, 'created']]));
-    const outcomesTtl = await redis.ttl(`${PREFIX}:run:${runId}:outcomes`);
+    const outcomesTtl = await redis.ttl(`${PREFIX}:run:${runId}:ledger`);
     const countsTtl = await redis.ttl(`${PREFIX}:run:${runId}:counts`);
     expect(outcomesTtl).toBeGreaterThan(590);
     expect(outcomesTtl).toBeLessThanOrEqual(600);
     // The report outlives the row bookkeeping: counts keep as long as the run record.
     expect(countsTtl).toBeGreaterThan(890);
     expect(countsTtl).toBeLessThanOrEqual(900);
+  });
+
+  it('keeps a byte per row: 100,000 outcomes in 1,000-row batches take about 100 KB of Redis, and read back', async () => {
+    const runs = store();
+    const runId = newRun();
+    for (let first = 0; first < 100_000; first += 1000) {
+      const batch = Array.from({ length: 1000 }, (_, i) => first + i);
+      await runs.setOutcomes(runId, new Map(batch.map((i) => [i, 'pending'] as const)));
+      await runs.setOutcomes(
+        runId,
+        new Map(batch.map((i) => [i, i % 100 === 99 ? 'dead:invalid-row' : 'created'] as const)),
+      );
+    }
+    const bytes = Number(await redis.memory('USAGE', `${PREFIX}:run:${runId}:ledger`));
+    // A hash with a field per row took about 58 bytes a row: 5.8 MB for these.
+    expect(bytes).toBeGreaterThan(100_000);
+    expect(bytes).toBeLessThan(130_000);
+    expect(await runs.report(runId)).toMatchObject({ created: 99_000, deadLetteredTotal: 1_000 });
+    expect(Number(await redis.hget(`${PREFIX}:run:${runId}:counts`, 'pending'))).toBe(0);
+    const got = await runs.getOutcomes(runId, [0, 98, 99, 1023, 1024, 99_999, 100_000]);
+    expect([...got]).toEqual([
+      [0, 'created'],
+      [98, 'created'],
+      [99, 'dead:invalid-row'],
+      [1023, 'created'],
+      [1024, 'created'],
+      [99_999, 'dead:invalid-row'],
+    ]);
+  });
+
+  it('batches across segment borders and the sparse indexes of backfill chunks (n × 10⁹) each keep their own outcome', async () => {
+    const runs = store();
+    const runId = newRun();
+    const chunk2 = 2_000_000_000;
+    // 1,000 rows from 1,000: rows 1,000..1,023 end one segment, the rest start the next.
+    const rows = [
+      ...Array.from({ length: 1000 }, (_, i) => 1000 + i),
+      ...Array.from({ length: 5 }, (_, i) => chunk2 + 1020 + i),
+    ];
+    await runs.setOutcomes(runId, new Map(rows.map((i) => [i, 'pending'] as const)));
+    const final = new Map<number, RowOutcome>(rows.map((i) => [i, i % 3 === 0 ? 'updated' : 'created']));
+    const moved = await runs.setOutcomes(runId, final);
+    const updated = rows.filter((i) => i % 3 === 0).length;
+    expect(moved).toEqual({ updated, created: rows.length - updated });
+    const got = await runs.getOutcomes(runId, [999, ...rows, chunk2 + 1019, chunk2 + 1025]);
+    expect(got).toEqual(final);
+    await runs.clearOutcomes(runId, [1023, 1024, chunk2 + 1023]);
+    const after = await runs.getOutcomes(runId, [
+      1022,
+      1023,
+      1024,
+      1025,
+      chunk2 + 1022,
+      chunk2 + 1023,
+      chunk2 + 1024,
+    ]);
+    expect([...after.keys()]).toEqual([1022, 1025, chunk2 + 1022, chunk2 + 1024]);
+    expect((await runs.report(runId)).created + (await runs.report(runId)).updated).toBe(rows.length - 3);
+  });
+
+  it('a run started by a version with a field per row is read and moved on without counting a row twice', async () => {
+    const runs = store();
+    const runId = newRun();
+    // What such a version left: rows 0-2 created, 3-4 pending (a create in flight), counted.
+    const legacy = `${PREFIX}:run:${runId}:outcomes`;
+    await redis.hset(legacy, '0', 'created', '1', 'created', '2', 'created', '3', 'pending', '4', 'pending');
+    await redis.hset(`${PREFIX}:run:${runId}:counts`, 'created', 3, 'pending', 2);
+    expect([...(await runs.getOutcomes(runId, [0, 1, 2, 3, 4, 5]))]).toEqual([
+      [0, 'created'],
+      [1, 'created'],
+      [2, 'created'],
+      [3, 'pending'],
+      [4, 'pending'],
+    ]);
+    // The retried batch records all five again, and a sixth row: only 3, 4 and 5 move.
+    const moved = await runs.setOutcomes(
+      runId,
+      new Map([0, 1, 2, 3, 4, 5].map((i) => [i, 'created'] as const)),
+    );
+    expect(moved).toEqual({ created: 3 });
+    expect(await redis.hgetall(`${PREFIX}:run:${runId}:counts`)).toMatchObject({
+      created: '6',
+      pending: '0',
+    });
+    await runs.clearOutcomes(runId, [1]);
+    expect(await redis.hexists(legacy, '1')).toBe(0);
+    expect([...(await runs.getOutcomes(runId, [0, 1, 2])).keys()]).toEqual([0, 2]);
+    expect(await redis.hget(`${PREFIX}:run:${runId}:counts`, 'created')).toBe('5');
+    await runs.dropRowState(runId);
+    expect(await redis.exists(legacy, `${PREFIX}:run:${runId}:ledger`)).toBe(0);
+  });
+
+  it('refuses a row index that is not a natural number before anything is written', async () => {
+    const runs = store();
+    const runId = newRun();
+    await expect(runs.setOutcomes(runId, outcomes([[-1, 'created']]))).rejects.toThrow(/row index -1/);
+    await expect(runs.getOutcomes(runId, [1.5])).rejects.toThrow(/row index 1.5/);
+    expect(await redis.exists(`${PREFIX}:run:${runId}:ledger`, `${PREFIX}:run:${runId}:counts`)).toBe(0);
   });
 });

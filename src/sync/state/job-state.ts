@@ -62,6 +62,7 @@ export function createJobState(keys: RunKeys, records: Pick<RunRecords, 'get'>):
       await redis
         .multi()
         .hset(keys.job(job), 'resumable', runId)
+        .expire(keys.ledger(runId), ttlSeconds)
         .expire(keys.outcomes(runId), ttlSeconds)
         .expire(keys.seen(runId), ttlSeconds)
         .expire(keys.counts(runId), Math.max(ttlSeconds, keys.retentionSeconds))

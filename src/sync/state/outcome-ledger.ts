@@ -29,35 +29,108 @@ export interface OutcomeLedger {
   dropRowState(runId: string): Promise<void>;
 }
 
+/**
+ * The ledger's one byte per outcome. Stored in Redis for as long as a run can be resumed:
+ * never change a letter, only add new ones. A byte 0 is a row without an outcome.
+ */
+const OUTCOME_CODES = {
+  pending: 'p',
+  created: 'c',
+  updated: 'u',
+  unchanged: 'n',
+  skipped: 's',
+  duplicate: 'd',
+  'dead:throttled': 'T',
+  'dead:transient': 'R',
+  'dead:ambiguous': 'A',
+  'dead:auth-refresh': 'H',
+  'dead:auth': 'U',
+  'dead:config': 'C',
+  'dead:forbidden': 'F',
+  'dead:app-unavailable': 'V',
+  'dead:invalid-row': 'I',
+  'dead:conflict': 'K',
+  'dead:not-found': 'N',
+  'dead:quota': 'Q',
+  'dead:unknown': 'X',
+} as const satisfies Record<RowOutcome, string>;
+
+const OUTCOME_OF_CODE = new Map<string, RowOutcome>(
+  Object.entries(OUTCOME_CODES).map(([outcome, code]) => [code, outcome as RowOutcome]),
+);
+
+/**
+ * Rows per field of the ledger hash. The ledger is a hash of segments rather than one
+ * string because row indexes are sparse: chunk n of a backfill numbers its rows from
+ * n × 10⁹ (src/queue/chunk-processor.ts).
+ */
+const SEGMENT = 1024;
+
+// Lua shared by the scripts: the segment size and both directions of the code table.
+const LUA_TABLES = `
+local SEG = ${SEGMENT}
+local NAME = {${Object.entries(OUTCOME_CODES)
+  .map(([outcome, code]) => `[${JSON.stringify(code)}]=${JSON.stringify(outcome)}`)
+  .join(',')}}
+local CODE = {}
+for code, name in pairs(NAME) do CODE[name] = code end
+local function int(x) return string.format('%d', x) end
+`;
+
 // Moves each outcome once: a batch retried after a crash re-sets the same outcomes
-// without counting them twice. ARGV holds pairs of an outcome and the comma-joined
-// indexes that get it (a batch's rows mostly share one outcome: two arguments instead
-// of two per row, which ioredis encoded one by one). Counters move once per outcome per
-// call. Returns the final outcomes it moved, as flat pairs.
-const SET_OUTCOMES = `
-local delta, moved = {}, {}
+// without counting them twice. KEYS: the ledger, the counters, the ledger of older
+// versions. ARGV holds pairs of an outcome's code and the ranges of row indexes that get
+// it ("first-last,first-last"): a batch is mostly one range with one outcome, so a call
+// reads and writes one or two segments, and compares a range whose bytes are all alike
+// at once. Counters move once per outcome per call. Returns the final outcomes it moved,
+// as flat pairs.
+const SET_OUTCOMES = `${LUA_TABLES}
+local legacy = redis.call('EXISTS', KEYS[3]) == 1
+local segs, delta, moved = {}, {}, {}
+local function count(old, new, n)
+  if old == new then return end
+  if old then delta[old] = (delta[old] or 0) - n end
+  delta[new] = (delta[new] or 0) + n
+  if new ~= 'pending' then moved[new] = (moved[new] or 0) + n end
+end
+local function was(byte, index)
+  if byte ~= '\\0' then return NAME[byte] end
+  if legacy then return redis.call('HGET', KEYS[3], int(index)) or nil end
+  return nil
+end
 for i = 1, #ARGV, 2 do
-  local new = ARGV[i]
-  local indexes = {}
-  for index in string.gmatch(ARGV[i + 1], '[^,]+') do indexes[#indexes + 1] = index end
-  for first = 1, #indexes, 500 do
-    local last = math.min(first + 499, #indexes)
-    local olds = redis.call('HMGET', KEYS[1], unpack(indexes, first, last))
-    local changed = {}
-    for k = first, last do
-      local old = olds[k - first + 1]
-      if old ~= new then
-        changed[#changed + 1] = indexes[k]
-        changed[#changed + 1] = new
-        if old then delta[old] = (delta[old] or 0) - 1 end
-        delta[new] = (delta[new] or 0) + 1
-        if new ~= 'pending' then moved[new] = (moved[new] or 0) + 1 end
+  local code = ARGV[i]
+  local new = NAME[code]
+  for a, b in string.gmatch(ARGV[i + 1], '(%d+)-(%d+)') do
+    local index, last = tonumber(a), tonumber(b)
+    while index <= last do
+      local n = math.floor(index / SEG)
+      local base = n * SEG
+      local from, to = index - base, math.min(last - base, SEG - 1)
+      local len = to - from + 1
+      local s = segs[n] or redis.call('HGET', KEYS[1], int(n)) or ''
+      if #s <= to then s = s .. string.rep('\\0', to + 1 - #s) end
+      local slice = string.sub(s, from + 1, to + 1)
+      local first = string.sub(slice, 1, 1)
+      if slice == string.rep(first, len) and (first ~= '\\0' or not legacy) then
+        count(NAME[first], new, len)
+      else
+        for k = 1, len do count(was(string.sub(slice, k, k), index + k - 1), new, 1) end
       end
+      segs[n] = string.sub(s, 1, from) .. string.rep(code, len) .. string.sub(s, to + 2)
+      index = base + to + 1
     end
-    if #changed > 0 then redis.call('HSET', KEYS[1], unpack(changed)) end
   end
 end
-for outcome, n in pairs(delta) do redis.call('HINCRBY', KEYS[2], outcome, n) end
+local fields = {}
+for n, s in pairs(segs) do
+  fields[#fields + 1] = int(n)
+  fields[#fields + 1] = s
+end
+if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
+for outcome, n in pairs(delta) do
+  if n ~= 0 then redis.call('HINCRBY', KEYS[2], outcome, n) end
+end
 local out = {}
 for outcome, n in pairs(moved) do
   out[#out + 1] = outcome
@@ -65,15 +138,87 @@ for outcome, n in pairs(moved) do
 end
 return out`;
 
-const CLEAR_OUTCOMES = `
-for i = 1, #ARGV do
-  local old = redis.call('HGET', KEYS[1], ARGV[i])
-  if old then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    redis.call('HINCRBY', KEYS[2], old, -1)
+// The codes of the rows in each range of ARGV[1] ("first-last,..."): one string per
+// range, a byte 0 where a row has no outcome. KEYS: the ledger, the older ledger.
+const GET_OUTCOMES = `${LUA_TABLES}
+local legacy = redis.call('EXISTS', KEYS[2]) == 1
+local segs, out = {}, {}
+for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
+  local first, last = tonumber(a), tonumber(b)
+  local parts, index = {}, first
+  while index <= last do
+    local n = math.floor(index / SEG)
+    local base = n * SEG
+    local to = math.min(last - base, SEG - 1)
+    local s = segs[n]
+    if s == nil then
+      s = redis.call('HGET', KEYS[1], int(n)) or ''
+      segs[n] = s
+    end
+    local slice = string.sub(s, index - base + 1, to + 1)
+    parts[#parts + 1] = slice .. string.rep('\\0', to - (index - base) + 1 - #slice)
+    index = base + to + 1
+  end
+  local codes = table.concat(parts)
+  if legacy and string.find(codes, '%z') then
+    local chars = {}
+    for k = 1, #codes do
+      local c = string.sub(codes, k, k)
+      if c == '\\0' then
+        local old = redis.call('HGET', KEYS[2], int(first + k - 1))
+        if old then c = CODE[old] or '?' end
+      end
+      chars[k] = c
+    end
+    codes = table.concat(chars)
+  end
+  out[#out + 1] = codes
+end
+return out`;
+
+// Forgets the outcomes of the rows in the ranges of ARGV[1] and takes them out of the
+// counters. KEYS: the ledger, the counters, the older ledger.
+const CLEAR_OUTCOMES = `${LUA_TABLES}
+local legacy = redis.call('EXISTS', KEYS[3]) == 1
+local segs = {}
+for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
+  for index = tonumber(a), tonumber(b) do
+    local n = math.floor(index / SEG)
+    local at = index - n * SEG + 1
+    local s = segs[n] or redis.call('HGET', KEYS[1], int(n)) or ''
+    local old = NAME[string.sub(s, at, at)]
+    if old then segs[n] = string.sub(s, 1, at - 1) .. '\\0' .. string.sub(s, at + 1) end
+    if legacy then
+      local before = redis.call('HGET', KEYS[3], int(index))
+      if before then
+        redis.call('HDEL', KEYS[3], int(index))
+        old = old or before
+      end
+    end
+    if old then redis.call('HINCRBY', KEYS[2], old, -1) end
   end
 end
+for n, s in pairs(segs) do redis.call('HSET', KEYS[1], int(n), s) end
 return 1`;
+
+/**
+ * Row indexes as ranges of consecutive ones, in the order given ("3-7,9-9"): a batch's
+ * rows are one range, where a list of its indexes was about 6 KB per 1,000 rows.
+ */
+export function indexRanges(indexes: Iterable<number>): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  let open: [number, number] | undefined;
+  for (const index of indexes) {
+    if (!Number.isSafeInteger(index) || index < 0)
+      throw new RangeError(`row index ${index} is not a natural number`);
+    if (open !== undefined && index === open[1] + 1) open[1] = index;
+    else ranges.push((open = [index, index]));
+  }
+  return ranges;
+}
+
+const rangesArg = (ranges: ReadonlyArray<[number, number]>): string =>
+  ranges.map(([first, last]) => `${first}-${last}`).join(',');
 
 export function createOutcomeLedger(
   keys: RunKeys,
@@ -90,13 +235,14 @@ export function createOutcomeLedger(
         else indexes.push(index);
       }
       const args: string[] = [];
-      for (const [outcome, indexes] of byOutcome) args.push(outcome, indexes.join(','));
+      for (const [outcome, indexes] of byOutcome)
+        args.push(OUTCOME_CODES[outcome], rangesArg(indexRanges(indexes)));
       // Each write renews the expiry: a run abandoned without a word (its process and
       // every resume gone) does not keep its row bookkeeping forever.
       const results = await redis
         .multi()
-        .eval(SET_OUTCOMES, 2, keys.outcomes(runId), keys.counts(runId), ...args)
-        .expire(keys.outcomes(runId), keys.rowStateTtl)
+        .eval(SET_OUTCOMES, 3, keys.ledger(runId), keys.counts(runId), keys.outcomes(runId), ...args)
+        .expire(keys.ledger(runId), keys.rowStateTtl)
         .expire(keys.counts(runId), Math.max(keys.rowStateTtl, keys.retentionSeconds))
         .exec();
       const [err, flat] = results?.[0] ?? [];
@@ -111,16 +257,39 @@ export function createOutcomeLedger(
     async getOutcomes(runId, indexes) {
       const out = new Map<number, RowOutcome>();
       if (indexes.length === 0) return out;
-      const values = await redis.hmget(keys.outcomes(runId), ...indexes.map(String));
-      indexes.forEach((index, i) => {
-        const v = values[i];
-        if (v != null) out.set(index, v as RowOutcome);
+      const ranges = indexRanges(indexes);
+      const codes = (await redis.eval(
+        GET_OUTCOMES,
+        2,
+        keys.ledger(runId),
+        keys.outcomes(runId),
+        rangesArg(ranges),
+      )) as string[];
+      ranges.forEach(([first], r) => {
+        const range = codes[r] ?? '';
+        for (let k = 0; k < range.length; k++) {
+          const code = range[k]!;
+          if (code === '\0') continue;
+          const outcome = OUTCOME_OF_CODE.get(code);
+          if (outcome === undefined)
+            throw new Error(
+              `the outcome ledger of run ${runId} holds an unknown code ${JSON.stringify(code)} for row ${first + k}`,
+            );
+          out.set(first + k, outcome);
+        }
       });
       return out;
     },
     async clearOutcomes(runId, indexes) {
       if (indexes.length === 0) return;
-      await redis.eval(CLEAR_OUTCOMES, 2, keys.outcomes(runId), keys.counts(runId), ...indexes.map(String));
+      await redis.eval(
+        CLEAR_OUTCOMES,
+        3,
+        keys.ledger(runId),
+        keys.counts(runId),
+        keys.outcomes(runId),
+        rangesArg(indexRanges(indexes)),
+      );
     },
     async markSeen(runId, seenKeys) {
       if (seenKeys.length === 0) return;
@@ -138,7 +307,7 @@ export function createOutcomeLedger(
     async dropRowState(runId) {
       await redis
         .multi()
-        .del(keys.outcomes(runId))
+        .del(keys.ledger(runId), keys.outcomes(runId))
         .del(keys.seen(runId))
         .expire(keys.counts(runId), keys.retentionSeconds)
         .exec();

@@ -9,6 +9,12 @@ export interface RunKeys {
   /** Row outcomes of a failed or abandoned run keep this long (seconds). */
   rowStateTtl: number;
   run(runId: string): string;
+  /** The run's outcome ledger: a hash of segments, one byte per row (outcome-ledger.ts). */
+  ledger(runId: string): string;
+  /**
+   * The ledger of versions before 2026-11-25: a hash with one field per row. Only read
+   * (and cleared) for runs such a version started, so an upgrade mid-run counts no row twice.
+   */
   outcomes(runId: string): string;
   counts(runId: string): string;
   seen(runId: string): string;
@@ -28,6 +34,7 @@ export function runKeys(
     retentionSeconds,
     rowStateTtl,
     run: (runId) => stateKey(prefix, 'run', runId),
+    ledger: (runId) => stateKey(prefix, 'run', runId, 'ledger'),
     outcomes: (runId) => stateKey(prefix, 'run', runId, 'outcomes'),
     counts: (runId) => stateKey(prefix, 'run', runId, 'counts'),
     seen: (runId) => stateKey(prefix, 'run', runId, 'seen'),

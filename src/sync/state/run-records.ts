@@ -116,6 +116,7 @@ export function createRunRecords(keys: RunKeys): RunRecords {
         .multi()
         .hdel(keys.run(runId), 'message', 'finishedAt')
         .hset(keys.run(runId), 'status', 'queued')
+        .persist(keys.ledger(runId))
         .persist(keys.outcomes(runId))
         .persist(keys.seen(runId))
         .exec();
