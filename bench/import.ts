@@ -21,7 +21,10 @@
  * rowsPerSec / bareRowsPerSec, measured seconds apart on the same emulator; on a machine
  * shared with other work both move with its load (seen: bare 34k to 159k rows/s), and
  * `cpuSeconds`, the run process's own CPU (user + system, from /proc), moves least: compare
- * it between versions. `limits` holds the targets of issue #12 and `withinLimits`
+ * it between versions. The two cores are shared by the run, the emulator and Redis:
+ * `emulatorCpuSeconds` and `redisCpuSeconds` are theirs while the run ran
+ * (`bareEmulatorCpuSeconds` the emulator's under the bare loader; Redis's from INFO cpu,
+ * so they include any other client of that Redis). `limits` holds the targets of issue #12 and `withinLimits`
  * whether each was met. `verified: true` means the worksheet gained exactly `rows` rows
  * from each loader and the run report says `rows` created.
  *
@@ -85,6 +88,7 @@ try {
     `worker idle after start: ${workerStartRssMb} MiB (first start ${workerFirstStartRssMb} MiB)`,
   );
 
+  const beforeBare = await emulator.stats();
   const bare = await bareLoad({ ...emulator, worksheetId: emulator.worksheetId }, csvFile, {
     batchSize,
     concurrency,
@@ -93,12 +97,14 @@ try {
   console.error(`bare loader: ${rows} rows in ${bare.seconds.toFixed(2)} s`);
 
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const redisBefore = await redisCpuSeconds(env);
   const run = await runRowbridgeChild({
     env,
     args: ['run', JOB, '--json', '--concurrency', String(concurrency)],
     nodeArgs,
   });
   const landed = await emulator.stats();
+  const redisAfter = await redisCpuSeconds(env);
   const report = run.output?.report ?? {};
   const created = Number(report.created);
   const verified =
@@ -139,6 +145,9 @@ try {
         shareOfBare: figures.shareOfBare >= LIMITS.shareOfBare,
       },
       cpuSeconds: run.cpuSeconds,
+      emulatorCpuSeconds: round(landed.cpuSeconds - afterBare.cpuSeconds, 2),
+      redisCpuSeconds: round(redisAfter - redisBefore, 2),
+      bareEmulatorCpuSeconds: round(afterBare.cpuSeconds - beforeBare.cpuSeconds, 2),
       requests: landed.requests - afterBare.requests,
       bareRequests: bare.requests,
       batchSize,
@@ -157,6 +166,18 @@ try {
   await emulator.close();
   await rm(dir, { recursive: true, force: true });
   await deletePrefix(env);
+}
+
+/** CPU the Redis server has used so far (user + system, its INFO cpu section). */
+async function redisCpuSeconds(runEnv: NodeJS.ProcessEnv): Promise<number> {
+  const redis = new Redis(runEnv.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+  try {
+    const info = await redis.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  } finally {
+    await redis.quit().catch(() => undefined);
+  }
 }
 
 /** Every key of this run's queue prefix (the `run` child leaves its queue and state). */

@@ -8,9 +8,9 @@
  * Creates one application and the worksheet, then prints one JSON line:
  * `{url, appId, appKey, sign, worksheetId}` (credentials of this throwaway local
  * emulator, read by the parent through a pipe, never logged). Each stdin line
- * `{"cmd": "stats"}` is answered with `{rowCount, requests, byCode}`: the worksheet's
- * live rows and the requests the emulator received, by envelope code (`none` when no
- * envelope was sent). Shuts down when stdin closes.
+ * `{"cmd": "stats"}` is answered with `{rowCount, requests, byCode, cpuSeconds}`: the
+ * worksheet's live rows, the requests the emulator received, by envelope code (`none`
+ * when no envelope was sent), and the CPU this process has used (user + system). Shuts down when stdin closes.
  */
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
 import type { RateLimitOptions } from '../../src/emulator/options.ts';
@@ -39,6 +39,12 @@ export interface EmulatorProcessStats {
   rowCount: number;
   requests: number;
   byCode: Record<string, number>;
+  cpuSeconds: number;
+}
+
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 async function main(): Promise<void> {
@@ -74,6 +80,7 @@ async function main(): Promise<void> {
         rowCount: emulator.state.rowCount(worksheetId),
         requests: emulator.requests.length,
         byCode,
+        cpuSeconds: cpuSeconds(),
       };
       return stats;
     },
