@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import module from 'node:module';
 import process from 'node:process';
+import { setFlagsFromString } from 'node:v8';
 
 // The rowbridge command. Plain JavaScript on purpose: rowbridge's sources are TypeScript
 // that Node runs directly from 22.18 on, and an older Node would stop at the first
@@ -21,4 +22,17 @@ if (major < 22 || (major === 22 && minor < 18)) {
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped code and V8's bytecode,
 // so from the second start on the compiler is never loaded. A read-only disk just means no cache.
 module.enableCompileCache?.();
+// V8's optimizing compilers stay off while the command starts (src/cli/optimizing-compilers.ts
+// says why; src/cli.ts turns them back on once the command is loaded, the worker once it has
+// started). Turned off here, in plain JavaScript, because resolving even the first of our
+// modules makes Node's path functions hot enough for Maglev, whose code an idle worker
+// would then keep resident (about 2 MB). The same test of the user's own flags as there.
+const optimizerFlags = /--(no[-_])?(turbofan|opt|maglev|jitless|lite[-_]mode)\b/;
+if (
+  ![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => optimizerFlags.test(arg)) &&
+  !process.config.variables.v8_enable_lite_mode
+)
+  setFlagsFromString(
+    process.config.variables.v8_enable_maglev ? '--no-turbofan --no-maglev' : '--no-turbofan',
+  );
 await import('../src/cli.ts');

@@ -8,7 +8,7 @@
 import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
-import { holdYoungGeneration } from './cli/young-generation.ts';
+import { holdWhileStarting } from './cli/while-starting.ts';
 
 const argv = process.argv.slice(2);
 // `rowbridge help run` is `rowbridge run --help`.
@@ -24,8 +24,9 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
     io.err(`rowbridge: unknown command "${name}"\n\n${usage()}`);
     process.exitCode = EXIT.usage;
   } else {
-    // Loading a command's modules would grow V8's young generation to its maximum for good.
-    const release = holdYoungGeneration();
+    // Loading a command's modules would grow V8's young generation to its maximum and
+    // bring in its optimizing compilers, both for good (./cli/while-starting.ts).
+    const release = holdWhileStarting();
     const command = await load().finally(release);
     process.exitCode = await command.main(args, io);
   }

@@ -15,7 +15,7 @@ import { openRuntime } from './open-runtime.ts';
 import { onStopSignals } from './work-run.ts';
 import { createRedisWatch } from './redis-watch.ts';
 import { reportFailure } from './report-failure.ts';
-import { holdYoungGeneration } from './young-generation.ts';
+import { holdWhileStarting } from './while-starting.ts';
 
 const WORKER = defineCommand({
   name: 'worker',
@@ -59,8 +59,8 @@ function observeRuns(workers: Workers, rt: Runtime, metrics: Metrics): void {
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(WORKER, args, io);
   if (typeof parsed === 'number') return parsed;
-  // Until it works, a worker keeps the young generation small (./young-generation.ts).
-  const releaseYoungGeneration = holdYoungGeneration();
+  // Until it works, a worker keeps V8 in its start-up mode (./while-starting.ts).
+  const releaseStartUpMode = holdWhileStarting();
   // Metrics exist only with the ops server: without it nobody could read them.
   let metrics: Metrics | undefined;
   const rt = openRuntime(io, {
@@ -109,7 +109,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     if (metrics !== undefined) observeRuns(workers, rt, metrics);
     readiness.markReady();
     rt.logger.info({ concurrency: concurrency ?? 4 }, 'worker started');
-    releaseYoungGeneration();
+    releaseStartUpMode();
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         rt.logger.info({ signal }, 'stopping: finishing in-flight batches');
@@ -122,7 +122,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   } catch (err) {
     return reportFailure(err, io);
   } finally {
-    releaseYoungGeneration();
+    releaseStartUpMode();
     // Released in reverse: workers first (bounded wait), then the ops server, then metrics.
     for (const cleanup of cleanups.reverse())
       await cleanup().catch((err: unknown) => rt.logger.warn({ err }, 'cleanup'));
