@@ -23,8 +23,8 @@
  * `cpuSeconds`, the run process's own CPU (user + system, from /proc), moves least: compare
  * it between versions. The two cores are shared by the run, the emulator and Redis:
  * `emulatorCpuSeconds` and `redisCpuSeconds` are theirs while the run ran
- * (`bareEmulatorCpuSeconds` the emulator's under the bare loader; Redis's from INFO cpu,
- * so they include any other client of that Redis). `limits` holds the targets of issue #12 and `withinLimits`
+ * (`bareEmulatorCpuSeconds` the emulator's under the bare loader, `bareCpuSeconds` the bare
+ * loader's own; Redis's from INFO cpu, so they include any other client of that Redis). `limits` holds the targets of issue #12 and `withinLimits`
  * whether each was met. `verified: true` means the worksheet gained exactly `rows` rows
  * from each loader and the run report says `rows` created.
  *
@@ -89,10 +89,12 @@ try {
   );
 
   const beforeBare = await emulator.stats();
+  const bareCpuStart = process.cpuUsage();
   const bare = await bareLoad({ ...emulator, worksheetId: emulator.worksheetId }, csvFile, {
     batchSize,
     concurrency,
   });
+  const bareCpu = process.cpuUsage(bareCpuStart);
   const afterBare = await emulator.stats();
   console.error(`bare loader: ${rows} rows in ${bare.seconds.toFixed(2)} s`);
 
@@ -147,6 +149,7 @@ try {
       cpuSeconds: run.cpuSeconds,
       emulatorCpuSeconds: round(landed.cpuSeconds - afterBare.cpuSeconds, 2),
       redisCpuSeconds: round(redisAfter - redisBefore, 2),
+      bareCpuSeconds: round((bareCpu.user + bareCpu.system) / 1e6, 2),
       bareEmulatorCpuSeconds: round(afterBare.cpuSeconds - beforeBare.cpuSeconds, 2),
       requests: landed.requests - afterBare.requests,
       bareRequests: bare.requests,
