@@ -3,7 +3,7 @@ import { createSyncContext } from '../sync/create-sync-context.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
-import { unpackRows } from '../sync/packed-rows.ts';
+import { batchRows } from '../sync/packed-rows.ts';
 import { resolveLanded } from '../sync/resolve-dead-letters.ts';
 import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
@@ -47,8 +47,11 @@ export function createBatchProcessor(
   }
 
   return async function processBatch(job, token) {
-    const { runId, batchNo, packed } = job.data;
-    const rows = packed === undefined ? (job.data.rows ?? []) : unpackRows(packed);
+    const { runId, batchNo } = job.data;
+    // Rows in a format this worker does not read throw here, before anything is written:
+    // BullMQ retries the job (a newer worker sharing the queue may take it) and keeps it
+    // failed with its rows after the last attempt, never completed with none written.
+    const rows = batchRows(job.data);
     const record = await rt.runs.get(runId);
     const summary = (outcomes: Record<string, number>): BatchSummary => ({
       batchNo,

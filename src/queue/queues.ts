@@ -35,6 +35,11 @@ export interface BatchJobData {
   runId: string;
   job: string;
   batchNo: number;
+  /**
+   * The format of the rows (`BATCH_ROWS_FORMAT` of sync/packed-rows.ts), written from
+   * format 2 on; without it, `packed` means 2 and `rows` 1.
+   */
+  format?: number;
   /** The rows, packed (sync/packed-rows.ts): what this version adds. */
   packed?: PackedRows;
   /** The rows as objects: jobs added by versions before the packing, still in Redis. */

@@ -182,6 +182,48 @@ export function unpackRows(packed: PackedRows): BatchRow[] {
   });
 }
 
+/**
+ * The format of the rows of the batch jobs this version adds: 1 was `rows` as objects,
+ * 2 is `packed`. A later format bumps it, and a worker refuses formats it does not
+ * know instead of reading an empty batch: before this check, a worker given rows in a
+ * field it did not know completed the job with none written.
+ */
+export const BATCH_ROWS_FORMAT = 2;
+
+/** A batch job's rows are in a format this version does not read. */
+export class UnreadableBatchError extends Error {
+  override name = 'UnreadableBatchError';
+}
+
+/**
+ * The rows of a batch job's data, whichever format this version or an earlier one wrote.
+ * Throws {@link UnreadableBatchError} for a newer format (a newer rowbridge shares the
+ * queue) or data without rows.
+ */
+export function batchRows(data: { format?: unknown; packed?: unknown; rows?: unknown }): BatchRow[] {
+  const format = data.format ?? (data.packed === undefined ? 1 : 2);
+  if (format === 2 && isPacked(data.packed)) return unpackRows(data.packed);
+  if (format === 1 && Array.isArray(data.rows)) return data.rows as BatchRow[];
+  throw new UnreadableBatchError(
+    typeof format === 'number' && format > BATCH_ROWS_FORMAT
+      ? `batch job rows are in format ${format}, newer than this worker reads (${BATCH_ROWS_FORMAT}): ` +
+          'a newer rowbridge added them; upgrade every worker that shares this Redis'
+      : `batch job data holds no rows this worker can read (format ${JSON.stringify(format)}, ` +
+          `fields ${Object.keys(data).join(', ')})`,
+  );
+}
+
+function isPacked(value: unknown): value is PackedRows {
+  const packed = value as Partial<PackedRows> | undefined;
+  return (
+    typeof packed === 'object' &&
+    packed !== null &&
+    Array.isArray(packed.columns) &&
+    Array.isArray(packed.fieldIds) &&
+    Array.isArray(packed.rows)
+  );
+}
+
 /** The row indexes a batch job holds, from either form of its data (for summaries). */
 export function batchRowIndexes(data: { rows?: unknown; packed?: unknown }): number[] | undefined {
   const packed = data.packed as PackedRows | undefined;

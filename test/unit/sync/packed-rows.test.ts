@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchRow } from '../../../src/sync/batch-row.ts';
-import { batchRowIndexes, packRows, unpackRows } from '../../../src/sync/packed-rows.ts';
+import {
+  BATCH_ROWS_FORMAT,
+  batchRowIndexes,
+  batchRows,
+  packRows,
+  unpackRows,
+  UnreadableBatchError,
+} from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
 
 /** What a batch job's rows became before the packing: objects through one JSON round trip. */
@@ -167,5 +174,26 @@ describe('packRows / unpackRows', () => {
     expect(batchRowIndexes({ packed: packRows(rows) })).toEqual([4, 9]);
     expect(batchRowIndexes({ rows })).toEqual([4, 9]);
     expect(batchRowIndexes({})).toBeUndefined();
+  });
+
+  it('reads the rows of every format it knows, and refuses a newer one or none rather than reading no rows', () => {
+    const rows = [csvRow(4, 'A'), csvRow(9, 'B')];
+    const stored = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
+    const expected = asObjectsDid(rows);
+    expect(BATCH_ROWS_FORMAT).toBe(2);
+    // What this version adds, what the version before the format field added, and objects.
+    expect(batchRows(stored({ format: 2, packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
+    expect(batchRows(stored({ packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
+    expect(batchRows(stored({ rows }))).toEqual(expected);
+    expect(batchRows({ rows: [] })).toEqual([]);
+    // A newer rowbridge's rows, whatever field they are in: refused, naming what to do.
+    const newerData: Record<string, unknown> = { format: 3, packed: packRows(rows), columnar: 'x' };
+    const newer = () => batchRows(newerData);
+    expect(newer).toThrow(UnreadableBatchError);
+    expect(newer).toThrow(/format 3, newer than this worker reads \(2\).*upgrade every worker/);
+    const unknownData: Record<string, unknown> = { columnar: 'x' };
+    expect(() => batchRows(unknownData)).toThrow(/no rows this worker can read.*fields columnar/);
+    expect(() => batchRows({ format: 2, rows })).toThrow(UnreadableBatchError);
+    expect(() => batchRows({ packed: { rows: 'x' } })).toThrow(UnreadableBatchError);
   });
 });
