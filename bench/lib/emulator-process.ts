@@ -6,10 +6,10 @@
  *   node bench/lib/emulator-process.ts '{"worksheet": {...}, "rateLimit": {"requestsPerSecond": 10, "burst": 10}}'
  *
  * Creates one application and the worksheet, then prints one JSON line:
- * `{url, appId, appKey, sign, worksheetId}` (credentials of this throwaway local
+ * `{url, appId, appKey, sign, worksheetId, moreWorksheetIds}` (credentials of this throwaway local
  * emulator, read by the parent through a pipe, never logged). Each stdin line
- * `{"cmd": "stats"}` is answered with `{rowCount, requests, byCode, cpuSeconds}`: the
- * worksheet's live rows, the requests the emulator received, by envelope code (`none`
+ * `{"cmd": "stats"}` is answered with `{rowCount, moreRowCounts, requests, byCode,
+ * cpuSeconds}`: the worksheets' live rows, the requests the emulator received, by envelope code (`none`
  * when no envelope was sent), and the CPU this process has used (user + system). Shuts down when stdin closes.
  */
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
@@ -20,6 +20,8 @@ import { serveJsonCommands } from './serve-json-commands.ts';
 /** The JSON argument of this script. */
 export interface EmulatorProcessConfig {
   worksheet: CreateWorksheetInput;
+  /** More worksheets in the same application (e.g. one per loader compared). */
+  moreWorksheets?: CreateWorksheetInput[];
   rateLimit?: RateLimitOptions;
 }
 
@@ -30,6 +32,8 @@ export interface EmulatorProcessReady {
   appKey: string;
   sign: string;
   worksheetId: string;
+  /** The ids of `moreWorksheets`, in order. */
+  moreWorksheetIds: string[];
   /** The emulator's authentication header prefix, for ROWBRIDGE_HEADER_PREFIX. */
   headerPrefix: string;
 }
@@ -37,6 +41,8 @@ export interface EmulatorProcessReady {
 /** Its answer to `{cmd: "stats"}`. */
 export interface EmulatorProcessStats {
   rowCount: number;
+  /** Live rows of each of `moreWorksheets`, in order. */
+  moreRowCounts: number[];
   requests: number;
   byCode: Record<string, number>;
   cpuSeconds: number;
@@ -57,12 +63,16 @@ async function main(): Promise<void> {
   const emulator = await startEmulator(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit });
   const app = emulator.createApp({ name: 'bench' });
   const worksheetId = emulator.createWorksheet(app.appId, config.worksheet).id;
+  const moreWorksheetIds = (config.moreWorksheets ?? []).map(
+    (worksheet) => emulator.createWorksheet(app.appId, worksheet).id,
+  );
   const ready: EmulatorProcessReady = {
     url: emulator.url,
     appId: app.appId,
     appKey: app.appKey,
     sign: app.sign,
     worksheetId,
+    moreWorksheetIds,
     headerPrefix: (emulator as { headerPrefix?: string }).headerPrefix ?? 'APP-',
   };
   await serveJsonCommands(
@@ -78,6 +88,7 @@ async function main(): Promise<void> {
       }
       const stats: EmulatorProcessStats = {
         rowCount: emulator.state.rowCount(worksheetId),
+        moreRowCounts: moreWorksheetIds.map((id) => emulator.state.rowCount(id)),
         requests: emulator.requests.length,
         byCode,
         cpuSeconds: cpuSeconds(),
