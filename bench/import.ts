@@ -5,7 +5,7 @@
  * four options in mixed case, DD/MM/YYYY date) to a temporary folder and starts the
  * emulator in a child process (bench/lib/emulator-process.ts) with two empty worksheets
  * of the same structure, one for each loader. Then, against that one emulator, in this
- * order:
+ * order (step 1 in the first round only):
  *   1. `rowbridge worker --no-schedules` is started and its RSS read once it has sat
  *      idle for 1.5 s, twice: `workerFirstStartRssMb` fills Node's compile cache when the
  *      sources changed, `workerStartRssMb` (what a worker costs before any work) finds it;
@@ -34,7 +34,11 @@
  * `verified: true` means each loader's worksheet holds exactly `rows` rows and the run
  * report says `rows` created.
  *
- * Usage: node bench/import.ts [--rows 100000] [--batch-size 1000] [--concurrency 4] [--timeout-s 3600]
+ * `--repeat N` runs N rounds (steps 2 and 3, each round against a fresh emulator child)
+ * and prints the median of each figure, every round's in `rounds`: on two shared cores
+ * one round's rows/s moves by 10% from run to run.
+ *
+ * Usage: node bench/import.ts [--rows 100000] [--batch-size 1000] [--concurrency 4] [--repeat 1] [--timeout-s 3600]
  * Full size: --rows 1000000. Prints one JSON object on stdout; logs go to stderr
  * (BENCH_VERBOSE=1 passes the run's stderr through; BENCH_NODE_ARGS="--heap-prof" adds
  * node flags to the run process).
@@ -58,30 +62,151 @@ const flags = parseNumberFlags('bench/import.ts', {
   'batch-size': { default: 1000 },
   concurrency: { default: 4 },
   'timeout-s': { default: 3600 },
+  repeat: { default: 1 },
 });
 const rows = flags.rows;
 const batchSize = flags['batch-size'];
-const { concurrency } = flags;
+const { concurrency, repeat } = flags;
 const JOB = 'bench-import';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-import-'));
 const fixture = createOrdersFixture();
-// The bare loader writes into a worksheet of its own, of the same structure: each loader
-// writes into an empty one. The emulator's cost per row grows with the rows a worksheet
-// holds (1M rows posted into one already holding 1M: 9.67 against 8.75 CPU-s, 111,198
-// against 120,571 rows/s), which, when both wrote into one worksheet, the run paid alone.
-const emulator = await spawnEmulator({
-  worksheet: fixture.worksheet,
-  moreWorksheets: [{ ...fixture.worksheet, name: 'Orders (bare loader)', alias: 'orders_bare' }],
-});
-const bareWorksheetId = emulator.moreWorksheetIds[0]!;
-// Unthrottled: the emulator has no limit and the budget must not pace either.
-const env = {
-  ...process.env,
-  ...benchEnv(emulator, 'import', { initial: 1000, max: 1000 }),
-  ROWBRIDGE_JOBS_DIR: dir,
-};
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** What one round measured: a bare load and a run, each into an empty worksheet. */
+interface RoundFigures {
+  seconds: number;
+  rowsPerSec: number;
+  bareRowsPerSec: number;
+  bareSeconds: number;
+  shareOfBare: number;
+  peakRssMb: number;
+  cpuSeconds: number | undefined;
+  emulatorCpuSeconds: number;
+  redisCpuSeconds: number;
+  bareCpuSeconds: number;
+  bareEmulatorCpuSeconds: number;
+  requests: number;
+  bareRequests: number;
+  verified: boolean;
+  status: unknown;
+  created: number;
+  deadLettered: unknown;
+  reportRequests: unknown;
+  retries: unknown;
+}
+
+/**
+ * One round against a fresh emulator child (its memory and garbage collections start
+ * from nothing each round). The bare loader writes into a worksheet of its own, of the
+ * same structure: each loader writes into an empty one. The emulator's cost per row
+ * grows with the rows a worksheet holds (1M rows posted into one already holding 1M:
+ * 9.67 against 8.75 CPU-s, 111,198 against 120,571 rows/s), which, when both wrote into
+ * one worksheet, the run paid alone. `measureStart` also measures the idle worker.
+ */
+async function oneRound(
+  csvFile: string,
+  measureStart: boolean,
+): Promise<RoundFigures & { workerStartRssMb?: number; workerFirstStartRssMb?: number }> {
+  const emulator = await spawnEmulator({
+    worksheet: fixture.worksheet,
+    moreWorksheets: [{ ...fixture.worksheet, name: 'Orders (bare loader)', alias: 'orders_bare' }],
+  });
+  const bareWorksheetId = emulator.moreWorksheetIds[0]!;
+  // Unthrottled: the emulator has no limit and the budget must not pace either.
+  const env = {
+    ...process.env,
+    ...benchEnv(emulator, 'import', { initial: 1000, max: 1000 }),
+    ROWBRIDGE_JOBS_DIR: dir,
+  };
+  try {
+    let start: { workerStartRssMb: number; workerFirstStartRssMb: number } | undefined;
+    if (measureStart) {
+      // The first start after the sources changed fills Node's compile cache
+      // (bin/rowbridge.js); every later start, the figure of a deployed worker, finds it filled.
+      const workerFirstStartRssMb = await measureWorkerStartRss(env);
+      const workerStartRssMb = await measureWorkerStartRss(env);
+      console.error(
+        `worker idle after start: ${workerStartRssMb} MiB (first start ${workerFirstStartRssMb} MiB)`,
+      );
+      start = { workerStartRssMb, workerFirstStartRssMb };
+    }
+
+    const beforeBare = await emulator.stats();
+    const bareCpuStart = process.cpuUsage();
+    const bare = await bareLoad({ ...emulator, worksheetId: bareWorksheetId }, csvFile, {
+      batchSize,
+      concurrency,
+    });
+    const bareCpu = process.cpuUsage(bareCpuStart);
+    const afterBare = await emulator.stats();
+    console.error(`bare loader: ${rows} rows in ${bare.seconds.toFixed(2)} s`);
+
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+    const redisBefore = await redisCpuSeconds(env);
+    const run = await runRowbridgeChild({
+      env,
+      args: ['run', JOB, '--json', '--concurrency', String(concurrency)],
+      nodeArgs,
+    });
+    const landed = await emulator.stats();
+    const redisAfter = await redisCpuSeconds(env);
+    console.error(`rowbridge run: ${rows} rows in ${run.seconds.toFixed(2)} s`);
+    const report = run.output?.report ?? {};
+    const created = Number(report.created);
+    const verified =
+      run.output?.run?.status === 'completed' &&
+      afterBare.moreRowCounts[0] === rows &&
+      afterBare.rowCount === 0 &&
+      landed.rowCount === rows &&
+      landed.moreRowCounts[0] === rows &&
+      created === rows;
+    if (!verified) {
+      console.error(
+        `NOT VERIFIED: run exited ${String(run.exitCode)}, status ${String(run.output?.run?.status)} ` +
+          `(${String(run.output?.run?.message)}), its worksheet holds ${landed.rowCount} rows and the bare ` +
+          `loader's ${String(landed.moreRowCounts[0])} (${rows} expected in each), report says created ${created}\n` +
+          run.stderrTail,
+      );
+      process.exitCode = 1;
+    }
+    const rowsPerSec = Math.round(rows / run.seconds);
+    const bareRowsPerSec = Math.round(rows / bare.seconds);
+    return {
+      ...start,
+      seconds: round(run.seconds, 2),
+      rowsPerSec,
+      bareRowsPerSec,
+      bareSeconds: round(bare.seconds, 2),
+      shareOfBare: round(rowsPerSec / bareRowsPerSec, 3),
+      peakRssMb: run.peakRssMb,
+      cpuSeconds: run.cpuSeconds,
+      emulatorCpuSeconds: round(landed.cpuSeconds - afterBare.cpuSeconds, 2),
+      redisCpuSeconds: round(redisAfter - redisBefore, 2),
+      bareCpuSeconds: round((bareCpu.user + bareCpu.system) / 1e6, 2),
+      bareEmulatorCpuSeconds: round(afterBare.cpuSeconds - beforeBare.cpuSeconds, 2),
+      requests: landed.requests - afterBare.requests,
+      bareRequests: bare.requests,
+      verified,
+      status: run.output?.run?.status,
+      created,
+      deadLettered: report.deadLetteredTotal,
+      reportRequests: report.requests,
+      retries: report.retries,
+    };
+  } finally {
+    await emulator.close();
+    await deletePrefix(env);
+  }
+}
+
+/** The median of the rounds' figures (the middle one, or the mean of the two middle ones). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 try {
   const csvStarted = performance.now();
   const csvFile = path.join(dir, 'orders.csv');
@@ -94,67 +219,32 @@ try {
     fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
   );
 
-  // The first start after the sources changed fills Node's compile cache (bin/rowbridge.js);
-  // every later start, the figure of a deployed worker, finds it filled.
-  const workerFirstStartRssMb = await measureWorkerStartRss(env);
-  const workerStartRssMb = await measureWorkerStartRss(env);
-  console.error(
-    `worker idle after start: ${workerStartRssMb} MiB (first start ${workerFirstStartRssMb} MiB)`,
-  );
-
-  const beforeBare = await emulator.stats();
-  const bareCpuStart = process.cpuUsage();
-  const bare = await bareLoad({ ...emulator, worksheetId: bareWorksheetId }, csvFile, {
-    batchSize,
-    concurrency,
-  });
-  const bareCpu = process.cpuUsage(bareCpuStart);
-  const afterBare = await emulator.stats();
-  console.error(`bare loader: ${rows} rows in ${bare.seconds.toFixed(2)} s`);
-
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const redisBefore = await redisCpuSeconds(env);
-  const run = await runRowbridgeChild({
-    env,
-    args: ['run', JOB, '--json', '--concurrency', String(concurrency)],
-    nodeArgs,
-  });
-  const landed = await emulator.stats();
-  const redisAfter = await redisCpuSeconds(env);
-  const report = run.output?.report ?? {};
-  const created = Number(report.created);
-  const verified =
-    run.output?.run?.status === 'completed' &&
-    afterBare.moreRowCounts[0] === rows &&
-    afterBare.rowCount === 0 &&
-    landed.rowCount === rows &&
-    landed.moreRowCounts[0] === rows &&
-    created === rows;
-  if (!verified) {
-    console.error(
-      `NOT VERIFIED: run exited ${String(run.exitCode)}, status ${String(run.output?.run?.status)} ` +
-        `(${String(run.output?.run?.message)}), its worksheet holds ${landed.rowCount} rows and the bare ` +
-        `loader's ${String(landed.moreRowCounts[0])} (${rows} expected in each), report says created ${created}\n` +
-        run.stderrTail,
-    );
-    process.exitCode = 1;
+  const rounds: RoundFigures[] = [];
+  let start: { workerStartRssMb: number; workerFirstStartRssMb: number } | undefined;
+  for (let r = 0; r < repeat; r++) {
+    const { workerStartRssMb, workerFirstStartRssMb, ...figures } = await oneRound(csvFile, r === 0);
+    if (workerStartRssMb !== undefined && workerFirstStartRssMb !== undefined)
+      start = { workerStartRssMb, workerFirstStartRssMb };
+    rounds.push(figures);
   }
-  const rowsPerSec = Math.round(rows / run.seconds);
-  const bareRowsPerSec = Math.round(rows / bare.seconds);
+  // One round: its figures. Several: the median of each, and every round in `rounds`.
+  const med = (pick: (f: RoundFigures) => number | undefined, digits: number): number =>
+    round(median(rounds.map((f) => pick(f) ?? Number.NaN)), digits);
   const figures = {
-    peakRssMb: run.peakRssMb,
-    workerStartRssMb,
-    rowsPerSec,
-    shareOfBare: round(rowsPerSec / bareRowsPerSec, 3),
+    peakRssMb: med((f) => f.peakRssMb, 1),
+    workerStartRssMb: start!.workerStartRssMb,
+    rowsPerSec: med((f) => f.rowsPerSec, 0),
+    shareOfBare: med((f) => f.shareOfBare, 3),
   };
+  const last = rounds.at(-1)!;
   process.stdout.write(
     `${JSON.stringify({
       rows,
-      seconds: round(run.seconds, 2),
+      seconds: med((f) => f.seconds, 2),
       ...figures,
-      workerFirstStartRssMb,
-      bareRowsPerSec,
-      bareSeconds: round(bare.seconds, 2),
+      workerFirstStartRssMb: start!.workerFirstStartRssMb,
+      bareRowsPerSec: med((f) => f.bareRowsPerSec, 0),
+      bareSeconds: med((f) => f.bareSeconds, 2),
       limits: LIMITS,
       withinLimits: {
         peakRssMb: figures.peakRssMb <= LIMITS.peakRssMb,
@@ -162,29 +252,39 @@ try {
         rowsPerSec: figures.rowsPerSec >= LIMITS.rowsPerSec,
         shareOfBare: figures.shareOfBare >= LIMITS.shareOfBare,
       },
-      cpuSeconds: run.cpuSeconds,
-      emulatorCpuSeconds: round(landed.cpuSeconds - afterBare.cpuSeconds, 2),
-      redisCpuSeconds: round(redisAfter - redisBefore, 2),
-      bareCpuSeconds: round((bareCpu.user + bareCpu.system) / 1e6, 2),
-      bareEmulatorCpuSeconds: round(afterBare.cpuSeconds - beforeBare.cpuSeconds, 2),
-      requests: landed.requests - afterBare.requests,
-      bareRequests: bare.requests,
+      cpuSeconds: med((f) => f.cpuSeconds, 2),
+      emulatorCpuSeconds: med((f) => f.emulatorCpuSeconds, 2),
+      redisCpuSeconds: med((f) => f.redisCpuSeconds, 2),
+      bareCpuSeconds: med((f) => f.bareCpuSeconds, 2),
+      bareEmulatorCpuSeconds: med((f) => f.bareEmulatorCpuSeconds, 2),
+      requests: last.requests,
+      bareRequests: last.bareRequests,
       batchSize,
       concurrency,
-      verified,
-      status: run.output?.run?.status,
-      created,
-      deadLettered: report.deadLetteredTotal,
-      reportRequests: report.requests,
-      retries: report.retries,
+      verified: rounds.every((f) => f.verified),
+      status: last.status,
+      created: last.created,
+      deadLettered: last.deadLettered,
+      reportRequests: last.reportRequests,
+      retries: last.retries,
       csvMb: round(csvBytes / 1024 / 1024),
       loadAverage1m: round(loadavg()[0]!),
+      ...(repeat > 1
+        ? {
+            rounds: rounds.map((f) => ({
+              rowsPerSec: f.rowsPerSec,
+              shareOfBare: f.shareOfBare,
+              bareRowsPerSec: f.bareRowsPerSec,
+              cpuSeconds: f.cpuSeconds,
+              peakRssMb: f.peakRssMb,
+              verified: f.verified,
+            })),
+          }
+        : {}),
     })}\n`,
   );
 } finally {
-  await emulator.close();
   await rm(dir, { recursive: true, force: true });
-  await deletePrefix(env);
 }
 
 /** CPU the Redis server has used so far (user + system, its INFO cpu section). */
