@@ -133,24 +133,28 @@ export function checkSourceColumns(
         if (problem !== undefined) throw problem;
         return items;
       };
-      return {
-        async next() {
-          try {
-            buffered ??= await sample();
-          } catch (err) {
-            await close();
-            throw err;
-          }
-          if (taken < buffered.length) return { done: false, value: buffered[taken++]! };
-          if (taken > 0) {
-            // The sample is passed on: hold none of it for the rest of the read.
-            buffered = [];
-            taken = 0;
-          }
-          return iterator.next();
-        },
-        return: close,
+      const sampled = async (): Promise<IteratorResult<SourceItem>> => {
+        try {
+          buffered = await sample();
+        } catch (err) {
+          await close();
+          throw err;
+        }
+        return next();
       };
+      // Not an async function: once the sample is passed on, each record is the source's
+      // own `next()` promise, without one more promise around it per record.
+      const next = (): Promise<IteratorResult<SourceItem>> => {
+        if (buffered === undefined) return sampled();
+        if (taken < buffered.length) return Promise.resolve({ done: false, value: buffered[taken++]! });
+        if (taken > 0) {
+          // The sample is passed on: hold none of it for the rest of the read.
+          buffered = [];
+          taken = 0;
+        }
+        return iterator.next();
+      };
+      return { next, return: close };
     },
   };
 }
