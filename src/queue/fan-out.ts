@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
-import { BATCH_ROWS_FORMAT, packRows } from '../sync/packed-rows.ts';
+import { batchJobRows } from '../sync/packed-rows.ts';
 import { readBatches } from '../sync/read-batches.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
 import { settleUnchanged } from '../sync/settle-unchanged.ts';
@@ -65,13 +65,7 @@ export async function fanOutBatches(
       await room.take(signal);
       await batches.add(
         'batch',
-        {
-          runId: ctx.runId,
-          job: ctx.job,
-          batchNo,
-          format: BATCH_ROWS_FORMAT,
-          packed: packRows(rows, fieldSources),
-        },
+        { runId: ctx.runId, job: ctx.job, batchNo, ...batchJobRows(rows, fieldSources) },
         {
           jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
           parent: { id: parent.id!, queue: parent.queueQualifiedName },

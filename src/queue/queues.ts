@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import type { PackedRows } from '../sync/packed-rows.ts';
+import type { ColumnarRows } from '../sync/columnar-rows.ts';
 import type { Runtime } from './runtime.ts';
 
 export const RUN_QUEUE = 'runs';
@@ -40,8 +41,10 @@ export interface BatchJobData {
    * format 2 on; without it, `packed` means 2 and `rows` 1.
    */
   format?: number;
-  /** The rows, packed (sync/packed-rows.ts): what this version adds. */
-  packed?: PackedRows;
+  /** The rows, packed row by row (format 2, sync/packed-rows.ts); null in format 3. */
+  packed?: PackedRows | null;
+  /** The rows by column (format 3, sync/columnar-rows.ts): regular batches. */
+  columnar?: ColumnarRows;
   /** The rows as objects: jobs added by versions before the packing, still in Redis. */
   rows?: BatchRow[];
   /** Times the batch was put back because the application was unavailable. */

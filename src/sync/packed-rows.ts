@@ -2,6 +2,8 @@ import type { FieldValue } from '../api/types.ts';
 import type { BatchRow } from './batch-row.ts';
 import type { PendingLookup } from './mapping/map-result.ts';
 import type { SourcePosition, SourceRecord } from './types.ts';
+import { columnarIndexes, hasColumns, isColumnar, packColumns, unpackColumns } from './columnar-rows.ts';
+import type { ColumnarRows } from './columnar-rows.ts';
 
 /**
  * Batch rows as a batch job carries them through Redis. A job holds up to 1,000 rows;
@@ -60,20 +62,6 @@ interface PackedRest {
   fieldIds?: string[];
   /** Fields whose value is `undefined` (JSON would turn it into `null` in an array). */
   undefinedValues?: number[];
-}
-
-/**
- * Whether `data`'s own keys are exactly `columns`, in order, none holding `undefined`
- * (which JSON drops from an object but writes as `null` in an array).
- */
-function hasColumns(data: Record<string, unknown>, columns: readonly string[]): boolean {
-  let i = 0;
-  for (const key in data) {
-    if (!Object.hasOwn(data, key)) continue;
-    if (columns[i] !== key || data[key] === undefined) return false;
-    i += 1;
-  }
-  return i === columns.length;
 }
 
 function sameIds(fields: readonly FieldValue[], ids: readonly string[]): boolean {
@@ -183,12 +171,13 @@ export function unpackRows(packed: PackedRows): BatchRow[] {
 }
 
 /**
- * The format of the rows of the batch jobs this version adds: 1 was `rows` as objects,
- * 2 is `packed`. A later format bumps it, and a worker refuses formats it does not
- * know instead of reading an empty batch: before this check, a worker given rows in a
- * field it did not know completed the job with none written.
+ * The newest format of batch job rows this version reads and adds: 1 was `rows` as
+ * objects, 2 is `packed` (row by row, this file), 3 is `columnar` (./columnar-rows.ts,
+ * what regular batches are written in; others stay in 2). A worker refuses formats it
+ * does not know instead of reading an empty batch: before this check, a worker given
+ * rows in a field it did not know completed the job with none written.
  */
-export const BATCH_ROWS_FORMAT = 2;
+export const BATCH_ROWS_FORMAT = 3;
 
 /** A batch job's rows are in a format this version does not read. */
 export class UnreadableBatchError extends Error {
@@ -200,8 +189,14 @@ export class UnreadableBatchError extends Error {
  * Throws {@link UnreadableBatchError} for a newer format (a newer rowbridge shares the
  * queue) or data without rows.
  */
-export function batchRows(data: { format?: unknown; packed?: unknown; rows?: unknown }): BatchRow[] {
+export function batchRows(data: {
+  format?: unknown;
+  packed?: unknown;
+  rows?: unknown;
+  columnar?: unknown;
+}): BatchRow[] {
   const format = data.format ?? (data.packed === undefined ? 1 : 2);
+  if (format === 3 && isColumnar(data.columnar)) return unpackColumns(data.columnar);
   if (format === 2 && isPacked(data.packed)) return unpackRows(data.packed);
   if (format === 1 && Array.isArray(data.rows)) return data.rows as BatchRow[];
   throw new UnreadableBatchError(
@@ -211,6 +206,22 @@ export function batchRows(data: { format?: unknown; packed?: unknown; rows?: unk
       : `batch job data holds no rows this worker can read (format ${JSON.stringify(format)}, ` +
           `fields ${Object.keys(data).join(', ')})`,
   );
+}
+
+/**
+ * A batch job's data for `rows`: format 3 when they are regular, else 2. Format 3 leaves
+ * `packed` null on purpose: a worker older than the format check reads `packed` when it
+ * is not `undefined`, and fails on null before writing anything, where it would have
+ * read a batch of no rows from data it did not know.
+ */
+export function batchJobRows(
+  rows: readonly BatchRow[],
+  fieldSources: ReadonlyArray<string | undefined>,
+): { format: 2; packed: PackedRows } | { format: 3; packed: null; columnar: ColumnarRows } {
+  const columnar = packColumns(rows, fieldSources);
+  return columnar === undefined
+    ? { format: 2, packed: packRows(rows, fieldSources) }
+    : { format: 3, packed: null, columnar };
 }
 
 function isPacked(value: unknown): value is PackedRows {
@@ -224,10 +235,15 @@ function isPacked(value: unknown): value is PackedRows {
   );
 }
 
-/** The row indexes a batch job holds, from either form of its data (for summaries). */
-export function batchRowIndexes(data: { rows?: unknown; packed?: unknown }): number[] | undefined {
-  const packed = data.packed as PackedRows | undefined;
-  if (packed !== undefined && Array.isArray(packed.rows)) return packed.rows.map((r) => r[0]);
+/** The row indexes a batch job holds, from any form of its data (for summaries). */
+export function batchRowIndexes(data: {
+  rows?: unknown;
+  packed?: unknown;
+  columnar?: unknown;
+}): number[] | undefined {
+  if (isColumnar(data.columnar)) return columnarIndexes(data.columnar);
+  const packed = data.packed as PackedRows | null | undefined;
+  if (packed != null && Array.isArray(packed.rows)) return packed.rows.map((r) => r[0]);
   if (Array.isArray(data.rows)) return data.rows.map((r) => (r as { index: number }).index);
   return undefined;
 }

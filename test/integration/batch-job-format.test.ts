@@ -67,9 +67,9 @@ fields: { no: no, amount: amount }
       const job = await queues.batches.getJob('newer');
       expect(await job?.getState()).toBe('failed');
       expect(job?.attemptsMade).toBe(2);
-      expect(job?.failedReason).toMatch(/format 3, newer than this worker reads \(2\).*upgrade every worker/);
+      expect(job?.failedReason).toMatch(/format 4, newer than this worker reads \(3\).*upgrade every worker/);
       // The rows are still there for a worker that reads them.
-      expect(job?.data.packed?.rows).toHaveLength(6);
+      expect(job?.data.columnar?.n).toBe(6);
       expect(h.emulator.state.rowCount(ws)).toBe(6);
       expect(h.emulator.requests.length).toBe(requestsBefore);
     } finally {

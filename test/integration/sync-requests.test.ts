@@ -6,7 +6,7 @@ import { fanOutBatches } from '../../src/queue/fan-out.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData, RunJobData } from '../../src/queue/queues.ts';
 import { createSyncContext, readWorksheetKeys } from '../../src/sync/create-sync-context.ts';
-import { batchRowIndexes, unpackRows } from '../../src/sync/packed-rows.ts';
+import { batchRowIndexes, batchRows } from '../../src/sync/packed-rows.ts';
 import type { SourceRecord } from '../../src/sync/types.ts';
 import { writeBatch } from '../../src/sync/write-batch.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
@@ -147,7 +147,7 @@ fields: { code: code, qty: qty, note: note }
       expect((await h.rt.runs.report(runId)).unchanged).toBe(30);
 
       // Job 0 is written and removed, as a completed job is; then the reader reads again.
-      await writeBatch(ctx, unpackRows(before[0]!.data.packed!));
+      await writeBatch(ctx, batchRows(before[0]!.data));
       await before[0]!.remove();
       const again = (await Job.fromId<RunJobData>(queues.runs, runId))!;
       const second = await fanOutBatches(h.rt, queues.batches, again, ctx, source());
@@ -212,7 +212,7 @@ fields: { code: code, qty: qty }
       expect(await Job.fromId(queues.batches, `${runId}-1`)).toBeUndefined();
       // A worker meanwhile writes job 0 (jobs of 40 rows: ten platform batches of 4).
       expect(batchRowIndexes(job0!.data)).toEqual(records.slice(0, 40).map((r) => r.position.index));
-      await writeBatch(ctx, unpackRows(job0!.data.packed!));
+      await writeBatch(ctx, batchRows(job0!.data));
       await job0!.remove();
 
       // Restarted, the reader reads everything again: job 0's rows are done, job 1 is
@@ -226,7 +226,7 @@ fields: { code: code, qty: qty }
       expect(jobs[0]).toBeUndefined();
       expect(batchRowIndexes(jobs[1]!.data)).toEqual(records.slice(40, 80).map((r) => r.position.index));
       expect(batchRowIndexes(jobs[2]!.data)).toEqual(records.slice(80).map((r) => r.position.index));
-      for (const job of jobs.slice(1)) await writeBatch(ctx, unpackRows(job!.data.packed!));
+      for (const job of jobs.slice(1)) await writeBatch(ctx, batchRows(job!.data));
 
       const rows = h.emulator.state.rows(parts);
       expect(rows).toHaveLength(110);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BatchRow } from '../../../src/sync/batch-row.ts';
 import {
   BATCH_ROWS_FORMAT,
+  batchJobRows,
   batchRowIndexes,
   batchRows,
   packRows,
@@ -9,6 +10,7 @@ import {
   UnreadableBatchError,
 } from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
+import { orderRow, seededRandom } from '../../helpers/batch-rows.ts';
 
 /** What a batch job's rows became before the packing: objects through one JSON round trip. */
 const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));
@@ -17,38 +19,8 @@ const ORDER_SOURCES = ['order', 'customer', 'amount', 'status', 'date'];
 const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = ORDER_SOURCES): BatchRow[] =>
   unpackRows(JSON.parse(JSON.stringify(packRows(rows, sources))) as PackedRows);
 
-function csvRow(index: number, order: string): BatchRow {
-  const position = { index, line: index + 2 };
-  return {
-    index,
-    source: {
-      data: { order, customer: 'Acme, Inc', amount: '12.50', status: 'shipped', date: '01/02/2024' },
-      position,
-    },
-    mapped: {
-      ok: true,
-      fields: [
-        { id: 'f-order', value: order },
-        { id: 'f-customer', value: 'Acme, Inc' },
-        { id: 'f-amount', value: 12.5 },
-        { id: 'f-status', value: 'opt-shipped' },
-        { id: 'f-date', value: '2024-02-01' },
-      ],
-      key: order,
-      hash: 'aGFzaGg',
-      position,
-    },
-  };
-}
-
-/** A small generator, seeded, so a failure repeats. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}
+const csvRow = (index: number, order: string): BatchRow => orderRow(index, order);
+const random = seededRandom;
 
 describe('packRows / unpackRows', () => {
   it('gives back CSV rows as the objects did', () => {
@@ -180,20 +152,39 @@ describe('packRows / unpackRows', () => {
     const rows = [csvRow(4, 'A'), csvRow(9, 'B')];
     const stored = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
     const expected = asObjectsDid(rows);
-    expect(BATCH_ROWS_FORMAT).toBe(2);
-    // What this version adds, what the version before the format field added, and objects.
+    expect(BATCH_ROWS_FORMAT).toBe(3);
+    // What this version adds (3 for regular rows), format 2 with and without the field, objects.
+    const added = batchJobRows(rows, ORDER_SOURCES);
+    expect(added.format).toBe(3);
+    expect(batchRows(stored(added))).toEqual(expected);
     expect(batchRows(stored({ format: 2, packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ rows }))).toEqual(expected);
     expect(batchRows({ rows: [] })).toEqual([]);
     // A newer rowbridge's rows, whatever field they are in: refused, naming what to do.
-    const newerData: Record<string, unknown> = { format: 3, packed: packRows(rows), columnar: 'x' };
+    const newerData: Record<string, unknown> = { format: 4, packed: packRows(rows), columnar: added };
     const newer = () => batchRows(newerData);
     expect(newer).toThrow(UnreadableBatchError);
-    expect(newer).toThrow(/format 3, newer than this worker reads \(2\).*upgrade every worker/);
-    const unknownData: Record<string, unknown> = { columnar: 'x' };
-    expect(() => batchRows(unknownData)).toThrow(/no rows this worker can read.*fields columnar/);
+    expect(newer).toThrow(/format 4, newer than this worker reads \(3\).*upgrade every worker/);
+    const unknownData: Record<string, unknown> = { columnar2: 'x' };
+    expect(() => batchRows(unknownData)).toThrow(/no rows this worker can read.*fields columnar2/);
     expect(() => batchRows({ format: 2, rows })).toThrow(UnreadableBatchError);
+    expect(() => batchRows({ format: 3, packed: packRows(rows) })).toThrow(UnreadableBatchError);
     expect(() => batchRows({ packed: { rows: 'x' } })).toThrow(UnreadableBatchError);
+  });
+
+  it('writes irregular rows in format 2, and format 3 so that a worker before the format check fails on it', () => {
+    const rows = [csvRow(0, 'A'), csvRow(1, 'B')];
+    rows[1]!.source.cursor = '2024-03-01';
+    const irregular = batchJobRows(rows, ORDER_SOURCES);
+    expect(irregular.format).toBe(2);
+    expect(batchRows(JSON.parse(JSON.stringify(irregular)) as typeof irregular)).toEqual(asObjectsDid(rows));
+    // Such a worker read `packed` whenever it was not undefined: null stops it before any write.
+    const regular = JSON.parse(JSON.stringify(batchJobRows([csvRow(0, 'A')], ORDER_SOURCES))) as {
+      packed: PackedRows;
+    };
+    expect(regular.packed).toBeNull();
+    expect(() => unpackRows(regular.packed)).toThrow(TypeError);
+    expect(batchRowIndexes(regular)).toEqual([0]);
   });
 });

@@ -1,0 +1,209 @@
+import type { FieldValue } from '../api/types.ts';
+import type { BatchRow } from './batch-row.ts';
+import type { SourcePosition, SourceRecord } from './types.ts';
+
+/**
+ * Batch rows by column (batch job rows format 3): what a file import's batch job carries.
+ * Each source column and each field is one array for the whole job, instead of an array
+ * per row (format 2, ./packed-rows.ts): BullMQ's stringify of the job in the reader and
+ * its parse in the worker go over five arrays instead of thousands, and
+ *
+ * - a field that is its column's own text for every row is written as that column (`{c}`);
+ * - a field whose every value is one option, relation or member id (`["id"]`) is written
+ *   as indexes into the job's distinct ids (`{d, r}`);
+ * - consecutive indexes, lines at a constant distance from them, no keys and one hash
+ *   are written once.
+ *
+ * On 1,000 orders rows (bench/import.ts): 155 → 86 KB of job data, pack and stringify
+ * 0.68 → 0.27 ms, parse and unpack 0.69 → 0.36 ms.
+ *
+ * Only regular batches are written this way: every record's data has exactly the job's
+ * columns, no row has a page, a source id, a cursor, write types or pending lookups, and
+ * no value is `undefined`. {@link packColumns} returns `undefined` for any other batch,
+ * which is then written in format 2. {@link unpackColumns} gives back what
+ * `unpackRows` gives for format 2, after the same JSON round trip.
+ */
+export interface ColumnarRows {
+  /** Rows in the job. */
+  n: number;
+  /** Index of row i: `first + i`, or `indexes[i]` when they are not consecutive. */
+  first: number;
+  indexes?: number[];
+  /** Line of row i: its index plus `lineOffset`, or `lines[i]` (null: no line). */
+  lineOffset?: number;
+  lines?: Array<number | null>;
+  /** Keys by row; absent when no row has one. */
+  keys?: Array<string | null>;
+  /** Content hash: one for every row, or one per row. */
+  hash: string | string[];
+  columns: string[];
+  /** `values[c][i]`: column c of row i's data. */
+  values: unknown[][];
+  fieldIds: string[];
+  fields: ColumnarField[];
+}
+
+/** A field's values: column c's, `[d[r[i]]]`, or as they are. */
+export type ColumnarField = { c: number } | { d: string[]; r: number[] } | unknown[];
+
+function isOneId(value: unknown): value is [string] {
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'string';
+}
+
+/**
+ * Whether `data`'s own keys are exactly `columns`, in order, none holding `undefined`
+ * (which JSON drops from an object but writes as `null` in an array).
+ */
+export function hasColumns(data: Record<string, unknown>, columns: readonly string[]): boolean {
+  let i = 0;
+  for (const key in data) {
+    if (!Object.hasOwn(data, key)) continue;
+    if (columns[i] !== key || data[key] === undefined) return false;
+    i += 1;
+  }
+  return i === columns.length;
+}
+
+/** Whether a row fits format 3 beside the job's first row. */
+function isRegular(row: BatchRow, columns: readonly string[], fieldIds: readonly string[]): boolean {
+  const { source, mapped } = row;
+  const { position } = source;
+  if (position.page !== undefined || position.id !== undefined || source.cursor !== undefined) return false;
+  if (mapped.pending !== undefined) return false;
+  if (mapped.fields.length !== fieldIds.length) return false;
+  for (let f = 0; f < fieldIds.length; f++) {
+    const field = mapped.fields[f]!;
+    if (field.id !== fieldIds[f] || field.type !== undefined || field.value === undefined) return false;
+  }
+  return hasColumns(source.data, columns);
+}
+
+/**
+ * `rows` by column, or `undefined` when they are not regular (see {@link ColumnarRows}).
+ * `fieldSources` names the column each mapped field is read from (the plan's `column`).
+ */
+export function packColumns(
+  rows: readonly BatchRow[],
+  fieldSources: ReadonlyArray<string | undefined> = [],
+): ColumnarRows | undefined {
+  const head = rows[0];
+  if (head === undefined) return undefined;
+  const columns = Object.keys(head.source.data);
+  const fieldIds = head.mapped.fields.map((f) => f.id);
+  const n = rows.length;
+  const values = columns.map(() => new Array<unknown>(n));
+  const fieldValues = fieldIds.map(() => new Array<unknown>(n));
+  const indexes = new Array<number>(n);
+  const lines = new Array<number | null>(n);
+  const keys = new Array<string | null>(n);
+  const hashes = new Array<string>(n);
+  let consecutive = true;
+  let lineOffset: number | undefined =
+    head.source.position.line === undefined ? undefined : head.source.position.line - head.index;
+  let anyKey = false;
+  let oneHash = true;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    if (!isRegular(row, columns, fieldIds)) return undefined;
+    const { index, source, mapped } = row;
+    indexes[i] = index;
+    if (index !== head.index + i) consecutive = false;
+    const line = source.position.line ?? null;
+    lines[i] = line;
+    if (line === null || lineOffset === undefined || line - index !== lineOffset) lineOffset = undefined;
+    keys[i] = mapped.key ?? null;
+    if (mapped.key !== undefined) anyKey = true;
+    hashes[i] = mapped.hash;
+    if (mapped.hash !== head.mapped.hash) oneHash = false;
+    const { data } = source;
+    for (let c = 0; c < columns.length; c++) values[c]![i] = data[columns[c]!];
+    const { fields } = mapped;
+    for (let f = 0; f < fields.length; f++) fieldValues[f]![i] = fields[f]!.value;
+  }
+  const fields = fieldValues.map((column, f): ColumnarField => {
+    const c = fieldSources[f] === undefined ? -1 : columns.indexOf(fieldSources[f]);
+    if (c >= 0 && column.every((v, i) => typeof v === 'string' && v === values[c]![i])) return { c };
+    if (column.every(isOneId)) {
+      const d: string[] = [];
+      const at = new Map<string, number>();
+      const r = column.map((v) => {
+        const id = v[0];
+        let k = at.get(id);
+        if (k === undefined) {
+          k = d.length;
+          d.push(id);
+          at.set(id, k);
+        }
+        return k;
+      });
+      return { d, r };
+    }
+    return column;
+  });
+  return {
+    n,
+    first: head.index,
+    ...(consecutive ? {} : { indexes }),
+    ...(lineOffset === undefined ? { lines } : { lineOffset }),
+    ...(anyKey ? { keys } : {}),
+    hash: oneHash ? head.mapped.hash : hashes,
+    columns,
+    values,
+    fieldIds,
+    fields,
+  };
+}
+
+/** The rows of a format-3 job, as `unpackRows` gives those of format 2. */
+export function unpackColumns(packed: ColumnarRows): BatchRow[] {
+  const { n, columns, values, fieldIds, fields, lineOffset, lines, keys, hash } = packed;
+  const out = new Array<BatchRow>(n);
+  for (let i = 0; i < n; i++) {
+    const index = packed.indexes === undefined ? packed.first + i : packed.indexes[i]!;
+    const data: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) data[columns[c]!] = values[c]![i];
+    const position: SourcePosition = { index };
+    const line = lineOffset === undefined ? (lines?.[i] ?? null) : index + lineOffset;
+    if (line !== null) position.line = line;
+    const source: SourceRecord = { data, position };
+    const mappedFields = new Array<FieldValue>(fields.length);
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      const value = Array.isArray(field)
+        ? field[i]
+        : 'c' in field
+          ? values[field.c]![i]
+          : [field.d[field.r[i]!]!];
+      mappedFields[f] = { id: fieldIds[f]!, value };
+    }
+    const row: BatchRow = {
+      index,
+      source,
+      mapped: { ok: true, fields: mappedFields, hash: typeof hash === 'string' ? hash : hash[i]!, position },
+    };
+    const key = keys?.[i] ?? null;
+    if (key !== null) row.mapped.key = key;
+    out[i] = row;
+  }
+  return out;
+}
+
+/** Whether `value` has the shape of {@link ColumnarRows} (job data read from Redis). */
+export function isColumnar(value: unknown): value is ColumnarRows {
+  const c = value as Partial<ColumnarRows> | null | undefined;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.n === 'number' &&
+    typeof c.first === 'number' &&
+    Array.isArray(c.columns) &&
+    Array.isArray(c.values) &&
+    Array.isArray(c.fieldIds) &&
+    Array.isArray(c.fields)
+  );
+}
+
+/** The row indexes of a format-3 job (for summaries). */
+export function columnarIndexes(packed: ColumnarRows): number[] {
+  return packed.indexes ?? Array.from({ length: packed.n }, (_, i) => packed.first + i);
+}

@@ -1,0 +1,44 @@
+import type { BatchRow } from '../../src/sync/batch-row.ts';
+
+/**
+ * An orders CSV record as the reader hands it on (a row of test/unit/sync's packing
+ * tests): five columns, five fields. `key: null` leaves the key out.
+ */
+export function orderRow(
+  index: number,
+  order: string,
+  options: { status?: unknown; key?: string | null; hash?: string } = {},
+): BatchRow {
+  const position = { index, line: index + 2 };
+  const row: BatchRow = {
+    index,
+    source: {
+      data: { order, customer: 'Acme, Inc', amount: '12.50', status: 'shipped', date: '01/02/2024' },
+      position,
+    },
+    mapped: {
+      ok: true,
+      fields: [
+        { id: 'f-order', value: order },
+        { id: 'f-customer', value: 'Acme, Inc' },
+        { id: 'f-amount', value: 12.5 },
+        { id: 'f-status', value: options.status ?? 'opt-shipped' },
+        { id: 'f-date', value: '2024-02-01' },
+      ],
+      hash: options.hash ?? 'aGFzaGg',
+      position,
+    },
+  };
+  const key = options.key === undefined ? order : options.key;
+  if (key !== null) row.mapped.key = key;
+  return row;
+}
+
+/** A small generator, seeded, so a failure repeats. */
+export function seededRandom(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}

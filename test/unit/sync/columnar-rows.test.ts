@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { BatchRow } from '../../../src/sync/batch-row.ts';
+import { packColumns, unpackColumns } from '../../../src/sync/columnar-rows.ts';
+import type { ColumnarRows } from '../../../src/sync/columnar-rows.ts';
+import { packRows, unpackRows } from '../../../src/sync/packed-rows.ts';
+import type { PackedRows } from '../../../src/sync/packed-rows.ts';
+import { orderRow, seededRandom } from '../../helpers/batch-rows.ts';
+
+/** What a batch job's rows became as objects: one JSON round trip (the oracle). */
+const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));
+const SOURCES = ['order', 'customer', 'amount', 'status', 'date'];
+const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = SOURCES): BatchRow[] => {
+  const packed = packColumns(rows, sources);
+  if (packed === undefined) throw new Error('not regular');
+  return unpackColumns(JSON.parse(JSON.stringify(packed)) as ColumnarRows);
+};
+
+const csvRow = (index: number, order: string, status = 'opt-shipped'): BatchRow =>
+  orderRow(index, order, { status: [status], key: null, hash: '' });
+const random = seededRandom;
+
+describe('packColumns / unpackColumns (batch job rows format 3)', () => {
+  it('gives back CSV rows as the objects did, and as format 2 does, in two thirds of its bytes or less', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) =>
+      csvRow(2000 + i, `SO-${2000 + i}`, ['opt-a', 'opt-b', 'opt-c'][i % 3]),
+    );
+    const packed = packColumns(rows, SOURCES)!;
+    expect(throughRedis(rows)).toEqual(asObjectsDid(rows));
+    expect(throughRedis(rows)).toEqual(
+      unpackRows(JSON.parse(JSON.stringify(packRows(rows, SOURCES))) as PackedRows),
+    );
+    // Consecutive indexes, lines at a constant distance, no key, one hash: once each.
+    expect(packed).toMatchObject({ n: 1000, first: 2000, lineOffset: 2, hash: '' });
+    expect(packed).not.toHaveProperty('indexes');
+    expect(packed).not.toHaveProperty('lines');
+    expect(packed).not.toHaveProperty('keys');
+    // Text equal to its column is that column; single ids are indexes into the distinct ones.
+    expect(packed.fields[0]).toEqual({ c: 0 });
+    expect(packed.fields[1]).toEqual({ c: 1 });
+    expect(packed.fields[3]).toEqual({ d: ['opt-a', 'opt-b', 'opt-c'], r: expect.any(Array) as unknown });
+    expect(packed.fields[2]).toHaveLength(1000);
+    const columnarBytes = JSON.stringify(packed).length;
+    expect(columnarBytes).toBeLessThan(0.67 * JSON.stringify(packRows(rows, SOURCES)).length);
+  });
+
+  it('keeps keys, hashes, gaps in the indexes and lines that are not at one distance', () => {
+    const rows = [csvRow(5, 'A'), csvRow(9, 'B'), csvRow(10, 'C')];
+    rows[0]!.mapped.key = 'A';
+    rows[0]!.mapped.hash = 'h1';
+    rows[1]!.mapped.hash = 'h2';
+    rows[2]!.mapped.key = '';
+    rows[2]!.source.position = { index: 10 };
+    rows[2]!.mapped.position = rows[2]!.source.position;
+    rows[1]!.mapped.fields[3] = { id: 'f-status', value: ['x', 'y'] };
+    const packed = packColumns(rows, SOURCES)!;
+    expect(packed.indexes).toEqual([5, 9, 10]);
+    expect(packed.lines).toEqual([7, 11, null]);
+    expect(packed.keys).toEqual(['A', null, '']);
+    expect(packed.hash).toEqual(['h1', 'h2', '']);
+    expect(Array.isArray(packed.fields[3])).toBe(true);
+    const back = throughRedis(rows);
+    expect(back).toEqual(asObjectsDid(rows));
+    expect(back[1]!.mapped).not.toHaveProperty('key');
+    expect(back[2]!.mapped.key).toBe('');
+    expect(back[2]!.source.position).toEqual({ index: 10 });
+  });
+
+  it('leaves to format 2 what only some rows have: page, id, cursor, write types, pending lookups, undefined, odd keys', () => {
+    const cases: Array<[string, (row: BatchRow) => void]> = [
+      ['a page', (r) => (r.source.position.page = 2)],
+      ['a source id', (r) => (r.source.position.id = 'src-1')],
+      ['a cursor', (r) => (r.source.cursor = '2024-03-01')],
+      ['a write type', (r) => (r.mapped.fields[3] = { id: 'f-status', value: 'x', type: '2' })],
+      ['pending lookups', (r) => (r.mapped.pending = [{ index: 1, values: ['a@example.com'] }])],
+      ['an undefined value', (r) => (r.mapped.fields[2] = { id: 'f-amount', value: undefined })],
+      ['other field ids', (r) => (r.mapped.fields[0] = { id: 'f-other', value: 'A' })],
+      ['a field less', (r) => r.mapped.fields.pop()],
+      ['a column more', (r) => (r.source.data = { ...r.source.data, extra: 1 })],
+      ['a column undefined', (r) => (r.source.data = { ...r.source.data, amount: undefined })],
+      ['columns in another order', (r) => (r.source.data = { customer: 'x', ...r.source.data })],
+    ];
+    for (const [what, change] of cases) {
+      const rows = [csvRow(0, 'A'), csvRow(1, 'B')];
+      change(rows[1]!);
+      expect(packColumns(rows, SOURCES), what).toBeUndefined();
+    }
+    expect(packColumns([], SOURCES)).toBeUndefined();
+  });
+
+  it('round-trips random regular rows exactly as the objects did', () => {
+    const next = random(11);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const texts = ['', 'x', 'Müller, Hans', 'O\'Brien "Paddy"', '日本語', 'a\nb', '0', 'null', ' spaced '];
+    const anyValue = (): unknown =>
+      pick<() => unknown>([
+        () => pick(texts),
+        () => Math.round(next() * 1e6) / 100,
+        () => null,
+        () => next() < 0.5,
+        () => [pick(texts)],
+        () => [pick(texts), pick(texts)],
+        () => ({ nested: pick(texts) }),
+      ])();
+    const encodings = new Set<string>();
+    for (let round = 0; round < 60; round++) {
+      const n = 1 + Math.floor(next() * 40);
+      const columns = Array.from({ length: 1 + Math.floor(next() * 5) }, (_, c) => `col ${c}`);
+      const sources = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
+        next() < 0.7 ? pick(columns) : undefined,
+      );
+      const start = Math.floor(next() * 1000);
+      const keyed = next() < 0.5;
+      // Each field the same way in every row (so that each encoding is used), or mixed.
+      const modes = sources.map(() => pick(['copy', 'ids', 'mixed'] as const));
+      const rows: BatchRow[] = Array.from({ length: n }, (_, i) => {
+        const index = next() < 0.9 ? start + i : start + i + 7 * n;
+        const position = next() < 0.9 ? { index, line: index + 2 } : { index };
+        const data: Record<string, unknown> = {};
+        for (const c of columns) data[c] = next() < 0.8 ? pick(texts) : anyValue();
+        const fields = sources.map((from, f) => ({
+          id: `f${f}`,
+          value:
+            modes[f] === 'copy' && from !== undefined
+              ? data[from]
+              : modes[f] === 'ids'
+                ? [pick(texts)]
+                : from !== undefined && next() < 0.7
+                  ? data[from]
+                  : anyValue(),
+        }));
+        const row: BatchRow = {
+          index,
+          source: { data, position },
+          mapped: { ok: true, fields, hash: keyed ? `h${i}` : '', position },
+        };
+        if (keyed && next() < 0.9) row.mapped.key = `K-${index}`;
+        return row;
+      });
+      expect(throughRedis(rows, sources), `round ${round}`).toEqual(asObjectsDid(rows));
+      for (const field of packColumns(rows, sources)!.fields)
+        encodings.add(Array.isArray(field) ? 'values' : 'c' in field ? 'column' : 'ids');
+    }
+    expect([...encodings].sort()).toEqual(['column', 'ids', 'values']);
+  });
+});
