@@ -33,12 +33,3 @@ export function orderRow(
   if (key !== null) row.mapped.key = key;
   return row;
 }
-
-/** A small generator, seeded, so a failure repeats. */
-export function seededRandom(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}

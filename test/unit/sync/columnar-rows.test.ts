@@ -4,7 +4,8 @@ import { packColumns, unpackColumns } from '../../../src/sync/columnar-rows.ts';
 import type { ColumnarRows } from '../../../src/sync/columnar-rows.ts';
 import { packRows, unpackRows } from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
-import { orderRow, seededRandom } from '../../helpers/batch-rows.ts';
+import { orderRow } from '../../helpers/batch-rows.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 
 /** What a batch job's rows became as objects: one JSON round trip (the oracle). */
 const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));
@@ -17,7 +18,6 @@ const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = SOU
 
 const csvRow = (index: number, order: string, status = 'opt-shipped'): BatchRow =>
   orderRow(index, order, { status: [status], key: null, hash: '' });
-const random = seededRandom;
 
 describe('packColumns / unpackColumns (batch job rows format 3)', () => {
   it('gives back CSV rows as the objects did, and as format 2 does, in two thirds of its bytes or less', () => {
@@ -88,7 +88,7 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
   });
 
   it('round-trips random regular rows exactly as the objects did', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     const texts = ['', 'x', 'Müller, Hans', 'O\'Brien "Paddy"', '日本語', 'a\nb', '0', 'null', ' spaced '];
     const anyValue = (): unknown =>

@@ -10,7 +10,8 @@ import {
   UnreadableBatchError,
 } from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
-import { orderRow, seededRandom } from '../../helpers/batch-rows.ts';
+import { orderRow } from '../../helpers/batch-rows.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 
 /** What a batch job's rows became before the packing: objects through one JSON round trip. */
 const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));
@@ -20,7 +21,6 @@ const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = ORD
   unpackRows(JSON.parse(JSON.stringify(packRows(rows, sources))) as PackedRows);
 
 const csvRow = (index: number, order: string): BatchRow => orderRow(index, order);
-const random = seededRandom;
 
 describe('packRows / unpackRows', () => {
   it('gives back CSV rows as the objects did', () => {
@@ -65,7 +65,7 @@ describe('packRows / unpackRows', () => {
   });
 
   it('round-trips random rows of mixed shapes exactly as the objects did', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     const values = [
       '',

@@ -12,6 +12,7 @@ import { readCsvRecords } from '../../../../src/sync/sources/csv-records.ts';
 import { createCsvDecoder } from '../../../../src/sync/sources/csv-decoder.ts';
 import { createCsvScanner, MAX_HELD_CHARS } from '../../../../src/sync/sources/csv-scanner.ts';
 import type { CsvSourceSpec } from '../../../../src/sync/sources/source-spec.ts';
+import { seededRandom } from '../../../helpers/seeded-random.ts';
 
 type Spec = Omit<CsvSourceSpec, 'type' | 'path'>;
 type Outcome = { records: { fields: string[]; line: number }[] } | { error: string };
@@ -111,17 +112,6 @@ async function check(bytes: Buffer, spec: Spec, random: () => number): Promise<b
   return scannedAll;
 }
 
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const DIALECTS = [
   { delimiter: ',', quote: '"' },
   { delimiter: ';', quote: "'" },
@@ -211,7 +201,7 @@ function noiseFile(random: () => number): { bytes: Buffer; spec: Spec } {
 
 describe('csv scanner against csv-parse', () => {
   it('reads generated sound files exactly as csv-parse does, in any chunking, without handing them over', async () => {
-    const random = seeded(12);
+    const random = seededRandom(12);
     for (let i = 0; i < 400; i++) {
       const { bytes, spec } = soundFile(random);
       const scannedAll = await check(bytes, spec, random);
@@ -223,7 +213,7 @@ describe('csv scanner against csv-parse', () => {
   });
 
   it('gives csv-parse’s records, lines and errors for random noise, handing over where it is not sure', async () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     for (let i = 0; i < 1000; i++) {
       const { bytes, spec } = noiseFile(random);
       await check(bytes, spec, random);
@@ -231,7 +221,7 @@ describe('csv scanner against csv-parse', () => {
   });
 
   it('agrees with csv-parse on hand-made tricky files', async () => {
-    const random = seeded(3);
+    const random = seededRandom(3);
     const cases: [string | Buffer, Spec][] = [
       ['"a""b",c\n"",""\n', {}],
       ['a,b\r\n"x\r\ny",z\r\n\r\n', {}],
