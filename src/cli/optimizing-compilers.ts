@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { setByUser } from './v8-flags.ts';
 
 /**
  * Keeps V8's optimizing compilers (Maglev and Turbofan) off while a command starts. The
@@ -20,11 +21,12 @@ import { setFlagsFromString } from 'node:v8';
  * (with the same test of the user's flags); the release here turns them on either way.
  */
 export function holdOptimizingCompilers(): () => void {
-  const setByUser = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
-    /--(no[-_])?(turbofan|opt|maglev|jitless|lite[-_]mode)\b/.test(arg),
-  );
   const built = process.config.variables as Record<string, unknown>;
-  if (setByUser || Boolean(built.v8_enable_lite_mode)) return () => undefined;
+  if (
+    setByUser(/--(no[-_])?(turbofan|opt|maglev|jitless|lite[-_]mode)\b/) ||
+    Boolean(built.v8_enable_lite_mode)
+  )
+    return () => undefined;
   // Maglev can be left out of a V8 build; its flag is then read-only and off.
   const flags = built.v8_enable_maglev ? ['turbofan', 'maglev'] : ['turbofan'];
   setFlagsFromString(flags.map((flag) => `--no-${flag}`).join(' '));

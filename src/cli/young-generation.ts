@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { setByUser } from './v8-flags.ts';
 
 /** V8's default for `--semi-space-growth-factor` (node --v8-options). */
 const DEFAULT_GROWTH_FACTOR = 2;
@@ -26,10 +27,7 @@ const DEFAULT_GROWTH_FACTOR = 2;
  * NODE_OPTIONS keeps it.
  */
 export function holdYoungGeneration(): () => void {
-  const setByUser = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
-    /semi[-_]space[-_]growth[-_]factor/.test(arg),
-  );
-  if (setByUser) return () => undefined;
+  if (setByUser(/semi[-_]space[-_]growth[-_]factor/)) return () => undefined;
   setFlagsFromString('--semi-space-growth-factor=1');
   let held = true;
   return () => {
