@@ -1,10 +1,12 @@
-import { WaitingChildrenError } from 'bullmq';
-import type { Job, Queue } from 'bullmq';
+import { UnrecoverableError, WaitingChildrenError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { createSyncContext } from '../sync/create-sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
+import { describeUnwritten, findUnwritten, reviveFailedChildren } from './failed-children.ts';
+import type { RunQueues } from './failed-children.ts';
 import { fanOutBatches, offsetIndexes } from './fan-out.ts';
 import { openSource } from './open-source.ts';
-import type { BatchJobData, RunJobData } from './queues.ts';
+import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
 /** Record ordinals of chunk n start at n × this, so chunks never share an outcome slot. */
@@ -13,7 +15,9 @@ const CHUNK_INDEX_STRIDE = 1_000_000_000;
 /**
  * A chunk of a backfill: reads its piece of the cursor range and fans out batch jobs as
  * its own children, then waits for them. The run job above it waits for every chunk,
- * then finalizes the run once.
+ * then finalizes the run once. A chunk whose batch jobs failed without writing fails
+ * for good, not completes: completing would remove it, and with it the record of those
+ * failures (its `:failed` hash) that the run's finalizing counts (failed-children.ts).
  */
 export function createChunkProcessor(
   rt: Pick<
@@ -29,7 +33,7 @@ export function createChunkProcessor(
     | 'redis'
     | 'statePrefix'
   >,
-  batches: Queue<BatchJobData>,
+  queues: RunQueues,
 ) {
   return async function processChunk(
     job: Job<RunJobData>,
@@ -39,7 +43,7 @@ export function createChunkProcessor(
     const { runId, chunk } = job.data;
     if (runId === undefined || chunk === undefined)
       throw new Error(`chunk job ${job.id ?? ''} without run or range`);
-    if (job.data.step === 'finalize') return;
+    if (job.data.step === 'finalize') return failIfUnwritten(job, runId);
     const record = await rt.runs.get(runId);
     if (record === undefined || TERMINAL_STATUSES.has(record.status)) return;
     const log = rt.logger.child({ job: job.data.job, runId, chunk: chunk.no });
@@ -63,9 +67,10 @@ export function createChunkProcessor(
       },
       signal,
     );
+    await reviveFailedChildren(job, queues, rt.redis);
     const { progress, batches: count } = await fanOutBatches(
       rt,
-      batches,
+      queues.batches,
       job,
       ctx,
       offsetIndexes(source, chunk.no * CHUNK_INDEX_STRIDE),
@@ -74,5 +79,13 @@ export function createChunkProcessor(
     await rt.runs.setChunkRead(runId, chunk.no, progress.read, count);
     await job.updateData({ ...job.data, step: 'finalize' });
     if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
+    // Every batch job was already done (or none was added).
+    await failIfUnwritten(job, runId);
   };
+
+  /** Its batch jobs are done: fails for good when one of them failed without writing. */
+  async function failIfUnwritten(job: Job<RunJobData>, runId: string): Promise<void> {
+    const unwritten = await findUnwritten(job, queues, rt.runs, runId);
+    if (unwritten !== undefined) throw new UnrecoverableError(describeUnwritten(unwritten, job.data.job));
+  }
 }

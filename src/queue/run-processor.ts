@@ -18,6 +18,7 @@ import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { createChunkProcessor } from './chunk-processor.ts';
+import { describeUnwritten, findUnwritten, reviveFailedChildren } from './failed-children.ts';
 import { fanOutBatches } from './fan-out.ts';
 import { openSource } from './open-source.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
@@ -38,10 +39,13 @@ type Claim =
  *
  * A run that fails for good is recorded `failed`, stays resumable (its row outcomes
  * are kept for ROWBRIDGE_ROW_STATE_TTL_DAYS) and fails its queue job with BullMQ's
- * UnrecoverableError, so the queue and bull-board show it failed.
+ * UnrecoverableError, so the queue and bull-board show it failed. So does a run whose
+ * batch (or chunk) job failed every attempt with rows unwritten: it is never recorded
+ * complete without them, and its resume reads them again (failed-children.ts).
  */
 export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, runQueue: Queue<RunJobData>) {
-  const processChunk = createChunkProcessor(rt, batches);
+  const queues = { runs: runQueue, batches };
+  const processChunk = createChunkProcessor(rt, queues);
   const snapshots = createStructureSnapshots({ redis: rt.redis, prefix: rt.statePrefix });
 
   return async function processRun(
@@ -195,6 +199,9 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
             'worksheet has rows sharing a key; the oldest is matched',
           );
       }
+      // Read again (a resume): the batch and chunk jobs that failed every attempt are
+      // taken back first, or their ids would keep the rows this read adds out.
+      await reviveFailedChildren(job, queues, rt.redis);
       if (job.data.range !== undefined) {
         // A backfill: one chunk job per piece of the range, each fanning out its own batches.
         await addChunkJobs(job, job.data.range);
@@ -219,6 +226,16 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         // A batch stopped the run (auth, permission, quota...): the queue job fails too.
         await finish();
         throw new UnrecoverableError(current.message ?? 'the run was stopped');
+      }
+      // A batch or chunk job that failed every attempt did not hold the run up (its
+      // failure is ignored so that the others go on), but its rows were not written: the
+      // run fails resumable, before deletes or the cursor, and a resume writes them.
+      const unwritten = await findUnwritten(job, queues, rt.runs, runId);
+      if (unwritten !== undefined) {
+        const message = describeUnwritten(unwritten, job.data.job);
+        await rt.runs.fail(runId, message);
+        await finish();
+        throw new UnrecoverableError(message);
       }
       await rt.runs.update(runId, { status: 'finalizing' });
       const result = await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true));
