@@ -145,7 +145,13 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       expect(failed.code, failed.stderr).toBe(1);
       t.missingExactly(lost);
       // What removeOnFail's trimming (or a clean in bull-board) does: the run job goes,
-      // its failed batch job stays.
+      // its failed batch job stays. The job is moved to failed as `run` exits: under load,
+      // a moment after.
+      await until(
+        async () => (await t.queues.runs.getJobState(runId)) === 'failed',
+        10_000,
+        'the run job failed',
+      );
       expect(await t.queues.runs.clean(0, 1000, 'failed')).toEqual([runId]);
       expect(await t.queues.batches.getFailedCount()).toBe(1);
       await t.resumeWritesAll('ledger', runId);
