@@ -1,6 +1,7 @@
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ConfigError, networkError } from '../ground/errors.ts';
 import type { RawResponse } from './envelope.ts';
+import { JsonBody } from './json-body.ts';
 import type { HttpMethod } from './types.ts';
 
 /** Transport settings. */
@@ -30,7 +31,7 @@ export interface TransportRequest {
   path: string;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   headers?: Record<string, string>;
-  /** JSON-encoded unless it is already a string (form bodies). */
+  /** Sent as it is when a string (form bodies), as JSON when a {@link JsonBody} or anything else. */
   body?: unknown;
   /** Whether the request changes data: decides ambiguous vs transient on failures. */
   isWrite: boolean;
@@ -108,10 +109,13 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function send(req: TransportRequest): Promise<RawResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
-    let body: string | undefined;
+    let body: string | Buffer | undefined;
     if (req.body !== undefined) {
       if (typeof req.body === 'string') {
         body = req.body;
+      } else if (req.body instanceof JsonBody) {
+        body = req.body.bytes;
+        headers['content-type'] = 'application/json';
       } else {
         body = JSON.stringify(req.body);
         headers['content-type'] = 'application/json';

@@ -1,5 +1,6 @@
 import type { FieldValue } from '../api/types.ts';
 import type { BatchRow } from './batch-row.ts';
+import type { MappedRow } from './mapping/map-result.ts';
 import type { SourcePosition, SourceRecord } from './types.ts';
 
 /**
@@ -154,18 +155,58 @@ export function packColumns(
   };
 }
 
-/** The rows of a format-3 job, as `unpackRows` gives those of format 2. */
+/**
+ * The rows of a format-3 job, as `unpackRows` gives those of format 2, each a view of the
+ * job's columns: `source` and `mapped` are built from them at each read, as plain objects.
+ *
+ * Why views: a batch job's rows live from the job's start to the answer of its last
+ * request and its bookkeeping (tens of ms, several Redis and HTTP round trips). V8
+ * promotes what outlives two young-generation collections, and with rows built whole
+ * (about ten objects and 650 bytes a row) that was 650 of the 1,660 MB promoted in a
+ * 1M-row import: old-generation garbage that sets the process's peak memory. A view is
+ * one small object; what is built from it at a read is used at once and dies young.
+ * Reads are few per row (the request body, the bookkeeping of its outcome).
+ */
 export function unpackColumns(packed: ColumnarRows): BatchRow[] {
-  const { n, columns, values, fieldIds, fields, lineOffset, lines, keys, hash } = packed;
-  const out = new Array<BatchRow>(n);
-  for (let i = 0; i < n; i++) {
-    const index = packed.indexes === undefined ? packed.first + i : packed.indexes[i]!;
-    const data: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) data[columns[c]!] = values[c]![i];
-    const position: SourcePosition = { index };
-    const line = lineOffset === undefined ? (lines?.[i] ?? null) : index + lineOffset;
+  const out = new Array<BatchRow>(packed.n);
+  for (let i = 0; i < packed.n; i++) out[i] = new ColumnarRow(packed, i);
+  return out;
+}
+
+/** Row i of a format-3 job (see {@link unpackColumns}). */
+class ColumnarRow implements BatchRow {
+  readonly index: number;
+  readonly #packed: ColumnarRows;
+  readonly #i: number;
+  /** A mapping assigned by the code that writes (lookups resolved), kept as given. */
+  #mapped: MappedRow | undefined;
+
+  constructor(packed: ColumnarRows, i: number) {
+    this.#packed = packed;
+    this.#i = i;
+    this.index = packed.indexes === undefined ? packed.first + i : packed.indexes[i]!;
+  }
+
+  /** `source.position` (and `mapped.position`), without building the rest. */
+  get position(): SourcePosition {
+    const { lineOffset, lines } = this.#packed;
+    const position: SourcePosition = { index: this.index };
+    const line = lineOffset === undefined ? (lines?.[this.#i] ?? null) : this.index + lineOffset;
     if (line !== null) position.line = line;
-    const source: SourceRecord = { data, position };
+    return position;
+  }
+
+  get source(): SourceRecord {
+    const { columns, values } = this.#packed;
+    const data: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) data[columns[c]!] = values[c]![this.#i];
+    return { data, position: this.position };
+  }
+
+  get mapped(): MappedRow {
+    if (this.#mapped !== undefined) return this.#mapped;
+    const { values, fieldIds, fields, keys, hash } = this.#packed;
+    const i = this.#i;
     const mappedFields = new Array<FieldValue>(fields.length);
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
@@ -176,16 +217,54 @@ export function unpackColumns(packed: ColumnarRows): BatchRow[] {
           : [field.d[field.r[i]!]!];
       mappedFields[f] = { id: fieldIds[f]!, value };
     }
-    const row: BatchRow = {
-      index,
-      source,
-      mapped: { ok: true, fields: mappedFields, hash: typeof hash === 'string' ? hash : hash[i]!, position },
+    const mapped: MappedRow = {
+      ok: true,
+      fields: mappedFields,
+      hash: typeof hash === 'string' ? hash : hash[i]!,
+      position: this.position,
     };
     const key = keys?.[i] ?? null;
-    if (key !== null) row.mapped.key = key;
-    out[i] = row;
+    if (key !== null) mapped.key = key;
+    return mapped;
   }
-  return out;
+
+  set mapped(mapped: MappedRow) {
+    this.#mapped = mapped;
+  }
+
+  /** `mapped.key`, without building the fields. */
+  get key(): string | undefined {
+    if (this.#mapped !== undefined) return this.#mapped.key;
+    return this.#packed.keys?.[this.#i] ?? undefined;
+  }
+
+  /** `mapped.hash`, without building the fields. */
+  get hash(): string {
+    if (this.#mapped !== undefined) return this.#mapped.hash;
+    const { hash } = this.#packed;
+    return typeof hash === 'string' ? hash : hash[this.#i]!;
+  }
+
+  /** What `JSON.stringify` writes of a row built whole. */
+  toJSON(): BatchRow {
+    return { index: this.index, source: this.source, mapped: this.mapped };
+  }
+}
+
+/** What a row's bookkeeping reads (key index, outcomes, dead letters): no fields, no data. */
+export interface RowMarks {
+  position: SourcePosition;
+  key: string | undefined;
+  hash: string;
+}
+
+/**
+ * A row's position, key and hash, read without building a view's source and fields:
+ * classifying rows and recording what landed read only these, several times a row.
+ */
+export function marksOf(row: BatchRow): RowMarks {
+  if (row instanceof ColumnarRow) return row;
+  return { position: row.source.position, key: row.mapped.key, hash: row.mapped.hash };
 }
 
 /** Whether `value` has the shape of {@link ColumnarRows} (job data read from Redis). */

@@ -1,4 +1,5 @@
 import type { BatchRow } from './batch-row.ts';
+import { marksOf } from './columnar-rows.ts';
 import { rowIdentity } from './state/dead-letter-entry.ts';
 import type { DeadLetterStore } from './state/dead-letter-store.ts';
 import type { RowOutcome, RunStore } from './state/run-store.ts';
@@ -22,7 +23,8 @@ export async function resolveLanded(
   for (const row of rows) {
     const outcome = outcomes.get(row.index);
     if (outcome === undefined || !LANDED_OUTCOMES.has(outcome)) continue;
-    const identity = rowIdentity(row.source.position, row.mapped.key);
+    const { position, key } = marksOf(row);
+    const identity = rowIdentity(position, key);
     if (identity !== undefined) identities.push(identity);
   }
   if (identities.length === 0) return 0;

@@ -5,6 +5,7 @@ import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
 import { RunStoppedError } from './run-stopped-error.ts';
 import { classifyRow } from './classify-row.ts';
+import { marksOf } from './columnar-rows.ts';
 import { inPool } from './in-pool.ts';
 import type { SyncContext } from './sync-context.ts';
 import { keyOfRecord } from './key-of-record.ts';
@@ -77,16 +78,17 @@ async function reconcilePending(
     });
     return [];
   }
-  const found = await ctx.lookupKeys(pending.map((r) => r.mapped.key ?? ''));
+  const found = await ctx.lookupKeys(pending.map((r) => marksOf(r).key ?? ''));
   const again: BatchRow[] = [];
   const landed = new Map<number, RowOutcome>();
   const indexed = new Map<string, { rowId: string; hash: string }>();
   for (const row of pending) {
-    const rowId = found.get(row.mapped.key ?? '');
+    const { key, hash } = marksOf(row);
+    const rowId = found.get(key ?? '');
     if (rowId === undefined) again.push(row);
     else {
       landed.set(row.index, 'created');
-      indexed.set(row.mapped.key ?? '', { rowId, hash: row.mapped.hash });
+      indexed.set(key ?? '', { rowId, hash });
     }
   }
   await ctx.index?.setMany(indexed);
@@ -102,12 +104,13 @@ async function classify(
   outcomes: BatchOutcomes,
 ): Promise<{ creates: BatchRow[]; updates: Array<{ row: BatchRow; rowId: string }> }> {
   if (ctx.mode === 'append' || ctx.index === undefined) return { creates: rows, updates: [] };
-  const entries = await ctx.index.getMany(rows.map((r) => r.mapped.key ?? ''));
+  const entries = await ctx.index.getMany(rows.map((r) => marksOf(r).key ?? ''));
   const creates: BatchRow[] = [];
   const updates: Array<{ row: BatchRow; rowId: string }> = [];
   const settled = new Map<number, RowOutcome>();
   for (const row of rows) {
-    const decided = classifyRow(ctx.mode, entries.get(row.mapped.key ?? ''), row.mapped.hash, !ctx.full);
+    const { key, hash } = marksOf(row);
+    const decided = classifyRow(ctx.mode, entries.get(key ?? ''), hash, !ctx.full);
     if (decided.kind === 'skip') settled.set(row.index, 'skipped');
     else if (decided.kind === 'create') creates.push(row);
     else if (decided.kind === 'unchanged') settled.set(row.index, 'unchanged');
@@ -115,6 +118,18 @@ async function classify(
   }
   await record(ctx, outcomes, settled);
   return { creates, updates };
+}
+
+/**
+ * The batch create of `chunk`. Not async, so that the request's row objects (built from
+ * the rows for the body, which the client writes to bytes at once) are not held by a
+ * frame waiting for the answer: they die young instead of being promoted.
+ */
+function sendCreate(ctx: SyncContext, chunk: readonly BatchRow[]): Promise<{ rowIds: unknown }> {
+  return ctx.rows.batchCreate(ctx.worksheetId, {
+    rows: chunk.map((r) => ({ fields: r.mapped.fields })),
+    triggerWorkflow: ctx.triggerWorkflow,
+  });
 }
 
 async function createChunk(
@@ -127,10 +142,7 @@ async function createChunk(
   await record(ctx, outcomes, new Map(chunk.map((r) => [r.index, 'pending'] as const)));
   let rowIds: unknown;
   try {
-    ({ rowIds } = await ctx.rows.batchCreate(ctx.worksheetId, {
-      rows: chunk.map((r) => ({ fields: r.mapped.fields })),
-      triggerWorkflow: ctx.triggerWorkflow,
-    }));
+    ({ rowIds } = await sendCreate(ctx, chunk));
   } catch (err) {
     if (isCategory(err, 'invalid-row', 'conflict')) {
       // Batch create is all-or-nothing (platform notes §2 [U]): halve until the bad rows stand alone.
@@ -270,7 +282,7 @@ async function updateOne(
 
 /** A matched row was deleted meanwhile: upsert and mirror create it again; update reports it. */
 async function rowGone(ctx: SyncContext, rows: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
-  await ctx.index?.removeMany(rows.map((r) => r.mapped.key ?? ''));
+  await ctx.index?.removeMany(rows.map((r) => marksOf(r).key ?? ''));
   if (ctx.mode === 'update') {
     return deadLetter(ctx, outcomes, rows, 'not-found', {
       errorCode: 10007,
@@ -300,7 +312,12 @@ async function landed(
   if (items.length === 0) return;
   if (ctx.index !== undefined) {
     await ctx.index.setMany(
-      new Map(items.map((i) => [i.row.mapped.key ?? '', { rowId: i.rowId, hash: i.row.mapped.hash }])),
+      new Map(
+        items.map((i) => {
+          const { key, hash } = marksOf(i.row);
+          return [key ?? '', { rowId: i.rowId, hash }];
+        }),
+      ),
     );
   }
   await record(ctx, outcomes, new Map(items.map((i) => [i.row.index, i.outcome])));

@@ -33,3 +33,12 @@ export function orderRow(
   if (key !== null) row.mapped.key = key;
   return row;
 }
+
+/**
+ * What the code that writes reads of each row (`index`, `source`, `mapped`), as plain
+ * objects: rows of format 3 are views of their job's columns (src/sync/columnar-rows.ts)
+ * whose `source` and `mapped` are built at each read, so they are compared through it.
+ */
+export function readRows(rows: readonly BatchRow[]): BatchRow[] {
+  return rows.map(({ index, source, mapped }) => ({ index, source, mapped }));
+}

@@ -1,5 +1,6 @@
 import type { AnswerRef } from '../answers/answer-shape-error.ts';
 import type { ApiOperation } from '../create-api-client.ts';
+import { JsonBody } from '../json-body.ts';
 import type { HttpMethod } from '../types.ts';
 
 /** Per-call settings every resource method accepts as its last argument. */
@@ -40,7 +41,8 @@ export function buildOperation(
   const query = compactQuery(parts.query);
   if (query !== undefined) op.query = query;
   const body = parts.body ?? (BODY_METHODS.has(method) ? {} : undefined);
-  if (body !== undefined) op.body = body;
+  // Written to bytes now: the caller's objects are not held while the request waits.
+  if (body !== undefined) op.body = new JsonBody(body);
   if (options.signal !== undefined) op.signal = options.signal;
   return op;
 }

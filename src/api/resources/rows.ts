@@ -8,6 +8,7 @@ import type { BatchUpdateResult, ListRowsBody, ListRowsData, WireRow } from '../
 import { answerRef, buildOperation } from './build-operation.ts';
 import type { JsonObject, QueryParams, RequestOptions } from './build-operation.ts';
 import { pathSegment } from './path-segment.ts';
+import type { AnswerRef } from '../answers/answer-shape-error.ts';
 import type {
   BatchCreateBody,
   BatchCreateResult,
@@ -118,6 +119,14 @@ function checkList(where: string, name: string, value: unknown, nonEmpty: boolea
   if (nonEmpty && value.length === 0) throw new ConfigError(`${where}: ${name} must not be empty`);
 }
 
+async function created(
+  answer: Promise<unknown>,
+  count: number,
+  ref: AnswerRef,
+): Promise<{ rowIds: string[] }> {
+  return { rowIds: parseBatchCreated(await answer, count, ref) };
+}
+
 export function createRowsResource(call: CallFn): RowsResource {
   const base = (where: string, worksheetId: string) =>
     `/v3/app/worksheets/${pathSegment(where, 'worksheetId', worksheetId)}/rows`;
@@ -157,14 +166,18 @@ export function createRowsResource(call: CallFn): RowsResource {
       // `data` is `{}` or absent [C]: nothing to read.
       await call(buildOperation('DELETE', path, true, { body: sent }, options));
     },
-    async batchCreate(worksheetId, body, options) {
-      const path = `${base('rows.batchCreate', worksheetId)}/batch`;
-      checkList('rows.batchCreate', 'rows', body.rows, true);
-      const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
-      const op = buildOperation('POST', path, true, { body: sent }, options);
-      return {
-        rowIds: parseBatchCreated(await call(op), body.rows.length, answerRef('rows.batchCreate', op)),
-      };
+    // Not async: nothing here holds the rows (`body`) while the request waits; the
+    // operation carries them as bytes (../json-body.ts).
+    batchCreate(worksheetId, body, options) {
+      try {
+        const path = `${base('rows.batchCreate', worksheetId)}/batch`;
+        checkList('rows.batchCreate', 'rows', body.rows, true);
+        const sent = { ...body, triggerWorkflow: body.triggerWorkflow ?? false };
+        const op = buildOperation('POST', path, true, { body: sent }, options);
+        return created(call(op), body.rows.length, answerRef('rows.batchCreate', op));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
     },
     async batchUpdate(worksheetId, body, options) {
       const path = `${base('rows.batchUpdate', worksheetId)}/batch`;

@@ -4,7 +4,7 @@ import { packColumns, unpackColumns } from '../../../src/sync/columnar-rows.ts';
 import type { ColumnarRows } from '../../../src/sync/columnar-rows.ts';
 import { packRows, unpackRows } from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
-import { orderRow } from '../../helpers/batch-rows.ts';
+import { orderRow, readRows } from '../../helpers/batch-rows.ts';
 import { seededRandom } from '../../helpers/seeded-random.ts';
 
 /** What a batch job's rows became as objects: one JSON round trip (the oracle). */
@@ -13,7 +13,7 @@ const SOURCES = ['order', 'customer', 'amount', 'status', 'date'];
 const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = SOURCES): BatchRow[] => {
   const packed = packColumns(rows, sources);
   if (packed === undefined) throw new Error('not regular');
-  return unpackColumns(JSON.parse(JSON.stringify(packed)) as ColumnarRows);
+  return readRows(unpackColumns(JSON.parse(JSON.stringify(packed)) as ColumnarRows));
 };
 
 const csvRow = (index: number, order: string, status = 'opt-shipped'): BatchRow =>

@@ -10,7 +10,7 @@ import {
   UnreadableBatchError,
 } from '../../../src/sync/packed-rows.ts';
 import type { PackedRows } from '../../../src/sync/packed-rows.ts';
-import { orderRow } from '../../helpers/batch-rows.ts';
+import { orderRow, readRows } from '../../helpers/batch-rows.ts';
 import { seededRandom } from '../../helpers/seeded-random.ts';
 
 /** What a batch job's rows became before the packing: objects through one JSON round trip. */
@@ -156,7 +156,7 @@ describe('packRows / unpackRows', () => {
     // What this version adds (3 for regular rows), format 2 with and without the field, objects.
     const added = batchJobRows(rows, ORDER_SOURCES);
     expect(added.format).toBe(3);
-    expect(batchRows(stored(added))).toEqual(expected);
+    expect(readRows(batchRows(stored(added)))).toEqual(expected);
     expect(batchRows(stored({ format: 2, packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ rows }))).toEqual(expected);
