@@ -1,6 +1,6 @@
 import type { FieldValue } from '../api/types.ts';
 import type { BatchRow } from './batch-row.ts';
-import type { MappedRow } from './mapping/map-result.ts';
+import type { MappedRow, PendingLookup } from './mapping/map-result.ts';
 import type { SourcePosition, SourceRecord } from './types.ts';
 
 /**
@@ -205,9 +205,18 @@ class ColumnarRow implements BatchRow {
 
   get mapped(): MappedRow {
     if (this.#mapped !== undefined) return this.#mapped;
-    const { values, fieldIds, fields, keys, hash } = this.#packed;
+    const mapped: MappedRow = { ok: true, fields: this.fields, hash: this.hash, position: this.position };
+    const { key } = this;
+    if (key !== undefined) mapped.key = key;
+    return mapped;
+  }
+
+  /** `mapped.fields`, without the rest. */
+  get fields(): FieldValue[] {
+    if (this.#mapped !== undefined) return this.#mapped.fields;
+    const { values, fieldIds, fields } = this.#packed;
     const i = this.#i;
-    const mappedFields = new Array<FieldValue>(fields.length);
+    const out = new Array<FieldValue>(fields.length);
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
       const value = Array.isArray(field)
@@ -215,17 +224,14 @@ class ColumnarRow implements BatchRow {
         : 'c' in field
           ? values[field.c]![i]
           : [field.d[field.r[i]!]!];
-      mappedFields[f] = { id: fieldIds[f]!, value };
+      out[f] = { id: fieldIds[f]!, value };
     }
-    const mapped: MappedRow = {
-      ok: true,
-      fields: mappedFields,
-      hash: typeof hash === 'string' ? hash : hash[i]!,
-      position: this.position,
-    };
-    const key = keys?.[i] ?? null;
-    if (key !== null) mapped.key = key;
-    return mapped;
+    return out;
+  }
+
+  /** `mapped.pending`: rows with lookups to resolve are never written by column. */
+  get pending(): PendingLookup[] | undefined {
+    return this.#mapped?.pending;
   }
 
   set mapped(mapped: MappedRow) {
@@ -256,15 +262,23 @@ export interface RowMarks {
   position: SourcePosition;
   key: string | undefined;
   hash: string;
+  pending: PendingLookup[] | undefined;
 }
 
 /**
- * A row's position, key and hash, read without building a view's source and fields:
- * classifying rows and recording what landed read only these, several times a row.
+ * A row's position, key, hash and pending lookups, read without building a view's source
+ * and fields: classifying rows and recording what landed read only these, several times
+ * a row.
  */
 export function marksOf(row: BatchRow): RowMarks {
   if (row instanceof ColumnarRow) return row;
-  return { position: row.source.position, key: row.mapped.key, hash: row.mapped.hash };
+  const { mapped } = row;
+  return { position: row.source.position, key: mapped.key, hash: mapped.hash, pending: mapped.pending };
+}
+
+/** `row.mapped.fields`, without building the rest of a view's mapping (request bodies). */
+export function fieldsOf(row: BatchRow): FieldValue[] {
+  return row instanceof ColumnarRow ? row.fields : row.mapped.fields;
 }
 
 /** Whether `value` has the shape of {@link ColumnarRows} (job data read from Redis). */

@@ -18,6 +18,7 @@ import type { SyncContext } from './sync-context.ts';
 import type { PreparedJob } from './plan-job.ts';
 import type { NormalisedRow } from '../api/types.ts';
 import type { Failure } from './batch-row.ts';
+import { marksOf } from './columnar-rows.ts';
 
 /** What the sync engine is given by whoever composes it (the queue worker, the CLI). */
 export interface SyncDeps {
@@ -103,7 +104,7 @@ export function createSyncContext(
     log: deps.log,
     async resolveReferences(batch) {
       const failures = new Map<number, Failure>();
-      if (!batch.some((r) => r.mapped.pending !== undefined)) return failures;
+      if (!batch.some((r) => marksOf(r).pending !== undefined)) return failures;
       const resolved = await resolveReferences(
         plan,
         batch.map((r) => r.mapped),

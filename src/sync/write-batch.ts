@@ -5,7 +5,7 @@ import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
 import { RunStoppedError } from './run-stopped-error.ts';
 import { classifyRow } from './classify-row.ts';
-import { marksOf } from './columnar-rows.ts';
+import { fieldsOf, marksOf } from './columnar-rows.ts';
 import { inPool } from './in-pool.ts';
 import type { SyncContext } from './sync-context.ts';
 import { keyOfRecord } from './key-of-record.ts';
@@ -127,7 +127,7 @@ async function classify(
  */
 function sendCreate(ctx: SyncContext, chunk: readonly BatchRow[]): Promise<{ rowIds: unknown }> {
   return ctx.rows.batchCreate(ctx.worksheetId, {
-    rows: chunk.map((r) => ({ fields: r.mapped.fields })),
+    rows: chunk.map((r) => ({ fields: fieldsOf(r) })),
     triggerWorkflow: ctx.triggerWorkflow,
   });
 }
@@ -330,7 +330,7 @@ async function record(
 ): Promise<void> {
   if (items.size === 0) return;
   await ctx.runs.setOutcomes(ctx.runId, items);
-  for (const [index, outcome] of items) outcomes.set(index, outcome);
+  items.forEach((outcome, index) => outcomes.set(index, outcome));
 }
 
 function apiFailure(err: ApiError): Failure {

@@ -228,12 +228,13 @@ export function createOutcomeLedger(
   return {
     async setOutcomes(runId, outcomes) {
       if (outcomes.size === 0) return {};
+      // forEach, not for...of: no [index, outcome] pair is made per row.
       const byOutcome = new Map<RowOutcome, number[]>();
-      for (const [index, outcome] of outcomes) {
+      outcomes.forEach((outcome, index) => {
         const indexes = byOutcome.get(outcome);
         if (indexes === undefined) byOutcome.set(outcome, [index]);
         else indexes.push(index);
-      }
+      });
       const args: string[] = [];
       for (const [outcome, indexes] of byOutcome)
         args.push(OUTCOME_CODES[outcome], rangesArg(indexRanges(indexes)));
