@@ -9,6 +9,8 @@ import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
 import { holdWhileStarting } from './cli/while-starting.ts';
+import { leanHeap, memoryMode } from './cli/memory-mode.ts';
+import type { MemoryMode } from './cli/memory-mode.ts';
 
 const argv = process.argv.slice(2);
 // `rowbridge help run` is `rowbridge run --help`.
@@ -26,8 +28,18 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
   } else {
     // Loading a command's modules would grow V8's young generation to its maximum and
     // bring in its optimizing compilers, both for good (./cli/while-starting.ts).
-    const release = holdWhileStarting();
-    const command = await load().finally(release);
-    process.exitCode = await command.main(args, io);
+    let mode: MemoryMode | undefined;
+    try {
+      mode = memoryMode();
+    } catch (err) {
+      io.err(`rowbridge: ${(err as Error).message}`);
+      process.exitCode = EXIT.usage;
+    }
+    if (mode !== undefined) {
+      const release = holdWhileStarting();
+      const command = await load().finally(release);
+      if (mode === 'lean') leanHeap();
+      process.exitCode = await command.main(args, io);
+    }
   }
 }

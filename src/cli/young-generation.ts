@@ -1,4 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { setByUser } from './v8-flags.ts';
 
 /** V8's default for `--semi-space-growth-factor` (node --v8-options). */
@@ -6,8 +7,8 @@ const DEFAULT_GROWTH_FACTOR = 2;
 
 /**
  * Keeps V8's young generation at its initial size (1 MB a semi-space) while a command
- * starts. The function returned gives it V8's default growth back; calling it twice is
- * harmless.
+ * starts. The function returned gives it V8's default growth back (or the cap of
+ * {@link capYoungGeneration}) once no other hold is open; calling it twice is harmless.
  *
  * Why: starting is loading modules and wiring clients, and nearly everything that
  * allocates lives as long as the process. V8 doubles the young generation after each
@@ -27,11 +28,41 @@ const DEFAULT_GROWTH_FACTOR = 2;
  * NODE_OPTIONS keeps it.
  */
 export function holdYoungGeneration(): () => void {
-  if (setByUser(/semi[-_]space[-_]growth[-_]factor/)) return () => undefined;
-  setFlagsFromString('--semi-space-growth-factor=1');
+  holds += 1;
+  steer();
   let held = true;
   return () => {
-    if (held) setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+    if (held) holds -= 1;
     held = false;
+    steer();
   };
+}
+
+/** Open holds, and the most the young generation may grow to (both semi-spaces), if capped. */
+let holds = 0;
+let capBytes: number | undefined;
+let factor: number | undefined;
+
+/**
+ * Lets the young generation grow as V8 grows it (doubling after a busy scavenge) but not
+ * past `bytes` (both semi-spaces). `--max-semi-space-size` is read only when the heap is
+ * made, so after each garbage collection the growth factor is set to 1 once that size is
+ * reached (and back to V8's 2 should V8 shrink it); holds still keep it at 1. For
+ * ROWBRIDGE_MEMORY=lean (./memory-mode.ts).
+ */
+export function capYoungGeneration(bytes: number): void {
+  if (capBytes === undefined) new PerformanceObserver(steer).observe({ entryTypes: ['gc'] });
+  capBytes = bytes;
+  steer();
+}
+
+function steer(): void {
+  if (setByUser(/semi[-_]space/)) return;
+  let next = holds > 0 ? 1 : DEFAULT_GROWTH_FACTOR;
+  if (next > 1 && capBytes !== undefined) {
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    if (young !== undefined && young.space_size >= capBytes) next = 1;
+  }
+  if (next !== factor) setFlagsFromString(`--semi-space-growth-factor=${next}`);
+  factor = next;
 }
