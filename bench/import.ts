@@ -34,6 +34,10 @@
  * `verified: true` means each loader's worksheet holds exactly `rows` rows and the run
  * report says `rows` created.
  *
+ * `ROWBRIDGE_MEMORY=lean node bench/import.ts ...` measures the run with a bounded heap
+ * (`memory` in the output says which mode was asked for; unset is `fast` on a machine
+ * without a memory limit of 1 GiB or less).
+ *
  * `--repeat N` runs N rounds (steps 2 and 3, each round against a fresh emulator child)
  * and prints the median of each figure, every round's in `rounds`: on two shared cores
  * one round's rows/s moves by 10% from run to run.
@@ -240,6 +244,8 @@ try {
   process.stdout.write(
     `${JSON.stringify({
       rows,
+      // The run's heap mode (README, Scale out): ROWBRIDGE_MEMORY as this bench was given it.
+      memory: process.env.ROWBRIDGE_MEMORY ?? 'unset',
       seconds: med((f) => f.seconds, 2),
       ...figures,
       workerFirstStartRssMb: start!.workerFirstStartRssMb,
