@@ -41,9 +41,9 @@ export interface BatchJobData {
    * format 2 on; without it, `packed` means 2 and `rows` 1.
    */
   format?: number;
-  /** The rows, packed row by row (format 2, sync/packed-rows.ts); null in format 3. */
+  /** The rows, packed row by row (format 2, sync/packed-rows.ts); null in formats 3 and 4. */
   packed?: PackedRows | null;
-  /** The rows by column (format 3, sync/columnar-rows.ts): regular batches. */
+  /** The rows by column (formats 3 and 4, sync/columnar-rows.ts): regular batches. */
   columnar?: ColumnarRows;
   /** The rows as objects: jobs added by versions before the packing, still in Redis. */
   rows?: BatchRow[];

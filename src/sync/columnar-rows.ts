@@ -4,7 +4,7 @@ import type { MappedRow, PendingLookup } from './mapping/map-result.ts';
 import type { SourcePosition, SourceRecord } from './types.ts';
 
 /**
- * Batch rows by column (batch job rows format 3): what a file import's batch job carries.
+ * Batch rows by column (batch job rows formats 3 and 4): what a file import's batch job carries.
  * Each source column and each field is one array for the whole job, instead of an array
  * per row (format 2, ./packed-rows.ts): BullMQ's stringify of the job in the reader and
  * its parse in the worker go over five arrays instead of thousands, and
@@ -13,10 +13,14 @@ import type { SourcePosition, SourceRecord } from './types.ts';
  * - a field whose every value is one option, relation or member id (`["id"]`) is written
  *   as indexes into the job's distinct ids (`{d, r}`);
  * - consecutive indexes, lines at a constant distance from them, no keys and one hash
- *   are written once.
+ *   are written once;
+ * - (format 4) a column or field of strings, none holding DEL, is one string of its
+ *   values joined by DEL (`{j}`): the worker's parse makes one string where it made one
+ *   per row, each alive for the whole job (see {@link JoinedColumn}). Format 3 is the
+ *   same without `{j}`, and is read the same way.
  *
  * On 1,000 orders rows (bench/import.ts): 155 → 86 KB of job data, pack and stringify
- * 0.68 → 0.27 ms, parse and unpack 0.69 → 0.36 ms.
+ * 0.68 → 0.27 ms, parse and unpack 0.69 → 0.36 ms (format 3).
  *
  * Only regular batches are written this way: every record's data has exactly the job's
  * columns, no row has a page, a source id, a cursor, write types or pending lookups, and
@@ -38,14 +42,38 @@ export interface ColumnarRows {
   /** Content hash: one for every row, or one per row. */
   hash: string | string[];
   columns: string[];
-  /** `values[c][i]`: column c of row i's data. */
-  values: unknown[][];
+  /** Column c of row i's data: `values[c][i]`, or the i-th of a {@link Joined} column (format 4). */
+  values: Array<unknown[] | Joined>;
   fieldIds: string[];
   fields: ColumnarField[];
 }
 
-/** A field's values: column c's, `[d[r[i]]]`, or as they are. */
-export type ColumnarField = { c: number } | { d: string[]; r: number[] } | unknown[];
+/**
+ * Strings joined by {@link SEPARATOR} (format 4): a column of strings, none holding the
+ * separator, is one string in the job instead of one per row.
+ */
+export interface Joined {
+  j: string;
+}
+
+/** A field's values: column c's, `[d[r[i]]]`, as they are, or joined strings (format 4). */
+export type ColumnarField = { c: number } | { d: string[]; r: number[] } | Joined | unknown[];
+
+/**
+ * DEL: printable for JSON (no escape, one byte), and not in text people write. A column
+ * with a value that holds it stays an array.
+ */
+const SEPARATOR = '\u007f';
+
+/** `column` as one string when every value is a string without {@link SEPARATOR}. */
+function joined(column: unknown[]): unknown[] | Joined {
+  for (const value of column) if (typeof value !== 'string' || value.includes(SEPARATOR)) return column;
+  return { j: (column as string[]).join(SEPARATOR) };
+}
+
+function isJoined(value: unknown): value is Joined {
+  return typeof (value as Partial<Joined> | null)?.j === 'string';
+}
 
 function isOneId(value: unknown): value is [string] {
   return Array.isArray(value) && value.length === 1 && typeof value[0] === 'string';
@@ -139,7 +167,7 @@ export function packColumns(
       });
       return { d, r };
     }
-    return column;
+    return joined(column);
   });
   return {
     n,
@@ -149,7 +177,7 @@ export function packColumns(
     ...(anyKey ? { keys } : {}),
     hash: oneHash ? head.mapped.hash : hashes,
     columns,
-    values,
+    values: values.map(joined),
     fieldIds,
     fields,
   };
@@ -168,20 +196,76 @@ export function packColumns(
  * Reads are few per row (the request body, the bookkeeping of its outcome).
  */
 export function unpackColumns(packed: ColumnarRows): BatchRow[] {
+  const open = (column: unknown[] | Joined): Column =>
+    isJoined(column) ? new JoinedColumn(column.j, packed.n) : column;
+  const job: OpenJob = {
+    packed,
+    values: packed.values.map(open),
+    fields: packed.fields.map((field) => (isJoined(field) ? open(field) : field)),
+  };
   const out = new Array<BatchRow>(packed.n);
-  for (let i = 0; i < packed.n; i++) out[i] = new ColumnarRow(packed, i);
+  for (let i = 0; i < packed.n; i++) out[i] = new ColumnarRow(job, i);
   return out;
+}
+
+/** A job's columns as its views read them: joined strings opened ({@link JoinedColumn}). */
+interface OpenJob {
+  packed: ColumnarRows;
+  values: Column[];
+  fields: Array<{ c: number } | { d: string[]; r: number[] } | Column>;
+}
+
+type Column = unknown[] | JoinedColumn;
+
+/**
+ * A {@link Joined} column, read value by value: where each value starts is found once
+ * (in an Int32Array, outside the heap's objects), and a value is cut from the string at
+ * each read. Thousands of short strings alive for the whole job were what V8 promoted
+ * most of a job's data (195 of 1,090 MB in a 1M-row import).
+ */
+class JoinedColumn {
+  readonly #text: string;
+  /** Start of value i, and one past the end of the last plus one at `[n]`. */
+  readonly #starts: Int32Array;
+
+  constructor(text: string, n: number) {
+    const starts = new Int32Array(n + 1);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      if (at > text.length)
+        throw new Error(`batch job data: a joined column holds fewer than its ${n} values`);
+      starts[i] = at;
+      const end = text.indexOf(SEPARATOR, at);
+      at = end < 0 ? text.length + 1 : end + 1;
+    }
+    if (at !== text.length + 1)
+      throw new Error(`batch job data: a joined column holds more than its ${n} values`);
+    starts[n] = at;
+    this.#text = text;
+    this.#starts = starts;
+  }
+
+  at(i: number): string {
+    return this.#text.slice(this.#starts[i], this.#starts[i + 1]! - 1);
+  }
+}
+
+function cell(column: Column, i: number): unknown {
+  return Array.isArray(column) ? column[i] : column.at(i);
 }
 
 /** Row i of a format-3 job (see {@link unpackColumns}). */
 class ColumnarRow implements BatchRow {
   readonly index: number;
+  readonly #job: OpenJob;
   readonly #packed: ColumnarRows;
   readonly #i: number;
   /** A mapping assigned by the code that writes (lookups resolved), kept as given. */
   #mapped: MappedRow | undefined;
 
-  constructor(packed: ColumnarRows, i: number) {
+  constructor(job: OpenJob, i: number) {
+    const { packed } = job;
+    this.#job = job;
     this.#packed = packed;
     this.#i = i;
     this.index = packed.indexes === undefined ? packed.first + i : packed.indexes[i]!;
@@ -197,9 +281,10 @@ class ColumnarRow implements BatchRow {
   }
 
   get source(): SourceRecord {
-    const { columns, values } = this.#packed;
+    const { columns } = this.#packed;
+    const { values } = this.#job;
     const data: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) data[columns[c]!] = values[c]![this.#i];
+    for (let c = 0; c < columns.length; c++) data[columns[c]!] = cell(values[c]!, this.#i);
     return { data, position: this.position };
   }
 
@@ -214,16 +299,18 @@ class ColumnarRow implements BatchRow {
   /** `mapped.fields`, without the rest. */
   get fields(): FieldValue[] {
     if (this.#mapped !== undefined) return this.#mapped.fields;
-    const { values, fieldIds, fields } = this.#packed;
+    const { fieldIds } = this.#packed;
+    const { values, fields } = this.#job;
     const i = this.#i;
     const out = new Array<FieldValue>(fields.length);
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
-      const value = Array.isArray(field)
-        ? field[i]
-        : 'c' in field
-          ? values[field.c]![i]
-          : [field.d[field.r[i]!]!];
+      const value =
+        Array.isArray(field) || field instanceof JoinedColumn
+          ? cell(field, i)
+          : 'c' in field
+            ? cell(values[field.c]!, i)
+            : [field.d[field.r[i]!]!];
       out[f] = { id: fieldIds[f]!, value };
     }
     return out;

@@ -172,12 +172,13 @@ export function unpackRows(packed: PackedRows): BatchRow[] {
 
 /**
  * The newest format of batch job rows this version reads and adds: 1 was `rows` as
- * objects, 2 is `packed` (row by row, this file), 3 is `columnar` (./columnar-rows.ts,
- * what regular batches are written in; others stay in 2). A worker refuses formats it
+ * objects, 2 is `packed` (row by row, this file), 3 is `columnar` (./columnar-rows.ts),
+ * 4 is `columnar` whose columns of strings may each be one joined string (what regular
+ * batches are written in; others stay in 2). A worker refuses formats it
  * does not know instead of reading an empty batch: before this check, a worker given
  * rows in a field it did not know completed the job with none written.
  */
-export const BATCH_ROWS_FORMAT = 3;
+export const BATCH_ROWS_FORMAT = 4;
 
 /** A batch job's rows are in a format this version does not read. */
 export class UnreadableBatchError extends Error {
@@ -196,7 +197,7 @@ export function batchRows(data: {
   columnar?: unknown;
 }): BatchRow[] {
   const format = data.format ?? (data.packed === undefined ? 1 : 2);
-  if (format === 3 && isColumnar(data.columnar)) return unpackColumns(data.columnar);
+  if ((format === 4 || format === 3) && isColumnar(data.columnar)) return unpackColumns(data.columnar);
   if (format === 2 && isPacked(data.packed)) return unpackRows(data.packed);
   if (format === 1 && Array.isArray(data.rows)) return data.rows as BatchRow[];
   throw new UnreadableBatchError(
@@ -209,7 +210,7 @@ export function batchRows(data: {
 }
 
 /**
- * A batch job's data for `rows`: format 3 when they are regular, else 2. Format 3 leaves
+ * A batch job's data for `rows`: format 4 when they are regular, else 2. Format 4 (as 3 did) leaves
  * `packed` null on purpose: a worker older than the format check reads `packed` when it
  * is not `undefined`, and fails on null before writing anything, where it would have
  * read a batch of no rows from data it did not know.
@@ -217,11 +218,11 @@ export function batchRows(data: {
 export function batchJobRows(
   rows: readonly BatchRow[],
   fieldSources: ReadonlyArray<string | undefined>,
-): { format: 2; packed: PackedRows } | { format: 3; packed: null; columnar: ColumnarRows } {
+): { format: 2; packed: PackedRows } | { format: 4; packed: null; columnar: ColumnarRows } {
   const columnar = packColumns(rows, fieldSources);
   return columnar === undefined
     ? { format: 2, packed: packRows(rows, fieldSources) }
-    : { format: 3, packed: null, columnar };
+    : { format: 4, packed: null, columnar };
 }
 
 function isPacked(value: unknown): value is PackedRows {

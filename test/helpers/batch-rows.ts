@@ -36,7 +36,7 @@ export function orderRow(
 
 /**
  * What the code that writes reads of each row (`index`, `source`, `mapped`), as plain
- * objects: rows of format 3 are views of their job's columns (src/sync/columnar-rows.ts)
+ * objects: rows of formats 3 and 4 are views of their job's columns (src/sync/columnar-rows.ts)
  * whose `source` and `mapped` are built at each read, so they are compared through it.
  */
 export function readRows(rows: readonly BatchRow[]): BatchRow[] {

@@ -67,7 +67,7 @@ fields: { no: no, amount: amount }
       const job = await queues.batches.getJob('newer');
       expect(await job?.getState()).toBe('failed');
       expect(job?.attemptsMade).toBe(2);
-      expect(job?.failedReason).toMatch(/format 4, newer than this worker reads \(3\).*upgrade every worker/);
+      expect(job?.failedReason).toMatch(/format 5, newer than this worker reads \(4\).*upgrade every worker/);
       // The rows are still there for a worker that reads them.
       expect(job?.data.columnar?.n).toBe(6);
       expect(h.emulator.state.rowCount(ws)).toBe(6);

@@ -19,7 +19,7 @@ const throughRedis = (rows: BatchRow[], sources: Array<string | undefined> = SOU
 const csvRow = (index: number, order: string, status = 'opt-shipped'): BatchRow =>
   orderRow(index, order, { status: [status], key: null, hash: '' });
 
-describe('packColumns / unpackColumns (batch job rows format 3)', () => {
+describe('packColumns / unpackColumns (batch job rows formats 3 and 4)', () => {
   it('gives back CSV rows as the objects did, and as format 2 does, in two thirds of its bytes or less', () => {
     const rows = Array.from({ length: 1000 }, (_, i) =>
       csvRow(2000 + i, `SO-${2000 + i}`, ['opt-a', 'opt-b', 'opt-c'][i % 3]),
@@ -41,6 +41,22 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
     expect(packed.fields[2]).toHaveLength(1000);
     const columnarBytes = JSON.stringify(packed).length;
     expect(columnarBytes).toBeLessThan(0.67 * JSON.stringify(packRows(rows, SOURCES)).length);
+  });
+
+  it('joins a column of strings into one, unless a value holds the separator (DEL) or is not a string', () => {
+    const rows = [csvRow(0, ''), csvRow(1, 'B'), csvRow(2, '')];
+    rows[1]!.source.data.customer = 'Acme\u007fInc';
+    rows[2]!.source.data.amount = 12.5;
+    const packed = packColumns(rows, SOURCES)!;
+    expect(packed.values[0]).toEqual({ j: '\u007fB\u007f' });
+    expect(packed.values[1]).toEqual(['Acme, Inc', 'Acme\u007fInc', 'Acme, Inc']);
+    expect(packed.values[2]).toEqual(['12.50', '12.50', 12.5]);
+    expect(throughRedis(rows)).toEqual(asObjectsDid(rows));
+    // A joined column that does not hold the job's row count is refused before any write.
+    const short = { ...packed, values: [{ j: 'A\u007fB' }, ...packed.values.slice(1)] };
+    expect(() => unpackColumns(short)).toThrow(/joined column holds fewer than its 3 values/);
+    const long = { ...packed, values: [{ j: 'A\u007fB\u007fC\u007fD' }, ...packed.values.slice(1)] };
+    expect(() => unpackColumns(long)).toThrow(/joined column holds more than its 3 values/);
   });
 
   it('keeps keys, hashes, gaps in the indexes and lines that are not at one distance', () => {
@@ -90,7 +106,18 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
   it('round-trips random regular rows exactly as the objects did', () => {
     const next = seededRandom(11);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const texts = ['', 'x', 'Müller, Hans', 'O\'Brien "Paddy"', '日本語', 'a\nb', '0', 'null', ' spaced '];
+    const texts = [
+      '',
+      'x',
+      'Müller, Hans',
+      'O\'Brien "Paddy"',
+      '日本語',
+      'a\nb',
+      '0',
+      'null',
+      ' spaced ',
+      'del\u007fin',
+    ];
     const anyValue = (): unknown =>
       pick<() => unknown>([
         () => pick(texts),
@@ -111,7 +138,7 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
       const start = Math.floor(next() * 1000);
       const keyed = next() < 0.5;
       // Each field the same way in every row (so that each encoding is used), or mixed.
-      const modes = sources.map(() => pick(['copy', 'ids', 'mixed'] as const));
+      const modes = sources.map(() => pick(['copy', 'ids', 'texts', 'mixed'] as const));
       const rows: BatchRow[] = Array.from({ length: n }, (_, i) => {
         const index = next() < 0.9 ? start + i : start + i + 7 * n;
         const position = next() < 0.9 ? { index, line: index + 2 } : { index };
@@ -124,9 +151,11 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
               ? data[from]
               : modes[f] === 'ids'
                 ? [pick(texts)]
-                : from !== undefined && next() < 0.7
-                  ? data[from]
-                  : anyValue(),
+                : modes[f] === 'texts'
+                  ? pick(texts)
+                  : from !== undefined && next() < 0.7
+                    ? data[from]
+                    : anyValue(),
         }));
         const row: BatchRow = {
           index,
@@ -137,9 +166,21 @@ describe('packColumns / unpackColumns (batch job rows format 3)', () => {
         return row;
       });
       expect(throughRedis(rows, sources), `round ${round}`).toEqual(asObjectsDid(rows));
-      for (const field of packColumns(rows, sources)!.fields)
-        encodings.add(Array.isArray(field) ? 'values' : 'c' in field ? 'column' : 'ids');
+      const packed = packColumns(rows, sources)!;
+      for (const field of packed.fields)
+        encodings.add(
+          Array.isArray(field) ? 'values' : 'j' in field ? 'joined' : 'c' in field ? 'column' : 'ids',
+        );
+      for (const column of packed.values)
+        encodings.add(Array.isArray(column) ? 'column values' : 'joined column');
     }
-    expect([...encodings].sort()).toEqual(['column', 'ids', 'values']);
+    expect([...encodings].sort()).toEqual([
+      'column',
+      'column values',
+      'ids',
+      'joined',
+      'joined column',
+      'values',
+    ]);
   });
 });

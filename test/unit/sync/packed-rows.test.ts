@@ -152,20 +152,35 @@ describe('packRows / unpackRows', () => {
     const rows = [csvRow(4, 'A'), csvRow(9, 'B')];
     const stored = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
     const expected = asObjectsDid(rows);
-    expect(BATCH_ROWS_FORMAT).toBe(3);
-    // What this version adds (3 for regular rows), format 2 with and without the field, objects.
+    expect(BATCH_ROWS_FORMAT).toBe(4);
+    // What this version adds (4 for regular rows), format 3 (columns as arrays, what the
+    // version before added), format 2 with and without the field, objects.
     const added = batchJobRows(rows, ORDER_SOURCES);
-    expect(added.format).toBe(3);
+    expect(added.format).toBe(4);
     expect(readRows(batchRows(stored(added)))).toEqual(expected);
+    const asArrays = (c: unknown): unknown =>
+      typeof c === 'object' && c !== null && 'j' in c ? (c as { j: string }).j.split('\u007f') : c;
+    const columnar = added.format === 4 ? added.columnar : undefined;
+    const format3 = {
+      format: 3,
+      packed: null,
+      columnar: {
+        ...columnar!,
+        values: columnar!.values.map(asArrays),
+        fields: columnar!.fields.map(asArrays),
+      },
+    };
+    expect(JSON.stringify(format3)).not.toContain('"j"');
+    expect(readRows(batchRows(stored(format3)))).toEqual(expected);
     expect(batchRows(stored({ format: 2, packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ packed: packRows(rows, ORDER_SOURCES) }))).toEqual(expected);
     expect(batchRows(stored({ rows }))).toEqual(expected);
     expect(batchRows({ rows: [] })).toEqual([]);
     // A newer rowbridge's rows, whatever field they are in: refused, naming what to do.
-    const newerData: Record<string, unknown> = { format: 4, packed: packRows(rows), columnar: added };
+    const newerData: Record<string, unknown> = { format: 5, packed: packRows(rows), columnar: added };
     const newer = () => batchRows(newerData);
     expect(newer).toThrow(UnreadableBatchError);
-    expect(newer).toThrow(/format 4, newer than this worker reads \(3\).*upgrade every worker/);
+    expect(newer).toThrow(/format 5, newer than this worker reads \(4\).*upgrade every worker/);
     const unknownData: Record<string, unknown> = { columnar2: 'x' };
     expect(() => batchRows(unknownData)).toThrow(/no rows this worker can read.*fields columnar2/);
     expect(() => batchRows({ format: 2, rows })).toThrow(UnreadableBatchError);
@@ -173,7 +188,7 @@ describe('packRows / unpackRows', () => {
     expect(() => batchRows({ packed: { rows: 'x' } })).toThrow(UnreadableBatchError);
   });
 
-  it('writes irregular rows in format 2, and format 3 so that a worker before the format check fails on it', () => {
+  it('writes irregular rows in format 2, and format 4 so that a worker before the format check fails on it', () => {
     const rows = [csvRow(0, 'A'), csvRow(1, 'B')];
     rows[1]!.source.cursor = '2024-03-01';
     const irregular = batchJobRows(rows, ORDER_SOURCES);
