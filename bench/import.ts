@@ -246,6 +246,8 @@ try {
       rows,
       // The run's heap mode (README, Scale out): ROWBRIDGE_MEMORY as this bench was given it.
       memory: process.env.ROWBRIDGE_MEMORY ?? 'unset',
+      // glibc's arenas (the Docker image sets 2): what the run was given.
+      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? 'unset',
       seconds: med((f) => f.seconds, 2),
       ...figures,
       workerFirstStartRssMb: start!.workerFirstStartRssMb,
