@@ -16,11 +16,15 @@ const LEAN_UNDER_BYTES = 1024 * MB;
 
 /**
  * The memory mode ROWBRIDGE_MEMORY asks for: `fast` (V8's own sizing: the 1M-row import
- * of bench/import.ts peaks at about 400 MB) or `lean` (about 200 MB, for about a quarter
+ * of bench/import.ts peaks at about 370-400 MB) or `lean` (about 200 MB, for a fifth to a third
  * more CPU; bench/README.md). Unset: `lean` when the process runs under a memory limit
- * of 1 GiB or less (a container's), `fast` otherwise.
+ * of 1 GiB or less (`limit`: a container's, from cgroups; 0 or 2^64 when there is none),
+ * `fast` otherwise.
  */
-export function memoryMode(env: NodeJS.ProcessEnv = process.env): MemoryMode {
+export function memoryMode(
+  env: NodeJS.ProcessEnv = process.env,
+  limit: number = process.constrainedMemory(),
+): MemoryMode {
   const asked = env.ROWBRIDGE_MEMORY?.trim().toLowerCase();
   if (asked === 'lean' || asked === 'fast') return asked;
   if (asked !== undefined && asked !== '') {
@@ -28,7 +32,6 @@ export function memoryMode(env: NodeJS.ProcessEnv = process.env): MemoryMode {
       `ROWBRIDGE_MEMORY must be lean or fast, got "${env.ROWBRIDGE_MEMORY}": lean bounds the heap (about 200 MB for a 1M-row import, more CPU), fast lets V8 size it (about 400 MB)`,
     );
   }
-  const limit = process.constrainedMemory();
   return limit > 0 && limit <= LEAN_UNDER_BYTES ? 'lean' : 'fast';
 }
 
