@@ -56,10 +56,14 @@ export function capYoungGeneration(bytes: number): void {
   steer();
 }
 
+/** The user's own V8 flags win: a growth factor of theirs is never changed, a size of theirs never capped. */
+const userFactor = setByUser(/semi[-_]space[-_]growth[-_]factor/);
+const userSize = setByUser(/semi[-_]space[-_]size/);
+
 function steer(): void {
-  if (setByUser(/semi[-_]space/)) return;
+  if (userFactor) return;
   let next = holds > 0 ? 1 : DEFAULT_GROWTH_FACTOR;
-  if (next > 1 && capBytes !== undefined) {
+  if (next > 1 && capBytes !== undefined && !userSize) {
     const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
     if (young !== undefined && young.space_size >= capBytes) next = 1;
   }
