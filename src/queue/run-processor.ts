@@ -359,6 +359,10 @@ function logFinished(log: Logger, final: RunRecord | undefined, report: unknown)
  * A worker that is stopping cancels its run and chunk jobs (BullMQ's abort signal):
  * they hand themselves back without being charged an attempt, and whichever worker
  * takes them next reads again (batch ids and row outcomes keep that exactly-once).
+ * A job that has failed for good by then (UnrecoverableError: its run is recorded
+ * failed) fails: `run` stops its workers as soon as it sees the run failed, which can be
+ * a moment before the job's own failure reaches the queue, and the job was then handed
+ * back (seen under the full test suite's load).
  */
 async function handBackOnAbort<T>(
   job: Job,
@@ -369,7 +373,8 @@ async function handBackOnAbort<T>(
   try {
     return await work();
   } catch (err) {
-    if (signal?.aborted !== true || err instanceof WaitingChildrenError) throw err;
+    if (signal?.aborted !== true || err instanceof WaitingChildrenError || err instanceof UnrecoverableError)
+      throw err;
     await job.moveToDelayed(Date.now(), token);
     throw new DelayedError();
   }

@@ -147,11 +147,14 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       // What removeOnFail's trimming (or a clean in bull-board) does: the run job goes,
       // its failed batch job stays. The job is moved to failed as `run` exits: under load,
       // a moment after.
+      let state = '';
       await until(
-        async () => (await t.queues.runs.getJobState(runId)) === 'failed',
+        async () => (state = await t.queues.runs.getJobState(runId)) === 'failed',
         10_000,
         'the run job failed',
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message} (it is ${state})`);
+      });
       expect(await t.queues.runs.clean(0, 1000, 'failed')).toEqual([runId]);
       expect(await t.queues.batches.getFailedCount()).toBe(1);
       await t.resumeWritesAll('ledger', runId);
