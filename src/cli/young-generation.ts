@@ -5,6 +5,15 @@ import { setByUser } from './v8-flags.ts';
 /** V8's default for `--semi-space-growth-factor` (node --v8-options). */
 const DEFAULT_GROWTH_FACTOR = 2;
 
+/** The user's own V8 flags win: a growth factor of theirs is never changed, a size of theirs never capped. */
+const userFactor = setByUser(/semi[-_]space[-_]growth[-_]factor/);
+const userSize = setByUser(/semi[-_]space[-_]size/);
+
+/** Holds open, the cap of capYoungGeneration (both semi-spaces), the growth factor last set. */
+let holds = 0;
+let capBytes: number | undefined;
+let factor: number | undefined;
+
 /**
  * Keeps V8's young generation at its initial size (1 MB a semi-space) while a command
  * starts. The function returned gives it V8's default growth back (or the cap of
@@ -38,11 +47,6 @@ export function holdYoungGeneration(): () => void {
   };
 }
 
-/** Open holds, and the most the young generation may grow to (both semi-spaces), if capped. */
-let holds = 0;
-let capBytes: number | undefined;
-let factor: number | undefined;
-
 /**
  * Lets the young generation grow as V8 grows it (doubling after a busy scavenge) but not
  * past `bytes` (both semi-spaces). `--max-semi-space-size` is read only when the heap is
@@ -55,10 +59,6 @@ export function capYoungGeneration(bytes: number): void {
   capBytes = bytes;
   steer();
 }
-
-/** The user's own V8 flags win: a growth factor of theirs is never changed, a size of theirs never capped. */
-const userFactor = setByUser(/semi[-_]space[-_]growth[-_]factor/);
-const userSize = setByUser(/semi[-_]space[-_]size/);
 
 function steer(): void {
   if (userFactor) return;

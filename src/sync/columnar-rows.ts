@@ -196,13 +196,9 @@ export function packColumns(
  * Reads are few per row (the request body, the bookkeeping of its outcome).
  */
 export function unpackColumns(packed: ColumnarRows): BatchRow[] {
-  const open = (column: unknown[] | Joined): Column =>
+  const open = <T>(column: T | Joined): T | JoinedColumn =>
     isJoined(column) ? new JoinedColumn(column.j, packed.n) : column;
-  const job: OpenJob = {
-    packed,
-    values: packed.values.map(open),
-    fields: packed.fields.map((field) => (isJoined(field) ? open(field) : field)),
-  };
+  const job: OpenJob = { packed, values: packed.values.map(open), fields: packed.fields.map(open) };
   const out = new Array<BatchRow>(packed.n);
   for (let i = 0; i < packed.n; i++) out[i] = new ColumnarRow(job, i);
   return out;
@@ -258,7 +254,6 @@ function cell(column: Column, i: number): unknown {
 class ColumnarRow implements BatchRow {
   readonly index: number;
   readonly #job: OpenJob;
-  readonly #packed: ColumnarRows;
   readonly #i: number;
   /** A mapping assigned by the code that writes (lookups resolved), kept as given. */
   #mapped: MappedRow | undefined;
@@ -266,14 +261,13 @@ class ColumnarRow implements BatchRow {
   constructor(job: OpenJob, i: number) {
     const { packed } = job;
     this.#job = job;
-    this.#packed = packed;
     this.#i = i;
     this.index = packed.indexes === undefined ? packed.first + i : packed.indexes[i]!;
   }
 
   /** `source.position` (and `mapped.position`), without building the rest. */
   get position(): SourcePosition {
-    const { lineOffset, lines } = this.#packed;
+    const { lineOffset, lines } = this.#job.packed;
     const position: SourcePosition = { index: this.index };
     const line = lineOffset === undefined ? (lines?.[this.#i] ?? null) : this.index + lineOffset;
     if (line !== null) position.line = line;
@@ -281,7 +275,7 @@ class ColumnarRow implements BatchRow {
   }
 
   get source(): SourceRecord {
-    const { columns } = this.#packed;
+    const { columns } = this.#job.packed;
     const { values } = this.#job;
     const data: Record<string, unknown> = {};
     for (let c = 0; c < columns.length; c++) data[columns[c]!] = cell(values[c]!, this.#i);
@@ -299,7 +293,7 @@ class ColumnarRow implements BatchRow {
   /** `mapped.fields`, without the rest. */
   get fields(): FieldValue[] {
     if (this.#mapped !== undefined) return this.#mapped.fields;
-    const { fieldIds } = this.#packed;
+    const { fieldIds } = this.#job.packed;
     const { values, fields } = this.#job;
     const i = this.#i;
     const out = new Array<FieldValue>(fields.length);
@@ -328,13 +322,13 @@ class ColumnarRow implements BatchRow {
   /** `mapped.key`, without building the fields. */
   get key(): string | undefined {
     if (this.#mapped !== undefined) return this.#mapped.key;
-    return this.#packed.keys?.[this.#i] ?? undefined;
+    return this.#job.packed.keys?.[this.#i] ?? undefined;
   }
 
   /** `mapped.hash`, without building the fields. */
   get hash(): string {
     if (this.#mapped !== undefined) return this.#mapped.hash;
-    const { hash } = this.#packed;
+    const { hash } = this.#job.packed;
     return typeof hash === 'string' ? hash : hash[this.#i]!;
   }
 

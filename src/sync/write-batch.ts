@@ -18,6 +18,9 @@ const MAX_AMBIGUOUS_ROUNDS = 3;
 /** Single-row updates of one batch in flight at once. */
 const SINGLE_UPDATES_AT_ONCE = 4;
 
+/** The row's key as the key index and lookups take it ('' for none). */
+const indexKey = (row: BatchRow): string => marksOf(row).key ?? '';
+
 function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiError {
   return err instanceof ApiError && categories.includes(err.category);
 }
@@ -78,7 +81,7 @@ async function reconcilePending(
     });
     return [];
   }
-  const found = await ctx.lookupKeys(pending.map((r) => marksOf(r).key ?? ''));
+  const found = await ctx.lookupKeys(pending.map(indexKey));
   const again: BatchRow[] = [];
   const landed = new Map<number, RowOutcome>();
   const indexed = new Map<string, { rowId: string; hash: string }>();
@@ -104,7 +107,7 @@ async function classify(
   outcomes: BatchOutcomes,
 ): Promise<{ creates: BatchRow[]; updates: Array<{ row: BatchRow; rowId: string }> }> {
   if (ctx.mode === 'append' || ctx.index === undefined) return { creates: rows, updates: [] };
-  const entries = await ctx.index.getMany(rows.map((r) => marksOf(r).key ?? ''));
+  const entries = await ctx.index.getMany(rows.map(indexKey));
   const creates: BatchRow[] = [];
   const updates: Array<{ row: BatchRow; rowId: string }> = [];
   const settled = new Map<number, RowOutcome>();
@@ -282,7 +285,7 @@ async function updateOne(
 
 /** A matched row was deleted meanwhile: upsert and mirror create it again; update reports it. */
 async function rowGone(ctx: SyncContext, rows: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
-  await ctx.index?.removeMany(rows.map((r) => marksOf(r).key ?? ''));
+  await ctx.index?.removeMany(rows.map(indexKey));
   if (ctx.mode === 'update') {
     return deadLetter(ctx, outcomes, rows, 'not-found', {
       errorCode: 10007,

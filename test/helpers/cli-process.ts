@@ -62,6 +62,12 @@ export function spawnCli(
   return { child, exited, stderr: () => stderr };
 }
 
+/** Kills the children still running (SIGKILL) and empties the list: a test's afterEach. */
+export function killChildren(children: ChildProcess[]): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.length = 0;
+}
+
 /** A Ledger worksheet and job `ledger` reading `rows` entries L-0.. from a CSV; returns the worksheet id. */
 export async function writeLedgerJob(h: Harness, rows: number, mode: 'append' | 'upsert'): Promise<string> {
   const ws = h.createWorksheet({
@@ -83,4 +89,17 @@ fields: { entry: entry, amount: amount }
 `,
   );
   return ws;
+}
+
+/** Job `backfill`: the ledger CSV of {@link writeLedgerJob} upserted, its range read by `amount`. */
+export async function writeBackfillJob(h: Harness): Promise<void> {
+  await h.writeJob(
+    'backfill',
+    `name: backfill
+source: { type: csv, path: ./ledger.csv }
+target: { worksheet: ledger, mode: upsert, key: entry, batchSize: 50 }
+fields: { entry: entry, amount: amount }
+incremental: { cursor: amount }
+`,
+  );
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import { killChildren, spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
 import type { CliProcess } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
@@ -70,8 +70,7 @@ describe('run survives a Redis restart', { timeout: 180_000 }, () => {
   let dir: string | undefined;
   const children: ChildProcess[] = [];
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    children.length = 0;
+    killChildren(children);
     await h?.close().catch(() => undefined);
     h = undefined;
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

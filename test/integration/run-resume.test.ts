@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
-import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import { killChildren, spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
 import type { CliProcess } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
@@ -19,8 +19,7 @@ describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
   const children: ChildProcess[] = [];
   const servers: Server[] = [];
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    children.length = 0;
+    killChildren(children);
     for (const s of servers) s.closeAllConnections();
     for (const s of servers) await new Promise((r) => s.close(r));
     servers.length = 0;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { startOrResumeRun } from '../../src/queue/start-or-resume-run.ts';
-import { writeLedgerJob } from '../helpers/cli-process.ts';
+import { writeBackfillJob, writeLedgerJob } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -29,15 +29,7 @@ describe('a backfill chunk that fails reading its range', () => {
 
   it('fails the run resumable, and resuming it once the file is back writes every row once', async () => {
     const ws = await writeLedgerJob(h, 1500, 'upsert');
-    await h.writeJob(
-      'backfill',
-      `name: backfill
-source: { type: csv, path: ./ledger.csv }
-target: { worksheet: ledger, mode: upsert, key: entry, batchSize: 50 }
-fields: { entry: entry, amount: amount }
-incremental: { cursor: amount }
-`,
-    );
+    await writeBackfillJob(h);
     const csv = await readFile(path.join(h.dir, 'ledger.csv'), 'utf8');
     await rm(path.join(h.dir, 'ledger.csv'));
     h.startWorkers();

@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQueues } from '../../src/queue/queues.ts';
 import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/packed-rows.ts';
-import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import { killChildren, spawnCli, until, writeBackfillJob, writeLedgerJob } from '../helpers/cli-process.ts';
 import type { CliProcess, Finished } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
@@ -23,8 +23,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
   let h: Harness | undefined;
   const children: ChildProcess[] = [];
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    children.length = 0;
+    killChildren(children);
     await h?.close();
     h = undefined;
   });
@@ -167,15 +166,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
     // A backfill is worked by the workers: two processes share it.
     const t = await setUp('unwritten-chunk', 2);
     try {
-      await h!.writeJob(
-        'backfill',
-        `name: backfill
-source: { type: csv, path: ./ledger.csv }
-target: { worksheet: ledger, mode: upsert, key: entry, batchSize: 50 }
-fields: { entry: entry, amount: amount }
-incremental: { cursor: amount }
-`,
-      );
+      await writeBackfillJob(h!);
       const enqueued = await ended(
         cli(['enqueue', 'backfill', '--from', '0', '--to', String(ROWS - 1), '--chunks', '2', '--json']),
       );

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
+import { killChildren, spawnCli, until, writeLedgerJob } from '../helpers/cli-process.ts';
 import { createHarness, REDIS_URL } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -15,8 +15,7 @@ describe('a run begun by the previous version', { timeout: 150_000 }, () => {
   let h: Harness | undefined;
   const children: ChildProcess[] = [];
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    children.length = 0;
+    killChildren(children);
     await h?.close();
     h = undefined;
   });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
+import { killChildren } from '../helpers/cli-process.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
 /** Rows of the SIGINT test. */
@@ -31,7 +32,7 @@ describe('crash safety', () => {
   let h: Harness | undefined;
   const children: ChildProcess[] = [];
   afterEach(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    killChildren(children);
     await h?.close();
     h = undefined;
   });
