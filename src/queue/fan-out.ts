@@ -8,7 +8,8 @@ import type { ReadProgress } from '../sync/read-batches.ts';
 import { settleUnchanged } from '../sync/settle-unchanged.ts';
 import { stateKey } from '../sync/state/redis-types.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
-import type { Source } from '../sync/types.ts';
+import { chunksOf, hasRecordChunks, recordChunks } from '../sync/record-chunks.ts';
+import type { Source, SourceRecord } from '../sync/types.ts';
 import { deadLetterRows } from '../sync/write-batch.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
@@ -219,11 +220,23 @@ function createRoom(parent: Job, limit: number): { take(signal?: AbortSignal): P
   };
 }
 
-/** Shifts a chunk's record ordinals so that rows of different chunks never share one. */
-export async function* offsetIndexes(source: Source, offset: number): Source {
-  for await (const record of source) {
-    yield offset === 0
-      ? record
-      : { ...record, position: { ...record.position, index: record.position.index + offset } };
+/** A record with its ordinal shifted by `offset`. */
+function shifted(record: SourceRecord, offset: number): SourceRecord {
+  return { ...record, position: { ...record.position, index: record.position.index + offset } };
+}
+
+/**
+ * Shifts a chunk's record ordinals so that rows of different chunks never share one. A
+ * source that reads a chunk at a time (sync/record-chunks.ts) still does, shifted.
+ */
+export function offsetIndexes(source: Source, offset: number): Source {
+  if (offset === 0) return source;
+  async function* records(): AsyncGenerator<SourceRecord> {
+    for await (const record of source) yield shifted(record, offset);
   }
+  if (!hasRecordChunks(source)) return records();
+  async function* shiftedChunks(): AsyncGenerator<SourceRecord[]> {
+    for await (const chunk of chunksOf(source)!) yield chunk.map((record) => shifted(record, offset));
+  }
+  return Object.assign(records(), { [recordChunks]: shiftedChunks });
 }

@@ -2,6 +2,7 @@ import { isLaterCursor } from './cursor.ts';
 import { keyFields } from './mapping/compose-key.ts';
 import { mapRecord } from './mapping/map-record.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
+import { chunksOf } from './record-chunks.ts';
 import type { SourceItem } from './sources/source-error.ts';
 import type { SourceRecord } from './types.ts';
 import type { BatchRow, Failure } from './batch-row.ts';
@@ -82,7 +83,8 @@ function describePlace(place: number): string {
  * Maps a source into batches of `batchSize` mapped rows. Records the mapping refuses
  * are handed to `onRejected` (they become dead letters, the run goes on). A key seen
  * earlier in the same run is refused too: two rows racing for one key in two batches
- * is how a sync duplicates rows.
+ * is how a sync duplicates rows. A source that reads a chunk at a time (record-chunks.ts)
+ * is read that way, with the same results.
  */
 export async function* readBatches(
   source: AsyncIterable<SourceRecord>,
@@ -99,7 +101,8 @@ export async function* readBatches(
   let batch: BatchRow[] = [];
   let rejected: RejectedRecord[] = [];
 
-  for await (const record of source) {
+  /** Maps one record into `batch` or `rejected`: the same for both ways of reading. */
+  function take(record: SourceRecord): void {
     progress.read += 1;
     const index = record.position.index;
     if (
@@ -110,11 +113,13 @@ export async function* readBatches(
       progress.cursor = record.cursor;
     }
     const unreadable = (record as SourceItem).error;
-    const oversized = unreadable === undefined ? oversizedCell(record.data, maxCellBytes) : undefined;
-    const result =
-      unreadable === undefined && oversized === undefined
-        ? mapRecord(plan, record.data, { position: record.position })
-        : undefined;
+    if (unreadable !== undefined) {
+      // The source could not parse this record (wrong column count, bad JSON line): it
+      // is dead-lettered with the source's own message and the read goes on.
+      rejected.push({ index, source: record, failure: { message: unreadable.message } });
+      return;
+    }
+    const oversized = oversizedCell(record.data, maxCellBytes);
     if (oversized !== undefined) {
       rejected.push({
         index,
@@ -124,13 +129,11 @@ export async function* readBatches(
           message: `column ${oversized.column} holds ${sizeOf(oversized.bytes)}, over the ${sizeOf(maxCellBytes)} a cell may hold (ROWBRIDGE_MAX_CELL_BYTES); this record was not written`,
         },
       });
-    } else if (unreadable !== undefined) {
-      // The source could not parse this record (wrong column count, bad JSON line): it
-      // is dead-lettered with the source's own message and the read goes on.
-      rejected.push({ index, source: record, failure: { message: unreadable.message } });
-    } else if (result === undefined) {
-      continue;
-    } else if (!result.ok) {
+      return;
+    }
+    // The record is the map context: it has the position, and no object per record is made for it.
+    const result = mapRecord(plan, record.data, record);
+    if (!result.ok) {
       rejected.push({ index, source: record, failure: describeRejection(result.errors) });
     } else if (keyed && result.key !== undefined && firstSeen.has(result.key)) {
       rejected.push({
@@ -151,13 +154,36 @@ export async function* readBatches(
       if (keyed && result.key !== undefined) firstSeen.set(result.key, placeOf(record));
       batch.push({ index, source: record, mapped: result });
     }
-    if (rejected.length >= batchSize) {
-      await options.onRejected(rejected);
-      rejected = [];
+  }
+
+  // Both loops below hand over full lists the same way after each record: rejected
+  // records before the batch holding their neighbours.
+  const chunks = chunksOf(source);
+  if (chunks !== undefined) {
+    for await (const chunk of chunks) {
+      for (const record of chunk) {
+        take(record);
+        if (rejected.length >= batchSize) {
+          await options.onRejected(rejected);
+          rejected = [];
+        }
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
     }
-    if (batch.length >= batchSize) {
-      yield batch;
-      batch = [];
+  } else {
+    for await (const record of source) {
+      take(record);
+      if (rejected.length >= batchSize) {
+        await options.onRejected(rejected);
+        rejected = [];
+      }
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
     }
   }
   if (rejected.length > 0) await options.onRejected(rejected);

@@ -8,6 +8,7 @@
 import { ConfigError } from '../ground/errors.ts';
 import type { SourceSpec } from './sources/source-spec.ts';
 import type { SourceItem } from './sources/source-error.ts';
+import { hasRecordChunks, recordChunks, type ChunkedSource } from './record-chunks.ts';
 import type { FieldMapping } from './types.ts';
 
 /** Records read before the columns are judged (sparse JSON may omit a key in some). */
@@ -98,11 +99,46 @@ export function missingColumnsError(
 }
 
 /**
+ * The chunks of `chunks`, held back until the first {@link COLUMN_SAMPLE} records (or
+ * all, when fewer) have every mapped column: the chunk form of {@link checkSourceColumns}.
+ */
+async function* checkedChunks(
+  job: string,
+  spec: SourceSpec,
+  mappings: readonly FieldMapping[],
+  chunks: AsyncIterable<readonly SourceItem[]>,
+): AsyncGenerator<readonly SourceItem[]> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  // However the read ends (a missing column, the consumer's break, an error), the source is closed.
+  try {
+    const held: Array<readonly SourceItem[]> = [];
+    const samples: Array<Record<string, unknown>> = [];
+    while (samples.length < COLUMN_SAMPLE) {
+      const next = await iterator.next();
+      if (next.done === true) break;
+      held.push(next.value);
+      for (const item of next.value) {
+        if (samples.length === COLUMN_SAMPLE) break;
+        if (item.error === undefined) samples.push(item.data);
+      }
+    }
+    const problem = missingColumnsError(job, spec, mappings, samples);
+    if (problem !== undefined) throw problem;
+    // The sample is passed on chunk by chunk, none of it held for the rest of the read.
+    while (held.length > 0) yield held.shift()!;
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/**
  * Passes the records of `source` through once the first {@link COLUMN_SAMPLE} of them
  * (or all, when fewer) have every mapped column; throws before yielding anything
  * otherwise, so no batch of a mistyped mapping is ever written. After the sample it
  * hands each `next()` to the source's own iterator: an async generator in between cost
- * about a microsecond per record (1M-row import, bench/import.ts).
+ * about a microsecond per record (1M-row import, bench/import.ts). A source that reads a
+ * chunk at a time (record-chunks.ts) is checked the same way in that form too.
  */
 export function checkSourceColumns(
   job: string,
@@ -110,7 +146,7 @@ export function checkSourceColumns(
   mappings: readonly FieldMapping[],
   source: AsyncIterable<SourceItem>,
 ): AsyncIterable<SourceItem> {
-  return {
+  const checked: AsyncIterable<SourceItem> & Partial<ChunkedSource<SourceItem>> = {
     [Symbol.asyncIterator](): AsyncIterator<SourceItem> {
       const iterator = source[Symbol.asyncIterator]();
       let buffered: SourceItem[] | undefined;
@@ -157,4 +193,7 @@ export function checkSourceColumns(
       return { next, return: close };
     },
   };
+  if (hasRecordChunks(source))
+    checked[recordChunks] = () => checkedChunks(job, spec, mappings, source[recordChunks]());
+  return checked;
 }

@@ -7,7 +7,8 @@ import type { SourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import type { SourceItem } from './source-error.ts';
 import { readSetting } from '../../../config/settings.ts';
-import { readCsvSource } from './csv-source.ts';
+import { withRecordChunks } from '../record-chunks.ts';
+import { readCsvChunks, readCsvSource } from './csv-source.ts';
 import { resolveDataFile } from './file-input.ts';
 import { readHttpSource } from './http-source.ts';
 import { readJsonSource } from './json-source.ts';
@@ -19,11 +20,11 @@ import { readWorksheetSource } from './worksheet-source.ts';
  * resolved) before the reader opens it. Without the setting the reader gets the spec as
  * written, so its messages keep the path the job spec wrote.
  */
-async function* confined<S extends { path: string }>(
+async function* confined<S extends { path: string }, T>(
   spec: S,
   deps: SourceDeps,
-  read: (spec: S, deps: SourceDeps) => AsyncGenerator<SourceItem>,
-): AsyncGenerator<SourceItem> {
+  read: (spec: S, deps: SourceDeps) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
   const path = await resolveDataFile(spec.path, deps.baseDir, deps.env, 'source.path');
   yield* read({ ...spec, path }, deps);
 }
@@ -36,7 +37,10 @@ export function createSource(spec: SourceSpec, deps: SourceDeps): AsyncGenerator
   const dataDir = readSetting('dataDir', deps.env) !== undefined;
   switch (spec.type) {
     case 'csv':
-      return dataDir ? confined(spec, deps, readCsvSource) : readCsvSource(spec, deps);
+      // Records a chunk at a time too (record-chunks.ts), for the engine's own reader.
+      return dataDir
+        ? withRecordChunks(() => confined(spec, deps, readCsvChunks), deps.signal)
+        : readCsvSource(spec, deps);
     case 'ndjson':
       return dataDir ? confined(spec, deps, readNdjsonSource) : readNdjsonSource(spec, deps);
     case 'json':

@@ -13,6 +13,7 @@ import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter } from './cursor-filter.ts';
 import { readCsvRecords } from './csv-records.ts';
 import { openSourceFile } from './file-input.ts';
+import { withRecordChunks, type ChunkedSource } from '../record-chunks.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
 function checkHeader(names: readonly string[], file: string, line: number): string[] {
@@ -59,10 +60,15 @@ function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec, lineOff
   });
 }
 
-/** Streams the records of a CSV file. */
-export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem> {
+/**
+ * Streams the records of a CSV file, a file chunk's records at a time (see
+ * record-chunks.ts: a consumer that takes chunks skips the per-record async iteration).
+ */
+export async function* readCsvChunks(spec: CsvSourceSpec, deps: SourceDeps): AsyncGenerator<SourceItem[]> {
   // Before the file is opened: a range read without a cursor field fails without leaking it.
   const keep = createCursorFilter(deps.since, deps.cursorField, deps, `csv source ${spec.path}`);
+  // Without a cursor field every record is kept: no decision object per record.
+  const filtered = deps.cursorField !== undefined;
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { signal: deps.signal });
   let header: string[] | undefined;
   let index = 0;
@@ -71,8 +77,10 @@ export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): Asy
       onCsvError: (err, lineOffset) => fatalCsvError(err, file, spec, lineOffset),
     });
     for await (const batch of batches) {
+      // A chunk is built without awaiting, so an abort can only have landed before it.
+      deps.signal?.throwIfAborted();
+      const items: SourceItem[] = [];
       for (const { fields: record, line } of batch) {
-        deps.signal?.throwIfAborted();
         if (header === undefined) {
           if (spec.header ?? true) {
             header = checkHeader(record, file, line);
@@ -82,23 +90,42 @@ export async function* readCsvSource(spec: CsvSourceSpec, deps: SourceDeps): Asy
         }
         if (record.length !== header.length) {
           const what = spec.header === false ? 'the first row has' : 'the header has';
-          yield invalidRecord(
-            { index: index++, line },
-            `${file} line ${line}: ${record.length} fields, but ${what} ${header.length}`,
+          items.push(
+            invalidRecord(
+              { index: index++, line },
+              `${file} line ${line}: ${record.length} fields, but ${what} ${header.length}`,
+            ),
           );
           continue;
         }
         // Plain loops and no spread: this runs once per record, a million times in a big import.
         const data: Record<string, unknown> = {};
         for (let i = 0; i < header.length; i++) data[header[i]!] = record[i];
+        if (!filtered) {
+          items.push({ data, position: { index: index++, line } });
+          continue;
+        }
         const decision = keep(data);
         if (!decision.keep) continue;
         const position = { index: index++, line };
-        yield 'cursor' in decision ? { data, position, cursor: decision.cursor } : { data, position };
+        items.push('cursor' in decision ? { data, position, cursor: decision.cursor } : { data, position });
       }
+      if (items.length > 0) yield items;
     }
+  } catch (err) {
+    // An abort while the file is read errors the stream; the read ends with the abort itself.
+    deps.signal?.throwIfAborted();
+    throw err;
   } finally {
     // However the read ends (the end, an error, a consumer's break), the file is closed.
     stream.destroy();
   }
+}
+
+/** Streams the records of a CSV file: one at a time, or a chunk at a time through `recordChunks`. */
+export function readCsvSource(
+  spec: CsvSourceSpec,
+  deps: SourceDeps,
+): AsyncGenerator<SourceItem> & ChunkedSource<SourceItem> {
+  return withRecordChunks(() => readCsvChunks(spec, deps), deps.signal);
 }
