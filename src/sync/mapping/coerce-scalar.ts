@@ -50,6 +50,23 @@ export function createTextCoercer(type: TextLikeType): Coercer {
   return asText;
 }
 
+/**
+ * `-12.50`, `7`: a sign, digits, a point and digits, as most numbers in a file are, told
+ * without the two regexes below (a quarter of a million-row import's number coercion).
+ * Everything this accepts, they accept too.
+ */
+function isPlainDecimal(text: string): boolean {
+  let k = text.charCodeAt(0) === 43 || text.charCodeAt(0) === 45 ? 1 : 0; // + -
+  const start = k;
+  while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k += 1;
+  if (k === start) return false;
+  if (k === text.length) return true;
+  if (text.charCodeAt(k) !== 46) return false; // .
+  const point = (k += 1);
+  while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k += 1;
+  return k > point && k === text.length;
+}
+
 export function createNumberCoercer(type: NumericType): Coercer {
   const wantsInteger = type === 'Rating';
   const check = (n: number): number | CoerceFailure => {
@@ -68,6 +85,7 @@ export function createNumberCoercer(type: NumericType): Coercer {
     }
     if (typeof raw !== 'string') return new CoerceFailure(`expected a number, got ${kindOf(raw)}`);
     const text = raw.trim();
+    if (isPlainDecimal(text)) return check(Number(text));
     if (!DECIMAL.test(text) || !HAS_DIGIT.test(text)) {
       return new CoerceFailure('not a number: expected a plain decimal like 1234.5 or 1,234.50');
     }

@@ -7,6 +7,7 @@ import type { WorksheetField } from '../../api/types.ts';
 import type { FieldMapping } from '../types.ts';
 import { type Coercer } from './coerce-result.ts';
 import { createDateCoercer } from './coerce-date.ts';
+import { memoize } from './memo-coercer.ts';
 import { createAttachmentCoercer, createReferenceCoercer, createTableCoercer } from './coerce-reference.ts';
 import {
   createCheckboxCoercer,
@@ -90,7 +91,8 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
     case 'Date':
     case 'DateTime':
     case 'Time':
-      return plain(createDateCoercer(type, { format: mapping.format, source, target }));
+      // Pure for the field's format and zones, and dates repeat: ./memo-coercer.ts.
+      return plain(memoize(createDateCoercer(type, { format: mapping.format, source, target })));
     case 'Region':
       return plain(createRegionCoercer());
     case 'SingleSelect':

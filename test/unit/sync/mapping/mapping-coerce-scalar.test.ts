@@ -4,6 +4,7 @@ import { mapRecord } from '../../../../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../../../../src/sync/mapping/map-result.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
 import type { FieldMapping } from '../../../../src/sync/types.ts';
+import { seededRandom } from '../../../helpers/seeded-random.ts';
 
 function planFor(field: WorksheetField, mapping: Partial<FieldMapping> = {}) {
   return validateMapping(
@@ -86,6 +87,26 @@ describe('numbers', () => {
     expect(reasonOf(mapOne(qty, '12,34.5'))).toMatch(/not a number/);
     expect(reasonOf(mapOne(qty, Number.NaN))).toMatch(/finite number/);
     expect(reasonOf(mapOne(qty, 2n ** 60n))).toMatch(/too large/);
+  });
+
+  it('reads 20,000 random texts of signs, digits, points and commas as the decimal rule says', () => {
+    // The rule: an optional sign, digits (thousands separated by commas or none), an
+    // optional point and digits, at least one digit; the number is the text without commas.
+    const rule = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
+    const random = seededRandom(20261126);
+    const plan = planFor(qty);
+    for (let round = 0; round < 20_000; round++) {
+      const length = 1 + Math.floor(random() * 9);
+      let text = '';
+      for (let k = 0; k < length; k++) text += '+-0123456789.,5 '[Math.floor(random() * 16)];
+      const result = mapRecord(plan, { col: text });
+      const trimmed = text.trim();
+      if (trimmed === '') continue; // empty: not coerced
+      if (rule.test(trimmed) && /\d/.test(trimmed)) {
+        const expected = Number(trimmed.replaceAll(',', ''));
+        expect(valueOf(result), JSON.stringify(text)).toBe(expected === 0 ? 0 : expected);
+      } else expect(reasonOf(result), JSON.stringify(text)).toMatch(/not a number/);
+    }
   });
 
   it('wants whole, non-negative ratings', () => {
