@@ -51,6 +51,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { arenaRestart, LEAN_MALLOC_ARENAS } from '../src/cli/malloc-arenas.ts';
+import { memoryMode } from '../src/cli/memory-mode.ts';
 import { bareLoad } from './lib/bare-loader.ts';
 import { benchEnv } from './lib/bench-env.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
@@ -246,8 +248,11 @@ try {
       rows,
       // The run's heap mode (README, Scale out): ROWBRIDGE_MEMORY as this bench was given it.
       memory: process.env.ROWBRIDGE_MEMORY ?? 'unset',
-      // glibc's arenas (the Docker image sets 2): what the run was given.
-      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? 'unset',
+      // glibc's arenas the run had: as given (the Docker image sets 2), or the 2 that a
+      // lean run sets for itself (src/cli/malloc-arenas.ts).
+      mallocArenaMax:
+        process.env.MALLOC_ARENA_MAX ??
+        (memoryMode() === 'lean' && arenaRestart() !== undefined ? LEAN_MALLOC_ARENAS : 'unset'),
       seconds: med((f) => f.seconds, 2),
       ...figures,
       workerFirstStartRssMb: start!.workerFirstStartRssMb,

@@ -9,6 +9,7 @@ import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
 import { holdWhileStarting } from './cli/while-starting.ts';
+import { limitMallocArenas } from './cli/malloc-arenas.ts';
 import { leanHeap, memoryMode } from './cli/memory-mode.ts';
 import type { MemoryMode } from './cli/memory-mode.ts';
 
@@ -36,6 +37,8 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
       process.exitCode = EXIT.usage;
     }
     if (mode !== undefined) {
+      // May start the process again with fewer malloc arenas (./cli/malloc-arenas.ts).
+      if (mode === 'lean') limitMallocArenas();
       const release = holdWhileStarting();
       const command = await load().finally(release);
       if (mode === 'lean') leanHeap();

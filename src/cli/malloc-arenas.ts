@@ -1,0 +1,47 @@
+/**
+ * glibc's malloc gives each thread that allocates under contention an arena of its own
+ * (up to eight per core), and keeps what was freed in each. V8's compiler and
+ * garbage-collector threads allocate that way: at the peak of the 1M-row import in `lean`
+ * mode about 110 of its 200 MB were outside V8's heap and buffers. Two arenas
+ * (MALLOC_ARENA_MAX=2, which the Docker image sets) took the peak from 194-220 MB
+ * (median 208) to 182-193 (median 182), with no more CPU (bench/README.md, "Import,
+ * session 7").
+ *
+ * glibc reads the variable once, as the process starts. So a `lean` command that finds it
+ * unset starts itself again with it set: `process.execve` replaces the process in place
+ * (same pid, same standard streams, the same arguments and flags), before anything of the
+ * command has started. A value the user set is left as it is.
+ */
+
+/** The arenas `lean` asks glibc for. */
+export const LEAN_MALLOC_ARENAS = '2';
+
+export interface ArenaRestart {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * What to start again with MALLOC_ARENA_MAX set, or undefined when there is nothing to
+ * do: not Linux (another malloc), the variable already set (by the user, or by this on
+ * the first start), or a Node without `process.execve`.
+ */
+export function arenaRestart(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  canExec: boolean = typeof process.execve === 'function',
+): ArenaRestart | undefined {
+  if (platform !== 'linux' || env.MALLOC_ARENA_MAX !== undefined || !canExec) return undefined;
+  return {
+    file: process.execPath,
+    args: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    env: { ...env, MALLOC_ARENA_MAX: LEAN_MALLOC_ARENAS },
+  };
+}
+
+/** Starts this process again with MALLOC_ARENA_MAX set when {@link arenaRestart} says so; else returns. */
+export function limitMallocArenas(): void {
+  const restart = arenaRestart();
+  if (restart !== undefined) process.execve!(restart.file, restart.args, restart.env);
+}

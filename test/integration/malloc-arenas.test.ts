@@ -1,0 +1,66 @@
+/**
+ * `lean` starts itself again with MALLOC_ARENA_MAX=2 (src/cli/malloc-arenas.ts): the
+ * worker a user starts has it in its environment, in the same process (pid), and a
+ * value the user set, or `fast`, is left alone.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { arenaRestart } from '../../src/cli/malloc-arenas.ts';
+import { killChildren, until } from '../helpers/cli-process.ts';
+import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/rowbridge.js');
+const PREFIX = `rbtest-arenas-${process.pid}`;
+const children: ChildProcess[] = [];
+afterEach(() => killChildren(children));
+afterAll(() => deleteKeys(`${PREFIX}*`));
+
+/** MALLOC_ARENA_MAX as the started worker's process has it (undefined: not set). */
+async function workerArenas(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const base = { ...process.env };
+  delete base.MALLOC_ARENA_MAX;
+  const child = spawn(process.execPath, [BIN, 'worker', '--no-schedules', '--concurrency', '1'], {
+    env: {
+      ...base,
+      ROWBRIDGE_QUEUE_PREFIX: `rbtest-arenas-${process.pid}`,
+      ROWBRIDGE_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  await until(() => out.includes('worker started') || child.exitCode !== null, 30_000, 'the worker to start');
+  expect(out).toContain('worker started');
+  // The process spawned is the one running: started again in place, not as a child.
+  const environ = await readFile(`/proc/${child.pid}/environ`, 'utf8');
+  const entry = environ.split('\0').find((e) => e.startsWith('MALLOC_ARENA_MAX='));
+  return entry?.slice('MALLOC_ARENA_MAX='.length);
+}
+
+describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
+  it('a lean worker runs with two arenas; fast, or a value of the user, is left as it is', async () => {
+    const [lean, fast, own] = await Promise.all([
+      workerArenas({ ROWBRIDGE_MEMORY: 'lean' }),
+      workerArenas({ ROWBRIDGE_MEMORY: 'fast' }),
+      workerArenas({ ROWBRIDGE_MEMORY: 'lean', MALLOC_ARENA_MAX: '4' }),
+    ]);
+    expect({ lean, fast, own }).toEqual({ lean: '2', fast: undefined, own: '4' });
+  });
+
+  it('starts again only on Linux, with the variable unset, where Node can', () => {
+    expect(arenaRestart({}, 'linux', true)).toMatchObject({
+      file: process.execPath,
+      args: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+      env: { MALLOC_ARENA_MAX: '2' },
+    });
+    expect(arenaRestart({}, 'darwin', true)).toBeUndefined();
+    expect(arenaRestart({ MALLOC_ARENA_MAX: '8' }, 'linux', true)).toBeUndefined();
+    expect(arenaRestart({}, 'linux', false)).toBeUndefined();
+  });
+});
