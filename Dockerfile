@@ -16,7 +16,9 @@ FROM node:24-slim
 # turns it on): without it every start loads an 18 MB compiler. /tmp is the node user's.
 # MALLOC_ARENA_MAX=2: glibc gives each thread that mallocs (V8's compiler and GC helpers)
 # an arena of its own and keeps what was freed in it; two arenas held a 1M-row import
-# at 189 MB instead of 210 MB, at the same CPU (bench/README.md, session 6).
+# at 189 MB instead of 210 MB, at the same CPU (bench/README.md, session 6). A lean
+# command (the default) sets it for itself when unset; set here, fast has it too, and no
+# command starts twice.
 ENV NODE_ENV=production \
     OPS_PORT=9464 \
     NODE_COMPILE_CACHE=/tmp/node-compile-cache \

@@ -34,9 +34,9 @@
  * `verified: true` means each loader's worksheet holds exactly `rows` rows and the run
  * report says `rows` created.
  *
- * `ROWBRIDGE_MEMORY=lean node bench/import.ts ...` measures the run with a bounded heap
- * (`memory` in the output says which mode was asked for; unset is `fast` on a machine
- * without a memory limit of 1 GiB or less).
+ * The run's memory mode is ROWBRIDGE_MEMORY as this bench is given it: `lean` (the default,
+ * a bounded heap and two malloc arenas) or `fast` (`ROWBRIDGE_MEMORY=fast node
+ * bench/import.ts ...`); `memory` and `mallocArenaMax` in the output say which it ran.
  *
  * `--repeat N` runs N rounds (steps 2 and 3, each round against a fresh emulator child)
  * and prints the median of each figure, every round's in `rounds`: on two shared cores
@@ -246,8 +246,8 @@ try {
   process.stdout.write(
     `${JSON.stringify({
       rows,
-      // The run's heap mode (README, Scale out): ROWBRIDGE_MEMORY as this bench was given it.
-      memory: process.env.ROWBRIDGE_MEMORY ?? 'unset',
+      // The run's memory mode (README, Scale out), from ROWBRIDGE_MEMORY as this bench was given it.
+      memory: memoryMode(),
       // glibc's arenas the run had: as given (the Docker image sets 2), or the 2 that a
       // lean run sets for itself (src/cli/malloc-arenas.ts).
       mallocArenaMax:

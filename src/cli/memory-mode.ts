@@ -11,28 +11,24 @@ const MB = 1024 * 1024;
 const LEAN_SEMI_SPACE_MB = 16;
 /** `lean`: the old generation grows this much past what a full collection kept (V8: up to 300%). */
 const LEAN_HEAP_GROWING_PERCENT = 50;
-/** Without ROWBRIDGE_MEMORY, `lean` in a container or cgroup limited to this much or less. */
-const LEAN_UNDER_BYTES = 1024 * MB;
 
 /**
- * The memory mode ROWBRIDGE_MEMORY asks for: `fast` (V8's own sizing: the 1M-row import
- * of bench/import.ts peaks at about 370-400 MB) or `lean` (about 200 MB, for a fifth to a third
- * more CPU; bench/README.md). Unset: `lean` when the process runs under a memory limit
- * of 1 GiB or less (`limit`: a container's, from cgroups; 0 or 2^64 when there is none),
- * `fast` otherwise.
+ * The memory mode ROWBRIDGE_MEMORY asks for: `lean` (the default: the 1M-row import of
+ * bench/import.ts peaks at about 185 MB) or `fast` (V8's own sizing: about 375 MB, for
+ * about a tenth less CPU; bench/README.md, "Import, session 7"). Until session 7 the
+ * default was `fast` unless the process ran under a memory limit of 1 GiB or less; `lean`
+ * now meets issue 12's speed goals too, and a bounded peak is what a worker sharing a
+ * machine (or one of many containers) needs.
  */
-export function memoryMode(
-  env: NodeJS.ProcessEnv = process.env,
-  limit: number = process.constrainedMemory(),
-): MemoryMode {
+export function memoryMode(env: NodeJS.ProcessEnv = process.env): MemoryMode {
   const asked = env.ROWBRIDGE_MEMORY?.trim().toLowerCase();
   if (asked === 'lean' || asked === 'fast') return asked;
   if (asked !== undefined && asked !== '') {
     throw new ConfigError(
-      `ROWBRIDGE_MEMORY must be lean or fast, got "${env.ROWBRIDGE_MEMORY}": lean bounds the heap (about 200 MB for a 1M-row import, more CPU), fast lets V8 size it (about 400 MB)`,
+      `ROWBRIDGE_MEMORY must be lean or fast, got "${env.ROWBRIDGE_MEMORY}": lean (the default) bounds the heap (about 185 MB for a 1M-row import), fast lets V8 size it (about 375 MB, a tenth less CPU)`,
     );
   }
-  return limit > 0 && limit <= LEAN_UNDER_BYTES ? 'lean' : 'fast';
+  return 'lean';
 }
 
 /**

@@ -22,10 +22,12 @@ afterAll(() => deleteKeys(`${PREFIX}*`));
 async function workerArenas(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const base = { ...process.env };
   delete base.MALLOC_ARENA_MAX;
+  delete base.ROWBRIDGE_MEMORY;
   const child = spawn(process.execPath, [BIN, 'worker', '--no-schedules', '--concurrency', '1'], {
     env: {
       ...base,
-      ROWBRIDGE_QUEUE_PREFIX: `rbtest-arenas-${process.pid}`,
+      REDIS_URL,
+      ROWBRIDGE_QUEUE_PREFIX: PREFIX,
       ROWBRIDGE_LOG_LEVEL: 'info',
       ...env,
     },
@@ -44,13 +46,14 @@ async function workerArenas(env: NodeJS.ProcessEnv): Promise<string | undefined>
 }
 
 describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
-  it('a lean worker runs with two arenas; fast, or a value of the user, is left as it is', async () => {
-    const [lean, fast, own] = await Promise.all([
+  it('a lean worker (the default) runs with two arenas; fast, or a value of the user, is left as it is', async () => {
+    const [lean, unset, fast, own] = await Promise.all([
       workerArenas({ ROWBRIDGE_MEMORY: 'lean' }),
+      workerArenas({}),
       workerArenas({ ROWBRIDGE_MEMORY: 'fast' }),
       workerArenas({ ROWBRIDGE_MEMORY: 'lean', MALLOC_ARENA_MAX: '4' }),
     ]);
-    expect({ lean, fast, own }).toEqual({ lean: '2', fast: undefined, own: '4' });
+    expect({ lean, unset, fast, own }).toEqual({ lean: '2', unset: '2', fast: undefined, own: '4' });
   });
 
   it('starts again only on Linux, with the variable unset, where Node can', () => {
