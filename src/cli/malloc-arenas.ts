@@ -40,8 +40,17 @@ export function arenaRestart(
   };
 }
 
-/** Starts this process again with MALLOC_ARENA_MAX set when {@link arenaRestart} says so; else returns. */
+/**
+ * Starts this process again with MALLOC_ARENA_MAX set when {@link arenaRestart} says so;
+ * else, or if the restart fails (`process.execve` is experimental in Node 24 and throws
+ * when the exec does), returns and the command runs with glibc's default arenas.
+ */
 export function limitMallocArenas(): void {
   const restart = arenaRestart();
-  if (restart !== undefined) process.execve!(restart.file, restart.args, restart.env);
+  if (restart === undefined) return;
+  try {
+    process.execve!(restart.file, restart.args, restart.env);
+  } catch {
+    // More memory, the same results: not worth stopping the command for.
+  }
 }

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { arenaRestart } from '../../src/cli/malloc-arenas.ts';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { arenaRestart, limitMallocArenas } from '../../src/cli/malloc-arenas.ts';
 import { killChildren, until } from '../helpers/cli-process.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
@@ -65,5 +65,25 @@ describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
     expect(arenaRestart({}, 'darwin', true)).toBeUndefined();
     expect(arenaRestart({ MALLOC_ARENA_MAX: '8' }, 'linux', true)).toBeUndefined();
     expect(arenaRestart({}, 'linux', false)).toBeUndefined();
+  });
+
+  it('a restart that fails leaves the command to run as it is', () => {
+    const saved = process.env.MALLOC_ARENA_MAX;
+    delete process.env.MALLOC_ARENA_MAX;
+    // Stubbed: the real one would replace this test process.
+    const execve = vi.spyOn(process, 'execve').mockImplementation(() => {
+      throw new Error('EACCES');
+    });
+    try {
+      expect(() => limitMallocArenas()).not.toThrow();
+      expect(execve).toHaveBeenCalledWith(
+        process.execPath,
+        expect.any(Array),
+        expect.objectContaining({ MALLOC_ARENA_MAX: '2' }),
+      );
+    } finally {
+      execve.mockRestore();
+      if (saved !== undefined) process.env.MALLOC_ARENA_MAX = saved;
+    }
   });
 });
