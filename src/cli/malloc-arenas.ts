@@ -25,17 +25,21 @@ export interface ArenaRestart {
 /**
  * What to start again with MALLOC_ARENA_MAX set, or undefined when there is nothing to
  * do: not Linux (another malloc), the variable already set (by the user, or by this on
- * the first start), or a Node without `process.execve`.
+ * the first start), a Node without `process.execve`, or a debugger asked for
+ * (`--inspect…` on the command line or in NODE_OPTIONS: with `--inspect-brk` a restart
+ * would stop the program at its first line twice).
  */
 export function arenaRestart(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
   canExec: boolean = typeof process.execve === 'function',
+  execArgv: readonly string[] = process.execArgv,
 ): ArenaRestart | undefined {
   if (platform !== 'linux' || env.MALLOC_ARENA_MAX !== undefined || !canExec) return undefined;
+  if ([...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => /--inspect/.test(arg))) return undefined;
   return {
     file: process.execPath,
-    args: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    args: [process.execPath, ...execArgv, ...process.argv.slice(1)],
     env: { ...env, MALLOC_ARENA_MAX: LEAN_MALLOC_ARENAS },
   };
 }

@@ -65,6 +65,14 @@ describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
     expect(arenaRestart({}, 'darwin', true)).toBeUndefined();
     expect(arenaRestart({ MALLOC_ARENA_MAX: '8' }, 'linux', true)).toBeUndefined();
     expect(arenaRestart({}, 'linux', false)).toBeUndefined();
+    // A debugger: --inspect-brk would stop at the first line twice.
+    expect(arenaRestart({}, 'linux', true, ['--inspect-brk=0'])).toBeUndefined();
+    expect(arenaRestart({ NODE_OPTIONS: '--inspect' }, 'linux', true, [])).toBeUndefined();
+    expect(arenaRestart({}, 'linux', true, ['--stack-size=2000'])?.args).toEqual([
+      process.execPath,
+      '--stack-size=2000',
+      ...process.argv.slice(1),
+    ]);
   });
 
   it('a restart that fails leaves the command to run as it is', () => {
