@@ -2,8 +2,11 @@
  * What reading a CSV file costs per record, side by side on the same orders file in the
  * same run (issue 12):
  *
- * - `reader`: the csv source as a run reads it (createSource: records as objects with
- *   their positions, cursor filter, header checks), drained;
+ * - `reader`: the csv source (createSource: records as objects with their positions,
+ *   cursor filter, header checks), drained a record at a time, as every consumer but
+ *   `readBatches` reads it;
+ * - `readerByChunk`: the same, a file chunk's records at a time, as a CSV import reads
+ *   it (sync/record-chunks.ts);
  * - `records`: the raw records under it (sources/csv-records.ts: the scanner, csv-parse
  *   only from a record the scanner is not sure of), without objects;
  * - `csvParse`: csv-parse alone with the reader's options (`info` for line numbers), as
@@ -22,6 +25,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse';
+import { chunksOf } from '../src/sync/record-chunks.ts';
 import { createSource } from '../src/sync/sources/create-source.ts';
 import { readCsvRecords } from '../src/sync/sources/csv-records.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
@@ -53,6 +57,14 @@ try {
     let n = 0;
     for await (const _item of createSource({ type: 'csv', path: './orders.csv' }, { env: {}, baseDir: dir }))
       n += 1;
+    return n + 1;
+  });
+  // The reader as a CSV import reads it: a file chunk's records at a time (sync/record-chunks.ts).
+  const readerByChunk = await best(async () => {
+    let n = 0;
+    const chunks = chunksOf(createSource({ type: 'csv', path: './orders.csv' }, { env: {}, baseDir: dir }));
+    if (chunks === undefined) throw new Error('bench/csv-read.ts: the csv source hands over no chunks');
+    for await (const chunk of chunks) n += chunk.length;
     return n + 1;
   });
   const raw = await best(async () => {
@@ -102,18 +114,22 @@ try {
         rows: flags.rows,
         fileMiB: Number((bytes / 1024 / 1024).toFixed(1)),
         readerMs: Math.round(reader.ms),
+        readerByChunkMs: Math.round(readerByChunk.ms),
         recordsMs: Math.round(raw.ms),
         csvParseMs: Math.round(csvParse.ms),
         lineSplitMs: Math.round(lineSplit.ms),
         nsPerRecord: {
           reader: ns(reader.ms),
+          readerByChunk: ns(readerByChunk.ms),
           records: ns(raw.ms),
           csvParse: ns(csvParse.ms),
           lineSplit: ns(lineSplit.ms),
         },
         readerOverCsvParse: Number((reader.ms / csvParse.ms).toFixed(2)),
         readerOverLineSplit: Number((reader.ms / lineSplit.ms).toFixed(2)),
-        countsAgree: [reader.count, raw.count, csvParse.count, lineSplit.count].every((n) => n === records),
+        countsAgree: [reader.count, readerByChunk.count, raw.count, csvParse.count, lineSplit.count].every(
+          (n) => n === records,
+        ),
         loadAverage: Number(loadavg()[0]!.toFixed(2)),
       },
       null,
