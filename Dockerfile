@@ -14,15 +14,17 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM node:24-slim
 # The compile cache keeps Node's type-stripped code between starts (bin/rowbridge.js
 # turns it on): without it every start loads an 18 MB compiler. /tmp is the node user's.
-# MALLOC_ARENA_MAX=2: glibc gives each thread that mallocs (V8's compiler and GC helpers)
-# an arena of its own and keeps what was freed in it; two arenas held a 1M-row import
-# at 189 MB instead of 210 MB, at the same CPU (bench/README.md, session 6). A lean
-# command (the default) sets it for itself when unset; set here, fast has it too, and no
-# command starts twice.
+# glibc's malloc as a lean command sets it for itself (src/cli/malloc-arenas.ts), set here
+# so that no command starts twice and fast has it too: two arenas (each thread that mallocs,
+# V8's compiler and GC helpers, otherwise gets its own and keeps what was freed in it), and
+# blocks of 128 KB or more given back at once; a 1M-row import peaked about 30 MB lower
+# with both, at the same CPU (bench/README.md, sessions 6 and 7).
 ENV NODE_ENV=production \
     OPS_PORT=9464 \
     NODE_COMPILE_CACHE=/tmp/node-compile-cache \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and only readable by the node user: the process cannot change its own code.
 COPY --from=deps /app/node_modules ./node_modules

@@ -51,7 +51,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { arenaRestart, LEAN_MALLOC_ARENAS } from '../src/cli/malloc-arenas.ts';
+import { arenaRestart, LEAN_MALLOC_ENV } from '../src/cli/malloc-arenas.ts';
 import { memoryMode } from '../src/cli/memory-mode.ts';
 import { bareLoad } from './lib/bare-loader.ts';
 import { benchEnv } from './lib/bench-env.ts';
@@ -74,6 +74,12 @@ const rows = flags.rows;
 const batchSize = flags['batch-size'];
 const { concurrency, repeat } = flags;
 const JOB = 'bench-import';
+
+/** A glibc malloc variable as the run has it: given, set by a lean run for itself, or unset. */
+function mallocSetting(name: string): string {
+  const restarts = memoryMode() === 'lean' && arenaRestart() !== undefined;
+  return process.env[name] ?? (restarts ? (LEAN_MALLOC_ENV[name] ?? 'unset') : 'unset');
+}
 
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-import-'));
 const fixture = createOrdersFixture();
@@ -248,11 +254,10 @@ try {
       rows,
       // The run's memory mode (README, Scale out), from ROWBRIDGE_MEMORY as this bench was given it.
       memory: memoryMode(),
-      // glibc's arenas the run had: as given (the Docker image sets 2), or the 2 that a
-      // lean run sets for itself (src/cli/malloc-arenas.ts).
-      mallocArenaMax:
-        process.env.MALLOC_ARENA_MAX ??
-        (memoryMode() === 'lean' && arenaRestart() !== undefined ? LEAN_MALLOC_ARENAS : 'unset'),
+      // glibc's malloc settings the run had: as given (the Docker image sets them), or
+      // those a lean run sets for itself (src/cli/malloc-arenas.ts).
+      mallocArenaMax: mallocSetting('MALLOC_ARENA_MAX'),
+      mallocMmapThreshold: mallocSetting('MALLOC_MMAP_THRESHOLD_'),
       seconds: med((f) => f.seconds, 2),
       ...figures,
       workerFirstStartRssMb: start!.workerFirstStartRssMb,

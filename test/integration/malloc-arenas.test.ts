@@ -1,28 +1,29 @@
 /**
- * `lean` starts itself again with MALLOC_ARENA_MAX=2 (src/cli/malloc-arenas.ts): the
- * worker a user starts has it in its environment, in the same process (pid), and a
- * value the user set, or `fast`, is left alone.
+ * `lean` starts itself again with glibc's malloc set (MALLOC_ARENA_MAX=2 and the two
+ * thresholds, src/cli/malloc-arenas.ts): the worker a user starts has them in its
+ * environment, in the same process (pid), and a value the user set, or `fast`, is left
+ * alone.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { arenaRestart, limitMallocArenas } from '../../src/cli/malloc-arenas.ts';
+import { arenaRestart, LEAN_MALLOC_ENV, limitMallocArenas } from '../../src/cli/malloc-arenas.ts';
 import { killChildren, until } from '../helpers/cli-process.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/rowbridge.js');
 const PREFIX = `rbtest-arenas-${process.pid}`;
+const NAMES = Object.keys(LEAN_MALLOC_ENV);
 const children: ChildProcess[] = [];
 afterEach(() => killChildren(children));
 afterAll(() => deleteKeys(`${PREFIX}*`));
 
-/** MALLOC_ARENA_MAX as the started worker's process has it (undefined: not set). */
-async function workerArenas(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/** The malloc variables as the started worker's process has them (absent: not set). */
+async function workerMalloc(env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
   const base = { ...process.env };
-  delete base.MALLOC_ARENA_MAX;
-  delete base.ROWBRIDGE_MEMORY;
+  for (const name of [...NAMES, 'ROWBRIDGE_MEMORY']) delete base[name];
   const child = spawn(process.execPath, [BIN, 'worker', '--no-schedules', '--concurrency', '1'], {
     env: {
       ...base,
@@ -41,29 +42,43 @@ async function workerArenas(env: NodeJS.ProcessEnv): Promise<string | undefined>
   expect(out).toContain('worker started');
   // The process spawned is the one running: started again in place, not as a child.
   const environ = await readFile(`/proc/${child.pid}/environ`, 'utf8');
-  const entry = environ.split('\0').find((e) => e.startsWith('MALLOC_ARENA_MAX='));
-  return entry?.slice('MALLOC_ARENA_MAX='.length);
+  const found: Record<string, string> = {};
+  for (const entry of environ.split('\0')) {
+    const at = entry.indexOf('=');
+    if (NAMES.includes(entry.slice(0, at))) found[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return found;
 }
 
-describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
-  it('a lean worker (the default) runs with two arenas; fast, or a value of the user, is left as it is', async () => {
+describe.skipIf(process.platform !== 'linux')('lean and glibc malloc', () => {
+  it('a lean worker (the default) runs with two arenas and 128 KB thresholds; fast, or a value of the user, is left as it is', async () => {
     const [lean, unset, fast, own] = await Promise.all([
-      workerArenas({ ROWBRIDGE_MEMORY: 'lean' }),
-      workerArenas({}),
-      workerArenas({ ROWBRIDGE_MEMORY: 'fast' }),
-      workerArenas({ ROWBRIDGE_MEMORY: 'lean', MALLOC_ARENA_MAX: '4' }),
+      workerMalloc({ ROWBRIDGE_MEMORY: 'lean' }),
+      workerMalloc({}),
+      workerMalloc({ ROWBRIDGE_MEMORY: 'fast' }),
+      workerMalloc({ ROWBRIDGE_MEMORY: 'lean', MALLOC_ARENA_MAX: '4' }),
     ]);
-    expect({ lean, unset, fast, own }).toEqual({ lean: '2', unset: '2', fast: undefined, own: '4' });
+    const set = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
+    expect({ lean, unset, fast, own }).toEqual({
+      lean: set,
+      unset: set,
+      fast: {},
+      own: { ...set, MALLOC_ARENA_MAX: '4' },
+    });
   });
 
-  it('starts again only on Linux, with the variable unset, where Node can', () => {
+  it('starts again only on Linux, with a variable unset, where Node can, and not under a debugger', () => {
     expect(arenaRestart({}, 'linux', true)).toMatchObject({
       file: process.execPath,
       args: [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
-      env: { MALLOC_ARENA_MAX: '2' },
+      env: LEAN_MALLOC_ENV,
     });
     expect(arenaRestart({}, 'darwin', true)).toBeUndefined();
-    expect(arenaRestart({ MALLOC_ARENA_MAX: '8' }, 'linux', true)).toBeUndefined();
+    expect(arenaRestart({ ...LEAN_MALLOC_ENV, MALLOC_ARENA_MAX: '8' }, 'linux', true)).toBeUndefined();
+    expect(arenaRestart({ MALLOC_ARENA_MAX: '8' }, 'linux', true)?.env).toEqual({
+      ...LEAN_MALLOC_ENV,
+      MALLOC_ARENA_MAX: '8',
+    });
     expect(arenaRestart({}, 'linux', false)).toBeUndefined();
     // A debugger: --inspect-brk would stop at the first line twice.
     expect(arenaRestart({}, 'linux', true, ['--inspect-brk=0'])).toBeUndefined();
@@ -76,8 +91,8 @@ describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
   });
 
   it('a restart that fails leaves the command to run as it is', () => {
-    const saved = process.env.MALLOC_ARENA_MAX;
-    delete process.env.MALLOC_ARENA_MAX;
+    const saved = Object.fromEntries(NAMES.map((name) => [name, process.env[name]]));
+    for (const name of NAMES) delete process.env[name];
     // Stubbed: the real one would replace this test process.
     const execve = vi.spyOn(process, 'execve').mockImplementation(() => {
       throw new Error('EACCES');
@@ -87,11 +102,11 @@ describe.skipIf(process.platform !== 'linux')('lean and malloc arenas', () => {
       expect(execve).toHaveBeenCalledWith(
         process.execPath,
         expect.any(Array),
-        expect.objectContaining({ MALLOC_ARENA_MAX: '2' }),
+        expect.objectContaining(LEAN_MALLOC_ENV),
       );
     } finally {
       execve.mockRestore();
-      if (saved !== undefined) process.env.MALLOC_ARENA_MAX = saved;
+      for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
     }
   });
 });
