@@ -17,7 +17,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorksheetStructure } from '../src/api/types.ts';
-import { fieldTypeName } from '../src/api/field-types.ts';
 import { parseJobSpec } from '../src/sync/job-spec/load-job-spec.ts';
 import { validateMapping } from '../src/sync/mapping/validate-mapping.ts';
 import { readBatches } from '../src/sync/read-batches.ts';
@@ -40,14 +39,14 @@ try {
     fixture.jobYaml({ jobName: 'orders', batchSize: 100, csvPath: file }),
     'orders.yaml',
   );
-  // The worksheet as the platform would describe it: ids given, type codes as names.
+  // The worksheet as the platform would describe it: ids and option keys given
+  // (validateMapping reads type codes as they are).
   const structure: WorksheetStructure = {
     id: '65f000000000000000000000',
     name: fixture.worksheet.name,
     fields: fixture.worksheet.fields.map(({ options, ...f }, i) => ({
       ...f,
       id: `65f0000000000000000000${String(i + 1).padStart(2, '0')}`,
-      type: fieldTypeName(f.type) ?? f.type,
       ...(options === undefined
         ? {}
         : { options: options.map((o) => ({ value: o.value, index: o.index, key: `option-${o.index}` })) }),

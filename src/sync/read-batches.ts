@@ -156,36 +156,35 @@ export async function* readBatches(
     }
   }
 
-  // Both loops below hand over full lists the same way after each record: rejected
-  // records before the batch holding their neighbours.
+  /** The rejected records so far, handed over (before the batch holding their neighbours). */
+  async function handOverRejected(): Promise<void> {
+    await options.onRejected(rejected);
+    rejected = [];
+  }
+  /** The batch so far, to yield; a new one starts. */
+  function cut(): BatchRow[] {
+    const full = batch;
+    batch = [];
+    return full;
+  }
+
+  // Both loops hand over full lists the same way after each record.
   const chunks = chunksOf(source);
   if (chunks !== undefined) {
     for await (const chunk of chunks) {
       for (const record of chunk) {
         take(record);
-        if (rejected.length >= batchSize) {
-          await options.onRejected(rejected);
-          rejected = [];
-        }
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-        }
+        if (rejected.length >= batchSize) await handOverRejected();
+        if (batch.length >= batchSize) yield cut();
       }
     }
   } else {
     for await (const record of source) {
       take(record);
-      if (rejected.length >= batchSize) {
-        await options.onRejected(rejected);
-        rejected = [];
-      }
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
-      }
+      if (rejected.length >= batchSize) await handOverRejected();
+      if (batch.length >= batchSize) yield cut();
     }
   }
-  if (rejected.length > 0) await options.onRejected(rejected);
-  if (batch.length > 0) yield batch;
+  if (rejected.length > 0) await handOverRejected();
+  if (batch.length > 0) yield cut();
 }

@@ -56,14 +56,15 @@ export function createTextCoercer(type: TextLikeType): Coercer {
  * Everything this accepts, they accept too.
  */
 function isPlainDecimal(text: string): boolean {
-  let k = text.charCodeAt(0) === 43 || text.charCodeAt(0) === 45 ? 1 : 0; // + -
+  const isDigit = (k: number): boolean => text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57;
+  let k = text.startsWith('+') || text.startsWith('-') ? 1 : 0;
   const start = k;
-  while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k += 1;
+  while (k < text.length && isDigit(k)) k += 1;
   if (k === start) return false;
   if (k === text.length) return true;
-  if (text.charCodeAt(k) !== 46) return false; // .
+  if (text[k] !== '.') return false;
   const point = (k += 1);
-  while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k += 1;
+  while (k < text.length && isDigit(k)) k += 1;
   return k > point && k === text.length;
 }
 
