@@ -215,7 +215,10 @@ export function renderRow(
   const flat: Record<string, unknown> = platform ? { id: row.id } : { rowid: row.id, id: row.id };
   for (const f of fields) {
     const value = readValue(state, f, row);
-    flat[options.useFieldIdAsKey || f.alias === '' ? f.id : f.alias] = platform
+    // What key an empty-alias field gets in alias mode is undocumented (platform-shapes §5 [U]);
+    // the display name is a guess a client cannot match by id, so one that omits
+    // `useFieldIdAsKey: true` shows its mistake here.
+    flat[options.useFieldIdAsKey ? f.id : f.alias === '' ? f.name : f.alias] = platform
       ? platformReadShape(state, f, row, value)
       : value;
   }
