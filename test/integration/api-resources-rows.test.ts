@@ -86,8 +86,16 @@ describe('rows.list paging checks', () => {
     await client.rows.list('ws-orders', { pageSize: 1000, pageIndex: 1 });
     await client.rows.list('ws-orders', { pageSize: 1, pageIndex: 1 });
     expect(server.requests.map((r) => r.body)).toEqual([
-      { pageSize: 1000, pageIndex: 1 },
-      { pageSize: 1, pageIndex: 1 },
+      { pageSize: 1000, pageIndex: 1, useFieldIdAsKey: true },
+      { pageSize: 1, pageIndex: 1, useFieldIdAsKey: true },
+    ]);
+  });
+
+  it('asks for rows keyed by field id unless the caller says otherwise', async () => {
+    server.respondWithData({ rows: [] });
+    await client.rows.list('ws-orders', { pageSize: 10, pageIndex: 1, useFieldIdAsKey: false });
+    expect(server.requests.map((r) => r.body)).toEqual([
+      { pageSize: 10, pageIndex: 1, useFieldIdAsKey: false },
     ]);
   });
 

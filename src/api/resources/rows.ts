@@ -32,7 +32,10 @@ export const MAX_ROWS_PAGE_SIZE = 1000;
  * export shows (src/api/answers/, platform-shapes §5-§7, §10).
  */
 export interface RowsResource {
-  /** `POST /v3/app/worksheets/{worksheet_id}/rows/list`. Checks pageSize (1..1000) and pageIndex (>= 1) first. */
+  /**
+   * `POST /v3/app/worksheets/{worksheet_id}/rows/list`. Checks pageSize (1..1000) and pageIndex (>= 1)
+   * first. Sends `useFieldIdAsKey: true` unless the body says otherwise: rows come back keyed by field id.
+   */
   list(worksheetId: string, body: ListRowsBody, options?: RequestOptions): Promise<ListRowsData>;
   /** `GET /v3/app/worksheets/{worksheet_id}/rows/{row_id}`. */
   get(worksheetId: string, rowId: string, query?: GetRowQuery, options?: RequestOptions): Promise<WireRow>;
@@ -137,7 +140,11 @@ export function createRowsResource(call: CallFn): RowsResource {
     async list(worksheetId, body, options) {
       const path = `${base('rows.list', worksheetId)}/list`;
       checkPaging(worksheetId, body);
-      const op = buildOperation('POST', path, false, { body }, options);
+      // Without it, the key of a field whose alias is empty (aliases are optional) is
+      // undocumented (platform-shapes §5 [U]); ids are always there, and the normaliser
+      // puts each value under the field's alias too.
+      const sent = { ...body, useFieldIdAsKey: body.useFieldIdAsKey ?? true };
+      const op = buildOperation('POST', path, false, { body: sent }, options);
       return parseRowList(await call(op), answerRef('rows.list', op));
     },
     async get(worksheetId, rowId, query, options) {
