@@ -3,7 +3,7 @@
  * crash or a failed run never sees half a file, only the previous one or the new one.
  * The aside file sits in the target's folder (rename is atomic only within a file
  * system) under a name starting with `.<name>.rowbridge-`; leftovers of a process that
- * died are removed when the next one opens.
+ * died are removed when the next one opens its first aside file of that target.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
@@ -37,11 +37,26 @@ async function removeLeftovers(target: string): Promise<void> {
       await unlink(join(dirname(target), name)).catch(() => undefined);
 }
 
+/** How an aside file treats the leftovers beside it. */
+export interface AsideFileOptions {
+  /**
+   * Whether opening removes the target's leftover aside files. A second aside file of
+   * the same target in the same run (a merge's rewrite) passes false: the first one
+   * swept when it opened, and is itself still to be read back.
+   * @defaultValue true
+   */
+  sweepLeftovers?: boolean;
+}
+
 /**
  * Creates the aside file of the target `locate()` gives (awaited on first use, so a
  * data-dir check runs before anything is created); `shown` names the file in errors.
  */
-export function createAsideFile(shown: string, locate: () => Promise<string>): AsideFile {
+export function createAsideFile(
+  shown: string,
+  locate: () => Promise<string>,
+  options: AsideFileOptions = {},
+): AsideFile {
   let handle: FileHandle | undefined;
   let target = '';
   let path = '';
@@ -51,7 +66,7 @@ export function createAsideFile(shown: string, locate: () => Promise<string>): A
     if (handle !== undefined) return handle;
     target = await locate();
     await mkdir(dirname(target), { recursive: true });
-    await removeLeftovers(target);
+    if (options.sweepLeftovers !== false) await removeLeftovers(target);
     path = join(
       dirname(target),
       `.${basename(target)}.rowbridge-${process.pid}-${randomBytes(4).toString('hex')}.tmp`,

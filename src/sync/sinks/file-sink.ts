@@ -112,7 +112,7 @@ export function createFileSink(codec: FileRowCodec, options: FileSinkOptions): S
 
   /** Streams the kept rows of the old file and of the run into a second aside file. */
   const rewrite = async (run: AsideFile): Promise<void> => {
-    const out = createAsideFile(shown, locate);
+    const out = createAsideFile(shown, locate, { sweepLeftovers: false });
     let buffer = codec.preamble();
     const put = async (text: string): Promise<void> => {
       buffer += text;
