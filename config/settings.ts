@@ -223,7 +223,7 @@ export const SETTINGS = {
   sourceEnvAllow: {
     env: 'ROWBRIDGE_SOURCE_ENV_ALLOW',
     description:
-      'names or globs (comma-separated) that ${ENV} in job specs may resolve besides the default; ROWBRIDGE_*, REDIS_URL, *_SIGN, *_SECRET, *_TOKEN, *_PASSWORD resolve only when listed',
+      'names or globs (comma-separated) that ${ENV} in job specs may resolve; unset, none does. Names that look like credentials (*KEY*, *PASS*, *TOKEN*, *_URL, PG*, ...) resolve only when listed by name',
     parse: text,
   },
   dataDir: {

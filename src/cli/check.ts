@@ -10,6 +10,7 @@ import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { Settings } from '../../config/settings.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 import { statePrefixOf } from '../queue/runtime.ts';
+import { refusedEnvRefs } from '../sync/job-environment.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import type { StructureSnapshot } from '../sync/schema-drift.ts';
 import type { Credentials } from '../api/auth.ts';
@@ -138,10 +139,33 @@ async function lastGoodStructure(
   }
 }
 
+/**
+ * The job's `${NAME}` references a run would refuse (ROWBRIDGE_SOURCE_ENV_ALLOW): a step
+ * of their own, so a reachable platform does not make `check` say ok over them.
+ */
+async function envRefSteps(io: CliIo, jobArg: string | undefined): Promise<CheckStep[]> {
+  if (jobArg === undefined) return [];
+  let spec: JobSpec;
+  try {
+    const job = resolveJobArg(jobArg, io);
+    const dir = job.jobsDir ?? loadSettings(io.env).jobsDir ?? 'jobs';
+    spec = await loadJobSpec(jobFileIn(path.resolve(io.cwd, dir), job.name));
+  } catch {
+    // runChecks reports a job that does not load.
+    return [];
+  }
+  const refused = refusedEnvRefs(spec, io.env);
+  if (refused.length === 0) return [];
+  return [{ name: 'source env', ok: false, detail: refused.map((p) => `${p.path} ${p.message}`).join('; ') }];
+}
+
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(CHECK, args, io);
   if (typeof parsed === 'number') return parsed;
-  const steps = await runChecks(io, parsed.positionals[0]);
+  const steps = [
+    ...(await envRefSteps(io, parsed.positionals[0])),
+    ...(await runChecks(io, parsed.positionals[0])),
+  ];
   const ok = steps.every((s) => s.ok);
   io.out(parsed.values.json === true ? JSON.stringify({ ok, steps }, null, 2) : table(steps));
   return ok ? EXIT.ok : EXIT.failure;

@@ -9,6 +9,7 @@ import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { COLUMN_SAMPLE, missingColumnsError } from './source-columns.ts';
 import { createSource } from './sources/create-source.ts';
+import { envRefRefusal, isEnvRefAllowed } from './sources/env-refs.ts';
 
 /** One thing `validate` found outside the spec text: where (a spec path) and what. */
 export interface EnvironmentProblem {
@@ -34,7 +35,19 @@ function references(value: unknown, at: string, out: Array<{ path: string; name:
   }
 }
 
-/** Variables the job names that are not set: urlEnv, `${NAME}` references, credential prefixes. */
+/**
+ * The `${NAME}` references of the job's source that a run would refuse (not listed in
+ * ROWBRIDGE_SOURCE_ENV_ALLOW), so `validate` and `check` say so before a run does.
+ */
+export function refusedEnvRefs(spec: JobSpec, env: NodeJS.ProcessEnv): EnvironmentProblem[] {
+  const refs: Array<{ path: string; name: string }> = [];
+  references(spec.source, 'source', refs);
+  return refs
+    .filter((ref) => !isEnvRefAllowed(ref.name, env))
+    .map((ref) => ({ path: ref.path, message: envRefRefusal(ref.name) }));
+}
+
+/** Variables the job names that are not set or may not be read: urlEnv, `${NAME}` references, credential prefixes. */
 export function environmentProblems(spec: JobSpec, env: NodeJS.ProcessEnv): EnvironmentProblem[] {
   const problems: EnvironmentProblem[] = [];
   for (const [at, part] of [
@@ -56,7 +69,9 @@ export function environmentProblems(spec: JobSpec, env: NodeJS.ProcessEnv): Envi
   const refs: Array<{ path: string; name: string }> = [];
   references(spec.source, 'source', refs);
   for (const ref of refs) {
-    if (unset(env, ref.name)) {
+    if (!isEnvRefAllowed(ref.name, env)) {
+      problems.push({ path: ref.path, message: envRefRefusal(ref.name) });
+    } else if (unset(env, ref.name)) {
       problems.push({
         path: ref.path,
         message: `refers to \${${ref.name}}, but the environment variable ${ref.name} is not set`,

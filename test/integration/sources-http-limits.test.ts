@@ -33,7 +33,12 @@ const noRetry = { retries: 0, minTimeoutMs: 1, maxTimeoutMs: 1 };
 function open(spec: Omit<HttpSourceSpec, 'type'>, signal?: AbortSignal) {
   return createSource(
     { type: 'http', ...spec },
-    { env: { API_KEY: 'key-secret-456' }, baseDir: '/', httpRetry: noRetry, signal },
+    {
+      env: { API_KEY: 'key-secret-456', ROWBRIDGE_SOURCE_ENV_ALLOW: 'API_KEY' },
+      baseDir: '/',
+      httpRetry: noRetry,
+      signal,
+    },
   );
 }
 

@@ -65,7 +65,7 @@ describe('secrets stay out of Redis and the logs', () => {
     h = await createHarness(
       'secrets',
       {},
-      { SOURCE_TOKEN: API_TOKEN, ROWBRIDGE_SOURCE_ENV_ALLOW: '*,SOURCE_TOKEN' },
+      { SOURCE_TOKEN: API_TOKEN, ROWBRIDGE_SOURCE_ENV_ALLOW: 'SOURCE_TOKEN' },
       sink,
     );
     h.createWorksheet({

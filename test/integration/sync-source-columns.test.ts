@@ -111,7 +111,7 @@ target: { worksheet: customers, mode: upsert, key: no, app: { credentialsEnvPref
 fields: { no: id }
 `,
     );
-    const io = captureIo({});
+    const io = captureIo({ ROWBRIDGE_SOURCE_ENV_ALLOW: 'PARTNER_KEY' });
     const code = await validate([`${h.dir}/people.yaml`, `${h.dir}/partner.yaml`], io);
     expect(code).toBe(1);
     const text = io.stderr.join('\n');

@@ -57,7 +57,7 @@ describe('every source type through the engine', () => {
         PEOPLE_DB: PG_URL,
         PEOPLE_MYSQL: MYSQL_URL,
         PEOPLE_API_TOKEN: 'api-token-secret',
-        ROWBRIDGE_SOURCE_ENV_ALLOW: '*,PEOPLE_API_TOKEN',
+        ROWBRIDGE_SOURCE_ENV_ALLOW: 'PEOPLE_API_TOKEN',
       },
     );
     http = createServer((req, res) => {

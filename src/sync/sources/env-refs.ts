@@ -1,24 +1,42 @@
 /**
  * `${ENV_NAME}` references in job settings, resolved from the environment at run time.
  * A job spec is text anyone with access to the jobs folder can change, and an http
- * source sends what it resolves to a host it names: so rowbridge's own secrets
- * (ROWBRIDGE_SIGN, REDIS_URL...) and anything named like a secret resolve only when
- * ROWBRIDGE_SOURCE_ENV_ALLOW names them exactly. `urlEnv` and `credentialsEnvPrefix`
- * are not interpolation: they stay the documented way to reach credentials.
+ * source sends what it resolves to a host it names. A deny-list of secret-looking names
+ * always missed some (PGPASSWORD, MYSQL_PWD, CRM_APPKEY, another job's urlEnv...), so
+ * nothing resolves unless ROWBRIDGE_SOURCE_ENV_ALLOW names it; a glob there never
+ * unlocks a name that looks like a credential. `urlEnv` and `credentialsEnvPrefix` are
+ * not interpolation: they stay the documented way to reach credentials.
  */
 import { readSetting } from '../../../config/settings.ts';
 import { SourceError } from './source-error.ts';
 
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Names that resolve only when ROWBRIDGE_SOURCE_ENV_ALLOW lists them by name, not by a glob. */
+/**
+ * Names that look like credentials or connection strings: a glob in
+ * ROWBRIDGE_SOURCE_ENV_ALLOW does not unlock them, only the exact name does.
+ */
 export const PROTECTED_ENV_NAMES = [
   'ROWBRIDGE_*',
-  'REDIS_URL',
-  '*_SIGN',
-  '*_SECRET',
-  '*_TOKEN',
-  '*_PASSWORD',
+  'REDIS_*',
+  'PG*',
+  'MYSQL*',
+  'AWS_*',
+  'DATABASE*',
+  '*SIGN',
+  '*SECRET*',
+  '*TOKEN*',
+  '*PASS*',
+  '*PWD*',
+  '*KEY*',
+  '*CREDENTIAL*',
+  '*AUTH*',
+  '*COOKIE*',
+  '*SESSION*',
+  '*PRIVATE*',
+  '*_URL',
+  '*_URI',
+  '*DSN*',
 ] as const;
 
 function globMatches(glob: string, name: string): boolean {
@@ -31,16 +49,30 @@ function globMatches(glob: string, name: string): boolean {
 
 /**
  * Whether `${name}` may be resolved under ROWBRIDGE_SOURCE_ENV_ALLOW (read from `env`):
- * unset, every name but the protected ones; set, the names and globs it lists, and a
- * protected name only when listed exactly (`*` does not unlock ROWBRIDGE_SIGN).
+ * unset, none; set, the names and globs it lists, a protected name only when listed
+ * exactly (`*` does not unlock ROWBRIDGE_SIGN or PGPASSWORD).
  */
 export function isEnvRefAllowed(name: string, env: NodeJS.ProcessEnv): boolean {
-  const allow = (readSetting('sourceEnvAllow', env) ?? '*')
+  const allow = (readSetting('sourceEnvAllow', env) ?? '')
     .split(',')
     .map((e) => e.trim())
     .filter(Boolean);
   if (PROTECTED_ENV_NAMES.some((glob) => globMatches(glob, name))) return allow.includes(name);
   return allow.some((glob) => globMatches(glob, name));
+}
+
+/** Why `${name}` is refused, for the run's error and for `validate` and `check`. */
+export function envRefRefusal(name: string): string {
+  return (
+    `refers to \${${name}}, which job specs may not read: list ${name} in ROWBRIDGE_SOURCE_ENV_ALLOW ` +
+    `to allow it (no variable resolves unless listed; names that look like credentials, ` +
+    `such as *KEY*, *PASS*, *TOKEN*, *_URL, must be listed by name, not by a glob)`
+  );
+}
+
+/** Every `${NAME}` a text refers to, in order. */
+export function envRefNames(text: string): string[] {
+  return [...text.matchAll(REF)].map((m) => m[1]!);
 }
 
 /** A value with its references resolved, and the environment values put into it. */
@@ -59,11 +91,7 @@ export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv, setting: st
   // Every name is checked before any is used: a refused one stops the source before a request.
   for (const [, name = ''] of text.matchAll(REF)) {
     if (!isEnvRefAllowed(name, env)) {
-      throw new SourceError(
-        'SOURCE_CONFIG',
-        `${setting} refers to \${${name}}, which job specs may not read: list ${name} in ROWBRIDGE_SOURCE_ENV_ALLOW ` +
-          `to allow it (names matching ${PROTECTED_ENV_NAMES.join(', ')} must be listed by name)`,
-      );
+      throw new SourceError('SOURCE_CONFIG', `${setting} ${envRefRefusal(name)}`);
     }
   }
   const value = text.replace(REF, (_match, name: string) => {
