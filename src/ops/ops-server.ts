@@ -41,7 +41,7 @@ export interface OpsServerOptions {
    * Login and host settings of the dashboard.
    * @defaultValue the runtime's settings (ROWBRIDGE_DASHBOARD_TOKEN, _USERS, _HOSTS)
    */
-  access?: Pick<DashboardAccessOptions, 'token' | 'users' | 'hosts'>;
+  access?: Pick<DashboardAccessOptions, 'token' | 'users' | 'hosts' | 'logins'>;
   /** @defaultValue a check of the runtime's Redis and its default API credential */
   health?: HealthCheck;
   /** Longest wait for open requests on close before their connections are cut. @defaultValue 5000 */

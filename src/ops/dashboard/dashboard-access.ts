@@ -6,7 +6,9 @@
  *    reaches a loopback dashboard with `Host: evil.example`, which no browser lets the
  *    page forge; refusing unknown hosts is what stops DNS rebinding.
  * 2. Authentication (401): a bearer token, or HTTP basic auth with a user's scrypt hash
- *    (or any user name and the token as the password, so a browser can log in).
+ *    (or any user name and the token as the password, so a browser can log in). Logins
+ *    are throttled (429, login-throttle.ts): an address over its failure budget waits,
+ *    and at most two password checks run at once.
  * 3. Writes: refused (405) unless `allowWrites`; when allowed, a state-changing request
  *    must come from a page of this dashboard (Origin/Sec-Fetch-Site) or carry the
  *    `X-Rowbridge-Csrf` header no cross-site form or `text/plain` fetch can add, and must
@@ -16,6 +18,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ConfigError } from '../../ground/errors.ts';
+import { createLoginThrottle } from './login-throttle.ts';
+import type { LoginLimits } from './login-throttle.ts';
 import { isPasswordHash, verifyPassword } from './password-hash.ts';
 
 /** The header a script or tool sets on a state-changing request (any non-empty value). */
@@ -33,6 +37,8 @@ export interface DashboardAccessOptions {
   bindHost: string;
   /** Let bull-board pause, add, retry, clean, obliterate. @defaultValue false */
   allowWrites?: boolean;
+  /** Limits of password checks and failed logins. @defaultValue see {@link LoginLimits} */
+  logins?: LoginLimits | undefined;
 }
 
 /** The guard and what it decided about the dashboard. */
@@ -45,6 +51,7 @@ export interface DashboardAccess {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const CHALLENGE = 'Basic realm="rowbridge dashboard", charset="UTF-8"';
 /** Successful basic logins, so scrypt does not run on every asset a page loads. */
 const LOGIN_CACHE_MS = 60_000;
 const LOGIN_CACHE_SIZE = 256;
@@ -129,18 +136,24 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
   );
   for (const h of proxied) hosts.add(h);
   const logins = new Map<string, number>();
+  const throttle = createLoginThrottle(options.logins);
 
-  async function basicLogin(header: string): Promise<boolean> {
+  /** `busy` when the password would need a check and the checks are all taken. */
+  async function basicLogin(header: string): Promise<boolean | 'busy'> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return false;
     const name = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     if (token !== undefined && sameSecret(password, token)) return true;
+    // Without users no password but the token can succeed: no scrypt to spend.
+    if (users.size === 0) return false;
     const key = digest(header).toString('hex');
     if ((logins.get(key) ?? 0) > Date.now()) return true;
     // An unknown user still costs one scrypt, so timing does not list the user names.
-    const ok = (await verifyPassword(password, users.get(name) ?? DUMMY_HASH)) && users.has(name);
+    const checked = throttle.tryCheck(() => verifyPassword(password, users.get(name) ?? DUMMY_HASH));
+    if (checked === undefined) return 'busy';
+    const ok = (await checked) && users.has(name);
     if (ok) {
       if (logins.size >= LOGIN_CACHE_SIZE) logins.clear();
       logins.set(key, Date.now() + LOGIN_CACHE_MS);
@@ -148,12 +161,44 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
     return ok;
   }
 
-  async function isAuthenticated(req: Request): Promise<boolean> {
-    if (!authenticated) return true;
-    const header = req.get('authorization') ?? '';
+  function credentialsOf(header: string): Promise<boolean | 'busy'> | boolean {
     if (/^bearer /i.test(header)) return token !== undefined && sameSecret(header.slice(7).trim(), token);
     if (/^basic /i.test(header)) return basicLogin(header);
     return false;
+  }
+
+  /** Answers 401 or 429 and returns false unless the request is logged in. */
+  async function authenticate(req: Request, res: Response): Promise<boolean> {
+    if (!authenticated) return true;
+    const header = req.get('authorization') ?? '';
+    // A request without credentials is a browser asking for the login prompt, not a guess.
+    if (header === '') {
+      refuse(res, 401, 'authentication required', { 'www-authenticate': CHALLENGE });
+      return false;
+    }
+    const address = req.socket.remoteAddress;
+    const lockedMs = throttle.lockedForMs(address ?? '');
+    if (lockedMs > 0) {
+      const seconds = Math.ceil(lockedMs / 1000);
+      refuse(res, 429, `too many failed logins from this address: try again in ${seconds} s`, {
+        'retry-after': String(seconds),
+      });
+      return false;
+    }
+    const verdict = await credentialsOf(header);
+    if (verdict === 'busy') {
+      refuse(res, 429, 'too many logins are being checked at once: try again in a second', {
+        'retry-after': '1',
+      });
+      return false;
+    }
+    if (!verdict) {
+      throttle.failed(address ?? '');
+      refuse(res, 401, 'authentication required', { 'www-authenticate': CHALLENGE });
+      return false;
+    }
+    throttle.succeeded(address ?? '');
+    return true;
   }
 
   /** Why a state-changing request is refused, or undefined when it may go on. */
@@ -193,12 +238,7 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
       );
       return false;
     }
-    if (!(await isAuthenticated(req))) {
-      refuse(res, 401, 'authentication required', {
-        'www-authenticate': 'Basic realm="rowbridge dashboard", charset="UTF-8"',
-      });
-      return false;
-    }
+    if (!(await authenticate(req, res))) return false;
     if (SAFE_METHODS.has(req.method)) return true;
     if (!allowWrites) {
       refuse(res, 405, 'the dashboard is read-only: start it with --allow-writes to change queues', {
