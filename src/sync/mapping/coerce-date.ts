@@ -15,6 +15,10 @@
  * - Time: a bare time of day is written as spelt (without a date, DST makes a zone
  *   conversion undefined). A full date-time (with an offset, or zone-less in the
  *   mapping's `timezone`) is converted and written as the organisation's time of day.
+ *   Always `HH:mm:ss` (platform-shapes §7 [L]; row-create.json writes `"09:30:00"` to a
+ *   subType 1 field), but a subType 1 field holds minutes (§4: 1 HH:mm, 6 HH:mm:ss) and
+ *   reads back `HH:mm`, so its seconds are dropped: `09:30:15` written would read
+ *   `09:30` and every later run would see a change.
  */
 import dayjs from 'dayjs';
 import customParseFormat from 'dayjs/plugin/customParseFormat.js';
@@ -35,6 +39,8 @@ export interface DateCoercerOptions {
   format?: string | undefined;
   source: ZoneClock;
   target: ZoneClock;
+  /** The field's subType; a Time field with 1 keeps minutes only (platform-shapes §4). */
+  subType?: number | undefined;
 }
 
 const ISO =
@@ -108,6 +114,9 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
   }
 
   if (type === 'Time') {
+    const minutes = options.subType === 1;
+    const clock = (h: number, mi: number, s: number): string =>
+      `${pad2(h)}:${pad2(mi)}:${minutes ? '00' : pad2(s)}`;
     return (raw) => {
       if (typeof raw !== 'string')
         return new CoerceFailure(`expected a time of day (HH:mm or HH:mm:ss), got ${kindOf(raw)}`);
@@ -115,7 +124,7 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
       if (custom !== undefined) {
         const wall = compiled === undefined ? parseWithDayjs(text, custom) : compiled(text);
         if (wall === undefined) return new CoerceFailure(`not a valid time in format "${custom}"`);
-        return `${pad2(wall.h)}:${pad2(wall.mi)}:${pad2(wall.s)}`;
+        return clock(wall.h, wall.mi, wall.s);
       }
       const m = CLOCK.exec(text);
       if (m === null && ISO.test(text)) {
@@ -123,7 +132,8 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
         if (p instanceof CoerceFailure) return p;
         const instant = typeof p === 'number' ? p : source.toInstant(p.y, p.mo, p.d, p.h, p.mi, p.s);
         if (!Number.isFinite(instant)) return new CoerceFailure('date out of range');
-        return target.formatDateTime(instant).slice(11);
+        const time = target.formatDateTime(instant).slice(11);
+        return minutes ? `${time.slice(0, 5)}:00` : time;
       }
       const h = Number(m?.[1]);
       const mi = Number(m?.[2]);
@@ -133,7 +143,7 @@ export function createDateCoercer(type: TemporalType, options: DateCoercerOption
           'not a time of day: expected HH:mm or HH:mm:ss (00:00 to 23:59:59); set `format` for other layouts',
         );
       }
-      return `${pad2(h)}:${pad2(mi)}:${pad2(s)}`;
+      return clock(h, mi, s);
     };
   }
 

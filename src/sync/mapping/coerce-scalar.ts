@@ -1,11 +1,13 @@
 /**
- * Coercion of the scalar families (platform notes §4): text-like fields take strings,
- * Number/Currency/Rating take finite numbers, Checkbox takes booleans, Region a code.
+ * Coercion of the scalar families into the platform's write values (platform-shapes §7):
+ * text-like fields take strings, Number/Currency JSON numbers, Rating a digit string
+ * (`"4"` [U], CLI seed guide), Checkbox `"1"`/`"0"` (not JSON booleans [L], FRONT and
+ * row-create.json), Region a code string.
  */
 import { CoerceFailure, type Coercer, kindOf } from './coerce-result.ts';
 
 export type TextLikeType = 'Text' | 'RichText' | 'Certificate' | 'Email' | 'PhoneNumber' | 'LandlinePhone';
-export type NumericType = 'Number' | 'Currency' | 'Rating';
+export type NumericType = 'Number' | 'Currency';
 
 // Plain decimals, optionally grouped by "," in threes. "1,5" is not accepted: it is a
 // decimal comma in half the world and a typo in the other half.
@@ -68,40 +70,54 @@ function isPlainDecimal(text: string): boolean {
   return k > point && k === text.length;
 }
 
-export function createNumberCoercer(type: NumericType): Coercer {
-  const wantsInteger = type === 'Rating';
-  const check = (n: number): number | CoerceFailure => {
+/** Number and Currency: a finite JSON number (`125000.5`). */
+export function createNumberCoercer(): Coercer {
+  return (raw) => {
+    const n = parseNumber(raw);
+    if (typeof n !== 'number') return n;
     if (!Number.isFinite(n)) return new CoerceFailure(`expected a finite number, got ${n}`);
-    if (wantsInteger && (!Number.isInteger(n) || n < 0)) {
-      return new CoerceFailure('a rating is a whole number of stars, 0 or more');
-    }
     return n === 0 ? 0 : n; // -0 and 0 must hash alike
   };
+}
+
+/** Rating: whole stars from 0 to the field's `max`, written as a digit string. */
+export function createRatingCoercer(max: number | undefined): Coercer {
+  const top = max !== undefined && Number.isInteger(max) && max > 0 ? max : undefined;
+  const range = top === undefined ? '0 or more' : `0 to ${top}`;
   return (raw) => {
-    if (typeof raw === 'number') return check(raw);
-    if (typeof raw === 'bigint') {
-      return Number.isSafeInteger(Number(raw))
-        ? check(Number(raw))
-        : new CoerceFailure('integer too large to write without losing digits (max 9007199254740991)');
+    const n = parseNumber(raw);
+    if (typeof n !== 'number') return n;
+    if (!Number.isInteger(n) || n < 0 || (top !== undefined && n > top)) {
+      return new CoerceFailure(`a rating is a whole number of stars, ${range}; got ${n}`);
     }
-    if (typeof raw !== 'string') return new CoerceFailure(`expected a number, got ${kindOf(raw)}`);
-    const text = raw.trim();
-    if (isPlainDecimal(text)) return check(Number(text));
-    if (!DECIMAL.test(text) || !HAS_DIGIT.test(text)) {
-      return new CoerceFailure('not a number: expected a plain decimal like 1234.5 or 1,234.50');
-    }
-    return check(Number(text.includes(',') ? text.replaceAll(',', '') : text));
+    return String(n === 0 ? 0 : n);
   };
+}
+
+function parseNumber(raw: unknown): number | CoerceFailure {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'bigint') {
+    return Number.isSafeInteger(Number(raw))
+      ? Number(raw)
+      : new CoerceFailure('integer too large to write without losing digits (max 9007199254740991)');
+  }
+  if (typeof raw !== 'string') return new CoerceFailure(`expected a number, got ${kindOf(raw)}`);
+  const text = raw.trim();
+  if (isPlainDecimal(text)) return Number(text);
+  if (!DECIMAL.test(text) || !HAS_DIGIT.test(text)) {
+    return new CoerceFailure('not a number: expected a plain decimal like 1234.5 or 1,234.50');
+  }
+  return Number(text.includes(',') ? text.replaceAll(',', '') : text);
 }
 
 export function createCheckboxCoercer(): Coercer {
   return (raw) => {
-    if (typeof raw === 'boolean') return raw;
-    if (raw === 1 || raw === 0) return raw === 1;
+    if (typeof raw === 'boolean') return raw ? '1' : '0';
+    if (raw === 1 || raw === 0) return raw === 1 ? '1' : '0';
     if (typeof raw === 'string') {
       const word = raw.trim().toLowerCase();
-      if (TRUE_WORDS.has(word)) return true;
-      if (FALSE_WORDS.has(word)) return false;
+      if (TRUE_WORDS.has(word)) return '1';
+      if (FALSE_WORDS.has(word)) return '0';
     }
     return new CoerceFailure('not a checkbox value: expected true/false, 1/0, yes/no or y/n');
   };

@@ -8,10 +8,16 @@ import type { FieldMapping } from '../types.ts';
 import { type Coercer } from './coerce-result.ts';
 import { createDateCoercer } from './coerce-date.ts';
 import { memoize } from './memo-coercer.ts';
-import { createAttachmentCoercer, createReferenceCoercer, createTableCoercer } from './coerce-reference.ts';
+import {
+  createAttachmentCoercer,
+  createReferenceCoercer,
+  createSingleCoercer,
+  createTableCoercer,
+} from './coerce-reference.ts';
 import {
   createCheckboxCoercer,
   createNumberCoercer,
+  createRatingCoercer,
   createRegionCoercer,
   createTextCoercer,
 } from './coerce-scalar.ts';
@@ -67,7 +73,18 @@ export interface CoercerContext {
 }
 
 /** The coercion for a writable type; the mapping's options were checked before. */
-export function createFieldCoercion({ field, type, mapping, source, target }: CoercerContext): FieldCoercion {
+export function createFieldCoercion(context: CoercerContext): FieldCoercion {
+  const coercion = typeCoercion(context);
+  const { type, field } = context;
+  // platform-shapes §4: Collaborator subType 0 single, 1 multiple; Relation 1 single, 2 multiple.
+  if (type === 'Collaborator' && field.subType === 0)
+    return { ...coercion, coerce: createSingleCoercer(coercion.coerce, 'member (Collaborator subType 0)') };
+  if (type === 'Relation' && field.subType === 1)
+    return { ...coercion, coerce: createSingleCoercer(coercion.coerce, 'related row (Relation subType 1)') };
+  return coercion;
+}
+
+function typeCoercion({ field, type, mapping, source, target }: CoercerContext): FieldCoercion {
   const plain = (coerce: Coercer): FieldCoercion => ({
     coerce,
     options: undefined,
@@ -84,15 +101,18 @@ export function createFieldCoercion({ field, type, mapping, source, target }: Co
       return plain(createTextCoercer(type));
     case 'Number':
     case 'Currency':
+      return plain(createNumberCoercer());
     case 'Rating':
-      return plain(createNumberCoercer(type));
+      return plain(createRatingCoercer(field.max));
     case 'Checkbox':
       return plain(createCheckboxCoercer());
     case 'Date':
     case 'DateTime':
     case 'Time':
       // Pure for the field's format and zones, and dates repeat: ./memo-coercer.ts.
-      return plain(memoize(createDateCoercer(type, { format: mapping.format, source, target })));
+      return plain(
+        memoize(createDateCoercer(type, { format: mapping.format, source, target, subType: field.subType })),
+      );
     case 'Region':
       return plain(createRegionCoercer());
     case 'SingleSelect':

@@ -153,6 +153,17 @@ describe('Time fields', () => {
     );
     expect(valueOf(mapOne(time, '09:30', { timezone: 'Europe/Berlin' }, 'Asia/Shanghai'))).toBe('09:30:00');
   });
+
+  it('drops the seconds of a subType 1 (HH:mm) field, so the written value reads back the same', () => {
+    // platform-shapes §4: Time subType 1 holds HH:mm, 6 HH:mm:ss; §7 and row-create.json
+    // write HH:mm:ss ("09:30:00" into the subType 1 field standup_time).
+    const minutes: WorksheetField = { ...time, subType: 1 };
+    expect(valueOf(mapOne(minutes, '09:30:15'))).toBe('09:30:00');
+    expect(valueOf(mapOne(minutes, '9:05 PM', { format: 'h:mm A' }))).toBe('21:05:00');
+    expect(valueOf(mapOne(minutes, '7:05:59 AM', { format: 'h:mm:ss A' }))).toBe('07:05:00');
+    expect(valueOf(mapOne(minutes, '2024-07-01T09:30:42Z', {}, 'Asia/Shanghai'))).toBe('17:30:00');
+    expect(valueOf(mapOne({ ...time, subType: 6 }, '09:30:15'))).toBe('09:30:15');
+  });
 });
 
 describe('zone clock', () => {

@@ -35,7 +35,7 @@ const email: WorksheetField = { id: 'f_email', name: 'Email', alias: 'email', ty
 const phone: WorksheetField = { id: 'f_phone', name: 'Phone', alias: 'phone', type: 'PhoneNumber' };
 const qty: WorksheetField = { id: 'f_qty', name: 'Quantity', alias: 'qty', type: 'Number' };
 const price: WorksheetField = { id: 'f_price', name: 'Price', alias: 'price', type: '8', precision: 2 };
-const stars: WorksheetField = { id: 'f_stars', name: 'Stars', alias: 'stars', type: 'Rating' };
+const stars: WorksheetField = { id: 'f_stars', name: 'Stars', alias: 'stars', type: 'Rating', max: 5 };
 const active: WorksheetField = { id: 'f_active', name: 'Active', alias: 'active', type: 'Checkbox' };
 const region: WorksheetField = { id: 'f_region', name: 'Region', alias: 'region', type: 'Region' };
 
@@ -109,26 +109,37 @@ describe('numbers', () => {
     }
   });
 
-  it('wants whole, non-negative ratings', () => {
-    expect(valueOf(mapOne(stars, '4'))).toBe(4);
-    expect(reasonOf(mapOne(stars, '3.5'))).toMatch(/whole number/);
+  it('writes a rating as a digit string, whole stars from 0 to the field max (platform-shapes §7)', () => {
+    expect(valueOf(mapOne(stars, '4'))).toBe('4');
+    expect(valueOf(mapOne(stars, 5))).toBe('5');
+    expect(valueOf(mapOne(stars, '0'))).toBe('0');
+    expect(reasonOf(mapOne(stars, '3.5'))).toMatch(/whole number of stars, 0 to 5/);
+    expect(reasonOf(mapOne(stars, 6))).toBe('a rating is a whole number of stars, 0 to 5; got 6');
+    expect(reasonOf(mapOne({ id: 'f_s', name: 'S', type: 'Rating' }, -1))).toMatch(/0 or more/);
+  });
+
+  it('keeps Number and Currency JSON numbers (platform-shapes §7)', () => {
+    expect(valueOf(mapOne(qty, '125000.5'))).toBe(125000.5);
+    expect(valueOf(mapOne(price, 980))).toBe(980);
   });
 });
 
 describe('checkbox', () => {
+  // The platform's form is "1"/"0", not JSON booleans (platform-shapes §7, row-create.json).
   it.each([
-    ['true', true],
-    ['FALSE', false],
-    ['1', true],
-    ['0', false],
-    ['Yes', true],
-    ['no', false],
-    ['Y', true],
-    ['n', false],
-    [1, true],
-    [0, false],
-    [true, true],
-  ])('reads %j as %j', (raw, expected) => {
+    ['true', '1'],
+    ['FALSE', '0'],
+    ['1', '1'],
+    ['0', '0'],
+    ['Yes', '1'],
+    ['no', '0'],
+    ['Y', '1'],
+    ['n', '0'],
+    [1, '1'],
+    [0, '0'],
+    [true, '1'],
+    [false, '0'],
+  ])('writes %j as %j', (raw, expected) => {
     expect(valueOf(mapOne(active, raw))).toBe(expected);
   });
 
@@ -187,7 +198,7 @@ describe('empty values, defaults and constants', () => {
       { id: 'ws', name: 'Sheet', fields: [active] },
       { mode: 'append' },
     );
-    expect(valueOf(mapRecord(plan, {}))).toBe(true);
+    expect(valueOf(mapRecord(plan, {}))).toBe('1');
   });
 
   it('reports every failing field of a row at once', () => {
