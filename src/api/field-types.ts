@@ -235,11 +235,20 @@ const SELECT_OPS: readonly FilterOperator[] = [
   'isnotempty',
 ];
 const HIERARCHY_OPS: readonly FilterOperator[] = [...SELECT_OPS, 'belongsto', 'notbelongsto'];
+// platform-shapes §8 [C]: no eq/ne/concurrent for a region or a cascading select.
+const REGION_OPS: readonly FilterOperator[] = [
+  'in',
+  'notin',
+  'belongsto',
+  'notbelongsto',
+  'isempty',
+  'isnotempty',
+];
 // platform notes §3: for dates only between/notbetween are confirmed; the rest are [U].
 const DATE_OPS: readonly FilterOperator[] = ['between', 'notbetween', 'isempty', 'isnotempty'];
 const EMPTINESS_OPS: readonly FilterOperator[] = ['isempty', 'isnotempty'];
 
-/** Filter operators each field type supports (platform notes §3 [C]). */
+/** Filter operators each field type supports (platform-shapes §8 [C]). */
 export function operatorsFor(name: FieldTypeName): readonly FilterOperator[] {
   switch (name) {
     case 'Text':
@@ -249,8 +258,9 @@ export function operatorsFor(name: FieldTypeName): readonly FilterOperator[] {
     case 'Certificate':
     case 'Concatenate':
     case 'AutoNumber':
-    case 'AmountInWords':
       return TEXT_OPS;
+    // AmountInWords reads as a number (platform-shapes §6) and filters like one (§8).
+    case 'AmountInWords':
     case 'Number':
     case 'Currency':
     case 'Rating':
@@ -266,9 +276,10 @@ export function operatorsFor(name: FieldTypeName): readonly FilterOperator[] {
     case 'OrgRole':
       return SELECT_OPS;
     case 'Department':
+      return HIERARCHY_OPS;
     case 'Region':
     case 'CascadingSelect':
-      return HIERARCHY_OPS;
+      return REGION_OPS;
     case 'Date':
     case 'DateTime':
     case 'Time':

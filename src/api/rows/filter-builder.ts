@@ -1,8 +1,10 @@
 /**
- * Builds row-list filters (platform notes §3) and checks them against a worksheet's
+ * Builds row-list filters (platform-shapes §8) and checks them against a worksheet's
  * structure. The check matters because the server silently ignores a condition whose
- * operator it does not know and answers with the unfiltered table [C]: a typo would turn
- * "rows of customer 42" into "every row".
+ * operator it does not know and answers with the unfiltered table [L, CLI]: a typo would
+ * turn "rows of customer 42" into "every row". The same goes for the shape: at most two
+ * levels (group, group, condition) and a group's children all groups or all conditions
+ * [L, SKILL].
  */
 import {
   FILTER_OPERATORS,
@@ -75,20 +77,62 @@ export function where(field: string, operator: FilterOperator, value?: unknown):
       operator,
     });
   }
-  return value === undefined
-    ? { type: 'condition', field, operator }
-    : { type: 'condition', field, operator, value };
+  return toWireCondition({ type: 'condition', field, operator, value });
+}
+
+/**
+ * Condition values as the platform's examples send them: an array of strings, even for
+ * one number (`ge ["10000"]`, platform-shapes §8 [L] and rows-list.json). `isempty` and
+ * `isnotempty` carry no value. Objects are left as they are.
+ */
+export function toWireFilter(filter: Filter): Filter {
+  if (filter.type === 'condition') return toWireCondition(filter);
+  return { type: 'group', logic: filter.logic, children: filter.children.map(toWireFilter) };
+}
+
+function toWireCondition(condition: FilterCondition): FilterCondition {
+  const { field, operator, value } = condition;
+  if (operator === 'isempty' || operator === 'isnotempty' || value === undefined || value === null)
+    return { type: 'condition', field, operator };
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return { type: 'condition', field, operator, value: list.map(wireItem) };
+}
+
+function wireItem(item: unknown): unknown {
+  return typeof item === 'number' || typeof item === 'bigint' || typeof item === 'boolean'
+    ? String(item)
+    : item;
+}
+
+const TOO_DEEP = 'is nested deeper than the two levels the platform reads (group, group, condition)';
+const MIXED =
+  'mixes groups and conditions; the children of one group must be all groups or all conditions (wrap the conditions in a group of their own)';
+
+/** How the children of a group at `level` (the top group is 0) break the shape rules, or undefined. */
+function shapeProblem(children: readonly unknown[], level: number): string | undefined {
+  const isGroup = (child: unknown): boolean =>
+    typeof child === 'object' && child !== null && (child as { type?: unknown }).type === 'group';
+  const groups = children.filter(isGroup).length;
+  if (groups > 0 && level >= 1) return TOO_DEEP;
+  if (groups > 0 && groups < children.length) return MIXED;
+  return undefined;
 }
 
 function group(logic: 'AND' | 'OR', children: Filter[]): FilterGroup {
+  const path = `${logic.toLowerCase()}()`;
   if (children.length === 0) {
     // An empty group would match every row or none depending on the server; neither is
     // what a caller with an empty list of conditions meant to send.
-    throw new FilterError(`filter ${logic.toLowerCase()}(): needs at least one condition`, {
-      path: `${logic.toLowerCase()}()`,
-    });
+    throw new FilterError(`filter ${path}: needs at least one condition`, { path });
   }
+  // Built inside out: a child holding groups would put conditions on a third level.
+  const problem = children.some((child) => depthOf(child) >= 2) ? TOO_DEEP : shapeProblem(children, 0);
+  if (problem !== undefined) throw new FilterError(`filter ${path}: ${problem}`, { path });
   return { type: 'group', logic, children };
+}
+
+function depthOf(filter: Filter): number {
+  return filter.type === 'group' ? 1 + Math.max(0, ...filter.children.map(depthOf)) : 0;
 }
 
 /** All of the children must match. */
@@ -181,7 +225,13 @@ function validateCondition(
   }
 }
 
-function validateNode(node: unknown, structure: WorksheetStructure, path: string, sheet: string): void {
+function validateNode(
+  node: unknown,
+  structure: WorksheetStructure,
+  path: string,
+  sheet: string,
+  level: number,
+): void {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) {
     throw new FilterError(
       `filter on ${sheet} at ${path}: expected a condition or a group object, got ${show(node)}`,
@@ -212,15 +262,20 @@ function validateNode(node: unknown, structure: WorksheetStructure, path: string
       path,
     });
   }
-  children.forEach((child, i) => validateNode(child, structure, `${path}.children[${i}]`, sheet));
+  const problem = shapeProblem(children, level);
+  if (problem !== undefined)
+    throw new FilterError(`filter on ${sheet} at ${path}: the group ${problem}`, { path });
+  children.forEach((child, i) => validateNode(child, structure, `${path}.children[${i}]`, sheet, level + 1));
 }
 
 /**
  * Throws a {@link FilterError} when the filter names a field the worksheet does not have,
  * uses an operator the field's type does not support (`operatorsFor`, or
- * `systemFieldOperators` for rowid ctime utime caid uaid ownerid autoid), or gives a
- * value of the wrong shape for its operator. Fields match by id or alias.
+ * `systemFieldOperators` for rowid ctime utime caid uaid ownerid autoid; the message
+ * lists the allowed ones), gives a value of the wrong shape for its operator, nests
+ * deeper than two levels or mixes groups and conditions in one group. Fields match by id
+ * or alias. `path` names the filter in the message (a job spec's `source.filter`).
  */
-export function validateFilter(filter: Filter, structure: WorksheetStructure): void {
-  validateNode(filter, structure, 'filter', `worksheet "${structure.name}"`);
+export function validateFilter(filter: Filter, structure: WorksheetStructure, path = 'filter'): void {
+  validateNode(filter, structure, path, `worksheet "${structure.name}"`, 0);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { and, or, validateFilter, where } from '../../../../src/api/rows/filter-builder.ts';
+import { and, or, toWireFilter, validateFilter, where } from '../../../../src/api/rows/filter-builder.ts';
 import { FilterError } from '../../../../src/api/rows/row-errors.ts';
 import { ConfigError, classifyError } from '../../../../src/ground/errors.ts';
 import { FILTER_OPERATORS } from '../../../../src/api/field-types.ts';
@@ -18,10 +18,27 @@ const structure: WorksheetStructure = {
     { id: '64a000000000000000000006', name: 'Files', alias: 'files', type: '14' },
     { id: '64a000000000000000000007', name: 'Notes', type: 'RichText' },
     { id: '64a000000000000000000008', name: 'Future', alias: 'future', type: '99' },
+    { id: '64a000000000000000000009', name: 'Area', alias: 'area', type: 'Region' },
+    { id: '64a00000000000000000000a', name: 'Category', alias: 'category', type: '35' },
+    { id: '64a00000000000000000000b', name: 'In words', alias: 'in_words', type: 'AmountInWords' },
   ],
 };
 
-/** Operator lists of platform notes §3, written out so a change to field-types.ts shows up here. */
+const REGION_OPS: FilterOperator[] = ['in', 'notin', 'belongsto', 'notbelongsto', 'isempty', 'isnotempty'];
+const NUMBER_OPS: FilterOperator[] = [
+  'eq',
+  'ne',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'between',
+  'notbetween',
+  'isempty',
+  'isnotempty',
+];
+
+/** Operator lists of platform-shapes §8, written out so a change to field-types.ts shows up here. */
 const FAMILIES: Array<{ field: string; type: string; allowed: FilterOperator[] }> = [
   {
     field: 'customer',
@@ -54,6 +71,9 @@ const FAMILIES: Array<{ field: string; type: string; allowed: FilterOperator[] }
   },
   { field: 'due', type: 'Date', allowed: ['between', 'notbetween', 'isempty', 'isnotempty'] },
   { field: 'files', type: 'Attachment', allowed: ['isempty', 'isnotempty'] },
+  { field: 'area', type: 'Region', allowed: REGION_OPS },
+  { field: 'category', type: 'CascadingSelect', allowed: REGION_OPS },
+  { field: 'in_words', type: 'AmountInWords', allowed: NUMBER_OPS },
 ];
 
 /** A value of the right shape for each operator. */
@@ -79,27 +99,66 @@ function errorOf(run: () => void): FilterError {
 }
 
 describe('filter builder', () => {
-  it('builds the wire shape of conditions and nested groups', () => {
+  it('builds the wire shape of conditions and nested groups, values as arrays of strings', () => {
     const filter = and(
-      where('status', 'in', ['k1', 'k2']),
-      or(where('price', 'ge', 10), where('customer', 'isempty')),
+      and(where('status', 'in', ['k1', 'k2']), where('price', 'between', [5, 9.5])),
+      or(where('price', 'ge', 10000), where('customer', 'contains', 'Harbor'), where('customer', 'isempty')),
     );
+    // platform-shapes §8 and rows-list.json: `ge ["10000"]`, `contains ["Harbor"]`.
     expect(filter).toEqual({
       type: 'group',
       logic: 'AND',
       children: [
-        { type: 'condition', field: 'status', operator: 'in', value: ['k1', 'k2'] },
+        {
+          type: 'group',
+          logic: 'AND',
+          children: [
+            { type: 'condition', field: 'status', operator: 'in', value: ['k1', 'k2'] },
+            { type: 'condition', field: 'price', operator: 'between', value: ['5', '9.5'] },
+          ],
+        },
         {
           type: 'group',
           logic: 'OR',
           children: [
-            { type: 'condition', field: 'price', operator: 'ge', value: 10 },
+            { type: 'condition', field: 'price', operator: 'ge', value: ['10000'] },
+            { type: 'condition', field: 'customer', operator: 'contains', value: ['Harbor'] },
             { type: 'condition', field: 'customer', operator: 'isempty' },
           ],
         },
       ],
     });
-    expect('value' in (filter.children[1] as { children: object[] }).children[1]!).toBe(false);
+    expect('value' in (filter.children[1] as { children: object[] }).children[2]!).toBe(false);
+  });
+
+  it('turns hand-written filters into the wire form, leaving their shape alone', () => {
+    const filter = {
+      type: 'group',
+      logic: 'OR',
+      children: [
+        { type: 'condition', field: 'customer', operator: 'eq', value: 'A-1' },
+        { type: 'condition', field: 'price', operator: 'lt', value: 3 },
+        { type: 'condition', field: 'files', operator: 'isnotempty', value: null },
+      ],
+    } as Filter;
+    expect(toWireFilter(filter)).toEqual({
+      type: 'group',
+      logic: 'OR',
+      children: [
+        { type: 'condition', field: 'customer', operator: 'eq', value: ['A-1'] },
+        { type: 'condition', field: 'price', operator: 'lt', value: ['3'] },
+        { type: 'condition', field: 'files', operator: 'isnotempty' },
+      ],
+    });
+  });
+
+  it('refuses a third level and a group that mixes groups and conditions', () => {
+    expect(() => and(where('status', 'in', ['k']), or(where('price', 'gt', 1)))).toThrow(
+      'and(): mixes groups and conditions',
+    );
+    expect(() => or(and(and(where('price', 'gt', 1))))).toThrow(
+      'or(): is nested deeper than the two levels the platform reads',
+    );
   });
 
   it('refuses operators the platform does not have, naming the valid ones', () => {
@@ -217,11 +276,52 @@ describe('validateFilter', () => {
     const nested = {
       type: 'group',
       logic: 'OR',
-      children: [where('price', 'gt', 1), { type: 'group', logic: 'AND', children: [{ type: 'cond' }] }],
+      children: [
+        { type: 'group', logic: 'AND', children: [where('price', 'gt', 1)] },
+        { type: 'group', logic: 'AND', children: [{ type: 'cond' }] },
+      ],
     } as unknown as Filter;
     const err = errorOf(() => validateFilter(nested, structure));
     expect(err.path).toBe('filter.children[1].children[0]');
     expect(err.message).toContain('type must be "condition" or "group", got "cond"');
+  });
+
+  it('refuses filters deeper than two levels or mixing groups and conditions (the platform would drop them)', () => {
+    const deep = {
+      type: 'group',
+      logic: 'AND',
+      children: [
+        {
+          type: 'group',
+          logic: 'OR',
+          children: [{ type: 'group', logic: 'AND', children: [where('price', 'gt', 1)] }],
+        },
+      ],
+    } as unknown as Filter;
+    const err = errorOf(() => validateFilter(deep, structure, 'source.filter'));
+    expect(err.path).toBe('source.filter.children[0]');
+    expect(err.message).toBe(
+      'filter on worksheet "Orders" at source.filter.children[0]: the group is nested deeper than the two levels the platform reads (group, group, condition)',
+    );
+    const mixed = {
+      type: 'group',
+      logic: 'AND',
+      children: [
+        where('price', 'gt', 1),
+        { type: 'group', logic: 'OR', children: [where('price', 'lt', 9)] },
+      ],
+    } as unknown as Filter;
+    expect(() => validateFilter(mixed, structure)).toThrow(
+      'at filter: the group mixes groups and conditions; the children of one group must be all groups or all conditions',
+    );
+    const twoLevels = {
+      type: 'group',
+      logic: 'OR',
+      children: [
+        { type: 'group', logic: 'AND', children: [where('price', 'gt', 1), where('area', 'in', ['310000'])] },
+      ],
+    } as unknown as Filter;
+    expect(() => validateFilter(twoLevels, structure)).not.toThrow();
   });
 
   it('is a config error, so a run with a bad filter stops instead of retrying', () => {
