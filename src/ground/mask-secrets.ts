@@ -16,21 +16,49 @@ export const MASK = '••••••';
 const ENV_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
 const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 /**
- * Words of key names (headers, query parameters) whose values are credentials. A camel
- * case name is split into words first, so the separator inside `api key` may be a space.
+ * Words of names (headers, query parameters, spec keys) whose values are credentials. A
+ * camel case name is split into words first, so the separator inside `api key` may be a
+ * space. `pass` is a word of its own (`smtp_pass`), never the start of `passenger`.
  */
 const SECRET_WORD =
-  /(?:^|[^a-z])(?:authorization|auth|token|secret|password|passwd|pwd|sign|signature|sig|api[-_ ]?key|apikey|cookie|session|credentials?|private[-_ ]?key|access[-_ ]?key)(?:[^a-z]|$)/i;
+  /(?:^|[^a-z])(?:authorization|auth|token|secret|password|passwd|passphrase|passcode|pass|pwd|otp|totp|sign|signature|sig|cookie|session|credentials?)(?:[^a-z]|$)/i;
+/** A key word with a prefix that makes it a credential: `appkey`, `license_key`, `clientKey`. */
+const PREFIXED_KEY =
+  /(?:^|[^a-z])(?:app|api|access|secret|private|license|licence|client|master|signing|encryption|auth|session|account|subscription|consumer|shared|service|developer|dev|partner|product|webhook)[-_ ]?keys?(?:[^a-z]|$)/i;
+/** Any word ending in `key`: in a header name (`X-Appkey`, `X-Helpdesk-Key`) it is the credential. */
+const ANY_KEY = /(?:^|[^a-z])[a-z]*keys?(?:[^a-z]|$)/i;
 /**
- * Query parameters that are credentials by their whole name only (`?key=` of many APIs):
- * as spec keys they are ordinary (a target's `key: code`).
+ * Header and query names that are credentials by their whole name only (`?key=`,
+ * OAuth's `?code=`, an `otp`): as spec keys they are ordinary (a target's `key: code`).
  */
-const SECRET_PARAM = /^(?:key|jwt)$/i;
+const SECRET_WHOLE_NAME = /^(?:key|jwt|code|otp|pin)$/i;
 
-/** `accessToken`, `X-Api-Key`, `client_secret` are secret names; `assignee` is not. */
-export function isSecretName(name: string): boolean {
-  return SECRET_WORD.test(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2'));
+/** Where a name stands: a header, a query parameter, or any other key of a job spec. */
+export type SecretNameKind = 'header' | 'query' | 'key';
+
+/**
+ * Whether a value under this name is a credential: the one rule for the job-spec check
+ * that refuses literal credentials (schema-checks.ts) and for every masking here.
+ * `accessToken`, `X-Api-Key`, `client_secret`, `smtp_pass`, `license_key` are secret
+ * names anywhere; `X-Appkey` as a header; `code` and `key` as a whole header or query
+ * name; `assignee`, `sort_key` and `passenger` are not.
+ */
+export function isSecretName(name: string, kind: SecretNameKind = 'key'): boolean {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+  if (SECRET_WORD.test(words) || PREFIXED_KEY.test(words)) return true;
+  if (kind === 'key') return false;
+  if (SECRET_WHOLE_NAME.test(name)) return true;
+  return kind === 'header' && ANY_KEY.test(words);
 }
+
+/**
+ * Headers whose values describe the request, not who sends it: every other header of a
+ * spec (a custom `X-Helpdesk-Auth`, `X-Tenant`) is masked on the job page unless it holds
+ * only `${ENV}` references.
+ */
+const PLAIN_HEADER =
+  /^(?:accept(?:-[a-z-]+)?|content-type|content-language|user-agent|cache-control|pragma|if-[a-z-]+|prefer|x-requested-with|x-request-id|x-correlation-id|origin|referer)$/i;
+
 /** What may stand beside a reference in a credential value: an auth scheme. */
 const SCHEME_ONLY = /^\s*(?:bearer|basic|token|digest)?\s*$/i;
 
@@ -57,7 +85,7 @@ export function maskUrl(value: string): string {
     changed = true;
   }
   for (const [name, v] of url.searchParams) {
-    if ((isSecretName(name) || SECRET_PARAM.test(name)) && !/^__RB_[0-9a-f]+__$/.test(v)) {
+    if (isSecretName(name, 'query') && !/^__RB_[0-9a-f]+__$/.test(v)) {
       url.searchParams.set(name, '__RB_MASK__');
       changed = true;
     }
@@ -69,21 +97,52 @@ export function maskUrl(value: string): string {
     .replace(/__RB_MASK__/g, MASK);
 }
 
-/**
- * A copy of `value` with credential values masked (URLs keep all but their secrets).
- * `byName` false stops masking by key name (a mapping's keys are target fields, such as
- * `sign_up`, and its values column names): URLs are still checked.
- */
-export function maskSecrets(value: unknown, key = '', byName = true): unknown {
+/** A connection string or password clause inside SQL text: `password=...`, `IDENTIFIED BY '...'`. */
+const SQL_CREDENTIAL =
+  /\b((?:password|passwd|pwd|pass|sslpassword|secret|token|api_?key|access_?key|secret_?key)\s*=\s*|identified\s+by\s+)('(?:[^']|'')*'|"[^"]*"|[^\s;,)'"]+)/gi;
+/** The password of a URL written inside a longer text. */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)[^\s@/]+@/gi;
+
+/** SQL text with its credentials masked: a `query:` may open a dblink or FEDERATED connection. */
+export function maskSqlText(text: string): string {
+  return text
+    .replace(SQL_CREDENTIAL, (_m, lead: string, value: string) => {
+      const quote = value.startsWith("'") || value.startsWith('"') ? value[0]! : '';
+      return `${lead}${quote}${MASK}${quote}`;
+    })
+    .replace(URL_PASSWORD, `$1${MASK}@`);
+}
+
+/** How the values of a map are judged, from the key that holds the map. */
+function kindOfMap(key: string): SecretNameKind {
+  if (/^headers$/i.test(key)) return 'header';
+  if (/^query$/i.test(key)) return 'query';
+  return 'key';
+}
+
+function maskValue(value: unknown, key: string, kind: SecretNameKind, byName: boolean): unknown {
   if (typeof value === 'string') {
-    if (byName && isSecretName(key) && !onlyReferences(value)) return MASK;
+    if (byName && kind === 'key' && /^query$/i.test(key)) return maskSqlText(value);
+    const custom = kind === 'header' && !PLAIN_HEADER.test(key);
+    if (byName && (custom || isSecretName(key, kind)) && !onlyReferences(value)) return MASK;
     return maskUrl(value);
   }
-  if (Array.isArray(value)) return value.map((item) => maskSecrets(item, key, byName));
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, key, kind, byName));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, k, byName)]));
+    const inner = kindOfMap(key);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v, k, inner, byName)]));
   }
   return value;
+}
+
+/**
+ * A copy of `value` with credential values masked (URLs keep all but their secrets; SQL
+ * text keeps all but its passwords; a custom header is masked whole). `byName` false
+ * stops masking by key name (a mapping's keys are target fields, such as `sign_up`, and
+ * its values column names): URLs are still checked.
+ */
+export function maskSecrets(value: unknown, key = '', byName = true): unknown {
+  return maskValue(value, key, 'key', byName);
 }
 
 /** The spec as YAML, secrets masked. */

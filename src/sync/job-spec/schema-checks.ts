@@ -5,7 +5,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { maskUrl } from '../../ground/mask-secrets.ts';
+import { isSecretName, maskUrl } from '../../ground/mask-secrets.ts';
 
 /**
  * A short, quoted rendering of a user's value for "got ..." in a message. A URL pasted
@@ -115,12 +115,13 @@ export const dateFormat = z.string().superRefine((value, ctx) => {
 const ENV_REFERENCE = /\$\{[A-Z_][A-Z0-9_]*\}/g;
 const AUTH_SCHEME = /^\s*(?:Bearer|Basic|Token|Bot|Digest|ApiKey)?\s*$/i;
 
-/** Whether a header or query parameter of this name carries a credential. */
+/**
+ * Whether a header or query parameter of this name carries a credential: the same rule
+ * the job page masks by (ground/mask-secrets.ts), so a name the page would hide cannot
+ * hold a literal credential either.
+ */
 function isCredentialName(name: string, kind: 'header' | 'query'): boolean {
-  const lower = name.toLowerCase();
-  if (kind === 'header') return /authorization|token|key|secret|password|cookie|signature/.test(lower);
-  // Query names are freer ("sort_key"), so only the unambiguous ones.
-  return /token|secret|password|api[-_]?key|access[-_]?key|signature|^key$|^sign$/.test(lower);
+  return isSecretName(name, kind);
 }
 
 /**
