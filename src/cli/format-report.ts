@@ -34,3 +34,28 @@ export function runExitCode(record: RunRecord | undefined, report: RunReport): n
   if (record === undefined || record.status !== 'completed') return 1;
   return report.deadLetteredTotal > 0 ? 2 : 0;
 }
+
+/**
+ * A failed run as a person at a terminal reads it: one line saying what failed, one hint
+ * saying what to do, and the counts only when the run got as far as reading rows.
+ */
+export function formatFailure(
+  record: RunRecord,
+  report: RunReport,
+  next: { command: string; resumable: boolean },
+): string {
+  const lines = [`run ${record.runId} (${record.job}) failed: ${record.message ?? 'no reason was recorded'}`];
+  const again = `${next.command} run ${record.job}`;
+  lines.push(
+    next.resumable
+      ? `hint: fix the cause, then \`${again}\` resumes this run (rows already written are not written again; --fresh starts anew)`
+      : `hint: fix the cause, then \`${again}\` again`,
+  );
+  if (report.read > 0 || report.deadLetteredTotal > 0) {
+    const written = report.created + report.updated;
+    lines.push(
+      `  read ${report.read}, written ${written} (created ${report.created}, updated ${report.updated}), unchanged ${report.unchanged}, dead-lettered ${report.deadLetteredTotal}; \`${next.command} status ${record.runId}\` has the report`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** Exit codes of the CLI: a public contract. */
 export const EXIT = {
   ok: 0,
@@ -19,10 +21,27 @@ export interface CliIo {
   errIsTty?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The command as the user typed it, for hints: `rowbridge` or `node src/cli.ts`. @defaultValue `rowbridge` */
+  command?: string;
 }
 
 export interface CliCommand {
   main(args: string[], io: CliIo): Promise<number>;
+}
+
+/**
+ * How the user started the CLI, said back in hints: `rowbridge` through the installed
+ * bin (or npx), else `node <the entry file as typed relative to cwd>`.
+ */
+export function commandAsTyped(argv1: string | undefined, cwd: string): string {
+  if (argv1 === undefined || /(^|[/\\])(rowbridge(\.js)?)$/.test(argv1)) return 'rowbridge';
+  const rel = path.relative(cwd, argv1);
+  return `node ${rel.startsWith('..') || path.isAbsolute(rel) ? argv1 : rel}`;
+}
+
+/** The command name of {@link CliIo.command}, `rowbridge` when unset. */
+export function cmd(io: Pick<CliIo, 'command'>): string {
+  return io.command ?? 'rowbridge';
 }
 
 export function createCliIo(): CliIo {
@@ -33,5 +52,6 @@ export function createCliIo(): CliIo {
     errIsTty: process.stderr.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    command: commandAsTyped(process.argv[1], process.cwd()),
   };
 }

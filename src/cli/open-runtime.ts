@@ -16,7 +16,7 @@ import { ensureRedisReachable } from './redis-reachable.ts';
  * terminal each line is drawn readable by pino-pretty; elsewhere (pipes, CI, tests) and
  * with --json they stay pino's JSON, one object a line, for machines.
  */
-function logDestination(io: CliIo, json: boolean): DestinationStream {
+function logDestination(io: CliIo, json: boolean, reported?: ReadonlySet<string>): DestinationStream {
   if (io.errIsTty !== true || json) return process.stderr;
   // Loaded on a terminal only: a worker or a piped command never pays for it.
   const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
@@ -28,7 +28,30 @@ function logDestination(io: CliIo, json: boolean): DestinationStream {
   });
   // Written synchronously, after clearing the line: a progress bar being redrawn on it
   // (no newline yet) is wiped rather than glued to the log line, and redrawn below it.
-  return { write: (line: string) => process.stderr.write(`\r\u001b[2K${pretty(line)}`) };
+  return {
+    write: (line: string) => {
+      if (reported !== undefined && reported.size > 0 && isReportedFailure(line, reported)) return;
+      process.stderr.write(`\r\u001b[2K${pretty(line)}`);
+    },
+  };
+}
+
+/** pino's `error` level. */
+const ERROR_LEVEL = 50;
+
+/**
+ * An error line about a run the command reports itself (its failure, with a hint): on
+ * a terminal the person reads it once, from the command, not again inside log objects.
+ */
+function isReportedFailure(line: string, reported: ReadonlySet<string>): boolean {
+  try {
+    const { level, runId } = JSON.parse(line) as { level?: unknown; runId?: unknown };
+    return (
+      typeof level === 'number' && level >= ERROR_LEVEL && typeof runId === 'string' && reported.has(runId)
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -43,6 +66,11 @@ export function openRuntime(
     json?: boolean;
     /** Draws a progress bar on a terminal: log lines would tear it, so only warnings show there. */
     interactive?: boolean;
+    /**
+     * Runs whose failure the command prints itself (added as they start): on a terminal
+     * their error log lines are left out.
+     */
+    reportedRuns?: ReadonlySet<string>;
     jobsDir?: string;
     onClientEvent?: (event: ClientEvent) => void;
     /** Sees the row outcomes each batch newly records (live metrics). */
@@ -57,7 +85,7 @@ export function openRuntime(
         ? 'warn'
         : settings.logLevel,
     redactHeaders: [`${settings.headerPrefix}Sign`, `${settings.headerPrefix}Appkey`],
-    destination: logDestination(io, options.json === true),
+    destination: logDestination(io, options.json === true, options.reportedRuns),
   });
   return createRuntime({
     settings,

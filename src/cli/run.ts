@@ -1,7 +1,9 @@
 import { startOrResumeRun } from '../queue/start-or-resume-run.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
-import { formatReport, runExitCode } from './format-report.ts';
+import { findUnfinishedRun } from '../queue/resume-run.ts';
+import { formatFailure, formatReport, runExitCode } from './format-report.ts';
+import { cmd } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
@@ -39,9 +41,11 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(RUN, args, io);
   if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);
+  const reportedRuns = new Set<string>();
   const rt = openRuntime(io, {
     quiet: parsed.values.json === true,
     interactive: true,
+    reportedRuns,
     ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
   });
   try {
@@ -54,6 +58,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         ...(parsed.values.fresh === true ? { fresh: true } : {}),
       }),
     );
+    reportedRuns.add(runId);
     if (resumed !== undefined) {
       const done = await rt.runs.report(runId);
       io.err(
@@ -69,7 +74,10 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     });
     const { record, report } = result!;
     if (parsed.values.json === true) io.out(JSON.stringify({ run: record, report }, null, 2));
-    else if (record !== undefined) io.out(formatReport(record, report));
+    else if (record?.status === 'failed' && io.isTty) {
+      const resumable = (await findUnfinishedRun(rt, job.name))?.runId === runId;
+      io.err(formatFailure(record, report, { command: cmd(io), resumable }));
+    } else if (record !== undefined) io.out(formatReport(record, report));
     return runExitCode(record, report);
   } catch (err) {
     return reportFailure(err, io);

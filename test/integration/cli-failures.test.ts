@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness } from '../helpers/sync-harness.ts';
+import type { Harness } from '../helpers/sync-harness.ts';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
+
+function cli(args: string[], env: NodeJS.ProcessEnv, terminal = false) {
+  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const [file, argv] = terminal
+    ? ['script', ['-qec', command, '/dev/null']]
+    : [process.execPath, [CLI, ...args]];
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(file, argv, {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a failed run on a terminal', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness('cli-failures');
+    await h.writeFile('parts.csv', 'code,qty\nP-1,1\nP-2,2\nP-3,3\n');
+    await h.writeJob(
+      'parts',
+      `name: parts
+source: { type: csv, path: ./parts.csv }
+target: { worksheet: nosuch, mode: upsert, key: code, batchSize: 2 }
+fields: { code: code, qty: qty }
+`,
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('prints its error once, as one line with a hint naming the command as typed; no JSON', async () => {
+    const r = await cli(['run', 'parts'], h.env, true);
+    expect(r.code).toBe(1);
+    const plain = stripVTControlCharacters(r.stdout);
+    expect(plain.match(/worksheet nosuch does not exist/g)).toHaveLength(1);
+    expect(plain).toMatch(/^run parts-\S+ \(parts\) failed: .*worksheet nosuch does not exist\r?$/m);
+    expect(plain).toMatch(/^hint: fix the cause, then `node src\/cli\.ts run parts` /m);
+    expect(plain).not.toMatch(/[{}]/);
+  }, 60_000);
+});
