@@ -23,16 +23,46 @@ function rejection(text: string): JobSpecError {
 }
 
 describe('worksheet source filters', () => {
-  it('refuses isempty and isnotempty, which the platform ignores on row lists, naming the place', () => {
+  it('refuses a filter deeper than two levels, naming the place', () => {
     const err = rejection(
-      pull('{ type: group, logic: AND, children: [{ type: condition, field: note, operator: isempty }] }'),
+      pull(
+        '{ type: group, logic: AND, children: [{ type: group, logic: OR, children: [{ type: group, logic: AND, children: [{ type: condition, field: note, operator: eq, value: x }] }] }] }',
+      ),
     );
     expect(err.message).toMatch(
-      /jobs\/export\.yaml:5:\d+ source\.filter\.children\[0\]\.operator: isempty is ignored by the platform on row lists/,
+      /jobs\/export\.yaml:5:\d+ source\.filter\.children\[0\]: is nested deeper than the two levels the platform reads \(group, group, condition\)/,
     );
-    expect(rejection(pull('{ type: condition, field: note, operator: isnotempty }')).message).toMatch(
-      /source\.filter\.operator: isnotempty is ignored/,
+  });
+
+  it('refuses a group that mixes groups and conditions', () => {
+    const err = rejection(
+      pull(
+        '{ type: group, logic: AND, children: [{ type: condition, field: note, operator: eq, value: x }, { type: group, logic: OR, children: [{ type: condition, field: qty, operator: ge, value: 3 }] }] }',
+      ),
     );
+    expect(err.message).toMatch(
+      /source\.filter: mixes groups and conditions; the children of one group must be all groups or all conditions/,
+    );
+  });
+
+  it('accepts isempty and isnotempty, which every family of platform-shapes §8 lists', () => {
+    expect(() =>
+      parseJobSpec(
+        pull('{ type: group, logic: AND, children: [{ type: condition, field: note, operator: isempty }] }'),
+        'jobs/export.yaml',
+      ),
+    ).not.toThrow();
+  });
+
+  it('accepts two levels of groups whose children are all of one kind', () => {
+    expect(() =>
+      parseJobSpec(
+        pull(
+          '{ type: group, logic: OR, children: [{ type: group, logic: AND, children: [{ type: condition, field: a, operator: eq, value: x }, { type: condition, field: b, operator: ge, value: 3 }] }, { type: group, logic: AND, children: [{ type: condition, field: c, operator: isnotempty }] }] }',
+        ),
+        'jobs/export.yaml',
+      ),
+    ).not.toThrow();
   });
 
   it('accepts a bare condition (it is sent inside a group) and a group', () => {
