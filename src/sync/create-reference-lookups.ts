@@ -9,32 +9,18 @@ import { ConfigError } from '../ground/errors.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
 import type { Filter, WireRow, WorksheetStructure } from '../api/types.ts';
+import { createZoneClock } from '../api/zone-clock.ts';
 import { createReferenceCache } from './mapping/reference-cache.ts';
+import { anyOf, createRelatedKey } from './related-key.ts';
 import type { ReferenceLookups } from './mapping/resolve-references.ts';
 import type { NormalisedRow } from '../api/types.ts';
 
-const LOOKUP_CHUNK = 100;
+export { anyOf };
 
-/** A filter matching rows whose `field` equals any of `values`: a group at the top, as the platform wants (platform-shapes §8 [L]). */
-export function anyOf(field: string, values: readonly string[]): Filter {
-  return {
-    type: 'group',
-    logic: 'OR',
-    children: values.map((value) => ({ type: 'condition', field, operator: 'eq', value })),
-  };
-}
+const LOOKUP_CHUNK = 100;
 
 export function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
-}
-
-/** A scalar as text; objects and arrays as JSON (never "[object Object]"). */
-export function text(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
-  return JSON.stringify(value);
 }
 
 /** The one id among entries named exactly `name`; two different people of that name match nobody. */
@@ -109,6 +95,11 @@ export function createReferenceLookups(client: PlatformClient, reader: RowReader
     return found;
   }
 
+  const clock = createZoneClock(client.organisation.timeZone);
+  const memberIds = async (names: readonly string[]): Promise<string[]> => [
+    ...(await byNames('users', [...new Set(names.map((n) => n.trim()))])).values(),
+  ];
+
   async function byNames(kind: 'users' | 'departments', values: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const answers = await Promise.all(values.map(async (value) => [value, await ask(kind, value)] as const));
@@ -135,11 +126,19 @@ export function createReferenceLookups(client: PlatformClient, reader: RowReader
           `relationKey "${relatedKey}" is not a field of the related worksheet ${structure.name} (${structure.id}); its fields: ${names.join(', ')}`,
         );
       }
+      const key = createRelatedKey(keyField, clock, memberIds);
       const found = new Map<string, string>();
       for (const part of chunks(values, LOOKUP_CHUNK)) {
-        for (const row of await reader.list(structure.id, anyOf(keyField.id, part), [keyField.id])) {
-          const value = row.values[keyField.id];
-          if (value !== undefined && value !== null) found.set(text(value), row.id);
+        const filter = await key.filter(part);
+        if (filter === undefined) continue;
+        // Several source spellings ("42", "42.0") may stand for one key.
+        const wanted = new Map<string, string[]>();
+        for (const value of part) {
+          const canonical = key.ofSource(value);
+          if (canonical !== '') wanted.set(canonical, [...(wanted.get(canonical) ?? []), value]);
+        }
+        for (const row of await reader.list(structure.id, filter, [keyField.id])) {
+          for (const value of wanted.get(key.ofRow(row.values[keyField.id])) ?? []) found.set(value, row.id);
         }
       }
       return found;

@@ -88,7 +88,10 @@ function timeText(value: unknown): string {
   return `${(m[1] ?? '').padStart(2, '0')}:${m[2] ?? '00'}:${m[3] ?? '00'}`;
 }
 
-function selectItem(field: PlannedField, item: unknown): string {
+/** What the canonical form reads of a field: a planned field, or a related worksheet's key (relation lookups). */
+export type CanonicalField = Pick<PlannedField, 'type' | 'precision' | 'options'>;
+
+function selectItem(field: CanonicalField, item: unknown): string {
   const options = field.options;
   let key: string | undefined;
   let text: string | undefined;
@@ -139,7 +142,7 @@ function setText(items: string[]): string {
 }
 
 /** The canonical string of `value` (written or read) for `field`. DateTime reads with a zone are shown in `clock`. */
-export function canonicalValue(field: PlannedField, value: unknown, clock: ZoneClock): string {
+export function canonicalValue(field: CanonicalField, value: unknown, clock: ZoneClock): string {
   switch (field.type) {
     case 'Number':
     case 'Currency':

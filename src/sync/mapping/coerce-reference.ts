@@ -77,6 +77,23 @@ export function createTableCoercer(
   };
 }
 
+/**
+ * A single member or relation field (Collaborator subType 0, Relation subType 1) takes
+ * one id: a source value naming several fails its row with the reason, rather than being
+ * cut to the first (a silent loss) or refused by the platform for the whole batch.
+ */
+export function createSingleCoercer(coerce: Coercer, what: string): Coercer {
+  return (raw) => {
+    const out = coerce(raw);
+    const items: readonly unknown[] | undefined =
+      out instanceof PendingReference ? out.values : Array.isArray(out) ? out : undefined;
+    if (items === undefined || items.length <= 1) return out;
+    return new CoerceFailure(
+      `the field holds one ${what}, got ${items.length}: ${items.map((v) => `"${String(v)}"`).join(', ')}`,
+    );
+  };
+}
+
 interface Attachment {
   name: string;
   url: string;
