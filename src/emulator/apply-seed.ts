@@ -32,6 +32,7 @@ export function applySeed(deps: EmulatorDeps, raw: EmulatorSeed, source = 'seed'
       accountId,
       fullname: u.fullname,
       email: u.email,
+      mobile: u.mobile ?? '',
       departmentIds: u.departmentIds ?? [],
     });
   }
@@ -55,7 +56,14 @@ export function applySeed(deps: EmulatorDeps, raw: EmulatorSeed, source = 'seed'
             : { id: key, value };
         });
         located(`${where}.rows[${ri}]`, () =>
-          createRow(deps, ws, fields, app.owner, typeof id === 'string' ? id : undefined),
+          // Seeded rows stand for rows people entered: the app's owner wrote and owns them.
+          createRow(
+            deps,
+            ws,
+            fields,
+            { by: app.owner, owner: app.owner },
+            typeof id === 'string' ? id : undefined,
+          ),
         );
       });
     });

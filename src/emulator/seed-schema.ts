@@ -5,8 +5,8 @@
  * ```json
  * {
  *   "org": {"name": "Acme"},
- *   "users": [{"accountId": "…", "fullname": "Dana", "email": "dana@acme.test", "departmentIds": []}],
- *   "departments": [{"id": "<24 hex>", "name": "Ops", "parentId": "<24 hex>"}],
+ *   "users": [{"accountId": "…", "fullname": "Dana", "email": "dana@acme.test", "mobile": "13912342048", "departmentIds": []}],
+ *   "departments": [{"id": "<uuid or 24 hex>", "name": "Ops", "parentId": "<its parent's id>"}],
  *   "apps": [{
  *     "id": "<24 hex, optional>", "name": "CRM", "appKey": "…", "sign": "…", "owner": "<accountId, optional>",
  *     "worksheets": [{
@@ -29,6 +29,10 @@
 import { z } from 'zod';
 
 const objectId = z.string().regex(/^[0-9a-f]{24}$/, 'must be a 24-hex object id');
+// The platform's department ids are UUIDs (platform-shapes §3 [C]); older seeds use object ids.
+const uuid = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a UUID');
 
 const fieldDefinition = z.looseObject({
   name: z.string().min(1),
@@ -61,12 +65,19 @@ export const emulatorSeedSchema = z.object({
         accountId: z.string().min(1).optional(),
         fullname: z.string().min(1),
         email: z.string().min(1),
+        mobile: z.string().optional(),
         departmentIds: z.array(z.string()).optional(),
       }),
     )
     .optional(),
   departments: z
-    .array(z.object({ id: objectId.optional(), name: z.string().min(1), parentId: z.string().optional() }))
+    .array(
+      z.object({
+        id: z.union([objectId, uuid]).optional(),
+        name: z.string().min(1),
+        parentId: z.string().optional(),
+      }),
+    )
     .optional(),
   apps: z.array(app),
   personalTokens: z

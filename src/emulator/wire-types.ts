@@ -34,7 +34,9 @@ export interface WorksheetField {
   options?: FieldOption[];
   subType?: number;
   precision?: number;
+  max?: number;
   dataSource?: string;
+  relation?: { showFields: string[]; bidirectional: boolean };
 }
 
 export interface WorksheetStructure {

@@ -23,6 +23,12 @@ export function maskEmail(email: string): string {
   return `${masked}${email.slice(at)}`;
 }
 
+/** A mobile number as the user lookup shows it: the first 3 and last 4 digits, `*` between (platform-shapes §9 [C]). */
+export function maskMobile(mobile: string): string {
+  if (mobile.length <= 7) return mobile;
+  return `${mobile.slice(0, 3)}${'*'.repeat(mobile.length - 7)}${mobile.slice(-4)}`;
+}
+
 export function createLookupRoutes(deps: EmulatorDeps): Route[] {
   const state = deps.state;
   const platform = () => deps.options.dialect === 'platform';
@@ -32,6 +38,17 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
     if (name === null || name.trim() === '')
       throw paramError('name is required: the lookup matches it exactly');
     return name;
+  };
+  /** A department with its ancestors, top first, the department itself left out (platform-shapes §9 [C]). */
+  const departmentRef = (d: { id: string; name: string; parentId: string | null }) => {
+    const pathNodes: Array<{ id: string; name: string }> = [];
+    for (
+      let at = d.parentId === null ? undefined : state.departments.get(d.parentId);
+      at !== undefined && pathNodes.length < 64;
+      at = at.parentId === null ? undefined : state.departments.get(at.parentId)
+    )
+      pathNodes.unshift({ id: at.id, name: at.name });
+    return { id: d.id, name: d.name, path: pathNodes.map((n) => n.name).join('/'), pathNodes };
   };
   const matches = (text: string, keywords: string | null) =>
     keywords === null || text.toLowerCase().includes(keywords.toLowerCase());
@@ -44,9 +61,7 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
         if (platform()) {
           const name = exactName(ctx);
           return {
-            departments: [...state.departments.values()]
-              .filter((d) => d.name === name)
-              .map((d) => ({ id: d.id, name: d.name, path: '', pathNodes: [] })),
+            departments: [...state.departments.values()].filter((d) => d.name === name).map(departmentRef),
           };
         }
         const parentId = ctx.query.get('parentId');
@@ -123,12 +138,12 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
               .map((u) => ({
                 accountId: u.accountId,
                 fullname: u.fullname,
-                mobile: '',
+                mobile: maskMobile(u.mobile),
                 email: maskEmail(u.email),
                 departments: u.departmentIds
                   .map((id) => state.departments.get(id))
                   .filter((d) => d !== undefined)
-                  .map((d) => ({ id: d.id, name: d.name, path: '', pathNodes: [] })),
+                  .map(departmentRef),
               })),
           };
         }
@@ -199,6 +214,7 @@ export function createLookupRoutes(deps: EmulatorDeps): Route[] {
           accountId,
           fullname: asString(body['fullname'], 'fullname'),
           email,
+          mobile: optionalString(body['mobile'], 'mobile'),
           departmentIds,
         });
         return { accountId };

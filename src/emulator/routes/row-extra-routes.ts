@@ -9,7 +9,7 @@ import { asString, bodyObject } from '../input.ts';
 import { pivot } from '../rows/pivot.ts';
 import { readValue } from '../rows/read-format.ts';
 import { rowLog } from '../rows/row-log.ts';
-import { readPaging } from '../rows/row-query.ts';
+import { listOptions, readPaging } from '../rows/row-query.ts';
 import { liveRow } from '../rows/row-table.ts';
 import type { AppRouteContext, Route } from '../router.ts';
 import type { FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';
@@ -96,8 +96,8 @@ export function createRowExtraRoutes(deps: EmulatorDeps): Route[] {
       write: false,
       handler: (ctx) =>
         deps.options.dialect === 'platform'
-          ? platformPivot(deps.state, sheet(ctx), ctx.body, deps.options.strictOperators)
-          : pivot(deps.state, sheet(ctx), ctx.body, deps.options.strictOperators),
+          ? platformPivot(deps.state, sheet(ctx), ctx.body, listOptions(deps.options))
+          : pivot(deps.state, sheet(ctx), ctx.body, listOptions(deps.options)),
     },
     {
       // data: {shareLink}: one stable public link per row.

@@ -1,11 +1,17 @@
-/** Row endpoints of spec §4 "Row": list, get, create, update, delete, and their batch forms. */
+/**
+ * Row endpoints of spec §4 "Row": list, get, create, update, delete, and their batch forms.
+ * The platform dialect answers a list with `{rows, total?}` and attributes writes to `user-api`.
+ */
 import type { EmulatorDeps } from '../deps.ts';
 import { notFound } from '../emulator-error.ts';
 import { bodyObject, optionalBoolean } from '../input.ts';
 import { liveRow } from '../rows/row-table.ts';
-import { listRows } from '../rows/row-query.ts';
+import { listOptions, listRows } from '../rows/row-query.ts';
+import type { RowAuthor } from '../rows/row-writer.ts';
+import type { UserRef } from '../wire-types.ts';
 import { createRow, createRows, deleteRow, deleteRows, updateRow, updateRows } from '../rows/row-writer.ts';
 import type { AppRouteContext, Route } from '../router.ts';
+import { API_USER, UNASSIGNED_OWNER } from '../state/create-state.ts';
 import { findWorksheet } from '../worksheets/worksheet-model.ts';
 import { markdownTable, renderOptions, renderRows } from './render.ts';
 
@@ -23,6 +29,15 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
     optionalBoolean(bodyObject(ctx.body)['permanent'], 'permanent', false) ||
     ctx.query.get('permanent') === 'true';
 
+  // The platform names its API user as the writer of every API write, whatever the
+  // credential, and leaves the owner of a created row unassigned (platform-shapes §3 [C]).
+  const platform = deps.options.dialect === 'platform';
+  const writer = (ctx: AppRouteContext): UserRef => (platform ? API_USER : ctx.principal.user);
+  const author = (ctx: AppRouteContext): RowAuthor =>
+    platform
+      ? { by: API_USER, owner: UNASSIGNED_OWNER }
+      : { by: ctx.principal.user, owner: ctx.principal.user };
+
   return [
     {
       method: 'POST',
@@ -32,18 +47,17 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const ws = sheet(ctx);
         const b = bodyObject(ctx.body);
-        const page = listRows(deps.state, ws, b, deps.options.strictOperators);
+        const page = listRows(deps.state, ws, b, listOptions(deps.options));
         const options = renderOptions(deps, ws, b);
         const rows =
           b['responseFormat'] === 'md'
             ? markdownTable(deps, ws, page.rows, options)
             : renderRows(deps, ws, page.rows, options);
-        return {
-          rows,
-          ...(page.total === undefined ? {} : { total: page.total }),
-          pageIndex: page.pageIndex,
-          pageSize: page.pageSize,
-        };
+        const total = page.total === undefined ? {} : { total: page.total };
+        // The platform's answer is `{rows, total?}` (platform-shapes §5 [C]); the seed spec echoes the paging.
+        return deps.options.dialect === 'platform'
+          ? { rows, ...total }
+          : { rows, ...total, pageIndex: page.pageIndex, pageSize: page.pageSize };
       },
     },
     {
@@ -65,7 +79,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const ws = sheet(ctx);
-        return { id: createRow(deps, ws, body(ctx)['fields'], ctx.principal.user) };
+        return { id: createRow(deps, ws, body(ctx)['fields'], author(ctx)) };
       },
     },
     {
@@ -75,7 +89,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       handler: (ctx) => {
         const ws = sheet(ctx);
         const rowId = ctx.params['row_id'] ?? '';
-        updateRow(deps, ws, rowId, body(ctx)['fields'], ctx.principal.user);
+        updateRow(deps, ws, rowId, body(ctx)['fields'], writer(ctx));
         return { id: rowId };
       },
     },
@@ -84,7 +98,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       path: `${ROWS}/{row_id}`,
       scope: 'app',
       handler: (ctx) => {
-        deleteRow(deps, sheet(ctx), ctx.params['row_id'] ?? '', permanent(ctx), ctx.principal.user);
+        deleteRow(deps, sheet(ctx), ctx.params['row_id'] ?? '', permanent(ctx), writer(ctx));
         return {};
       },
     },
@@ -92,7 +106,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       method: 'POST',
       path: `${ROWS}/batch`,
       scope: 'app',
-      handler: (ctx) => ({ rowIds: createRows(deps, sheet(ctx), body(ctx)['rows'], ctx.principal.user) }),
+      handler: (ctx) => ({ rowIds: createRows(deps, sheet(ctx), body(ctx)['rows'], author(ctx)) }),
     },
     {
       method: 'PATCH',
@@ -100,7 +114,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       handler: (ctx) => {
         const b = body(ctx);
-        return updateRows(deps, sheet(ctx), b['rowIds'], b['fields'], ctx.principal.user);
+        return updateRows(deps, sheet(ctx), b['rowIds'], b['fields'], writer(ctx));
       },
     },
     {
@@ -108,7 +122,7 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
       path: `${ROWS}/batch`,
       scope: 'app',
       handler: (ctx) => {
-        deleteRows(deps, sheet(ctx), body(ctx)['rowIds'], permanent(ctx), ctx.principal.user);
+        deleteRows(deps, sheet(ctx), body(ctx)['rowIds'], permanent(ctx), writer(ctx));
         return {};
       },
     },

@@ -1,10 +1,12 @@
 /**
- * Spec §4 "Worksheet". Create answers the new structure (with `id` and `worksheetId`);
- * the list answers `[{id, name, alias, remark}]` as spec §2 "Worksheet list item",
- * optionally narrowed by `keywords`.
+ * Spec §4 "Worksheet". The platform dialect's list answers `[{id, name, remark}]`, or its
+ * Markdown table with `responseFormat: "md"`, narrowed to the ids in `worksheets`; create
+ * answers `{worksheetId}`. The spec dialect's list also carries `alias`, and create
+ * answers the new structure (with `id` and `worksheetId`).
  */
 import type { EmulatorDeps } from '../deps.ts';
-import { bodyObject, optionalString } from '../input.ts';
+import { asString, bodyObject, optionalArray, optionalString } from '../input.ts';
+import { paramError } from '../emulator-error.ts';
 import type { AppRouteContext, Route } from '../router.ts';
 import type { WorksheetRecord } from '../state/records.ts';
 import { platformStructureView, structureView } from '../worksheets/structure-view.ts';
@@ -20,11 +22,32 @@ export function createWorksheetRoutes(deps: EmulatorDeps): Route[] {
       scope: 'app',
       write: false,
       handler: (ctx) => {
-        const keywords = optionalString(bodyObject(ctx.body)['keywords'], 'keywords').toLowerCase();
-        return ctx.app.worksheetIds
+        const body = bodyObject(ctx.body);
+        const keywords = optionalString(body['keywords'], 'keywords').toLowerCase();
+        const wanted = optionalArray(body['worksheets'], 'worksheets').map((id, i) =>
+          asString(id, `worksheets[${i}]`),
+        );
+        const format = optionalString(body['responseFormat'], 'responseFormat', 'json');
+        if (format !== 'json' && format !== 'md')
+          throw paramError(`responseFormat must be "json" or "md", got "${format}"`);
+        const sheets = ctx.app.worksheetIds
           .map((id) => deps.state.worksheets.get(id))
-          .filter((ws): ws is WorksheetRecord => ws !== undefined && ws.name.toLowerCase().includes(keywords))
-          .map((ws) => ({ id: ws.id, name: ws.name, alias: ws.alias, remark: ws.remark }));
+          .filter(
+            (ws): ws is WorksheetRecord =>
+              ws !== undefined &&
+              ws.name.toLowerCase().includes(keywords) &&
+              (wanted.length === 0 ||
+                wanted.includes(ws.id) ||
+                (ws.alias !== '' && wanted.includes(ws.alias))),
+          );
+        if (deps.options.dialect !== 'platform')
+          return sheets.map((ws) => ({ id: ws.id, name: ws.name, alias: ws.alias, remark: ws.remark }));
+        if (format === 'json') return sheets.map((ws) => ({ id: ws.id, name: ws.name, remark: ws.remark }));
+        // The Markdown form: cells split by the full-width bar U+FF5C, a trailing newline (platform-shapes §4 [C]).
+        const line = (cells: string[]) => `${cells.map((c) => c.replace(/[｜\n]/g, ' ')).join('｜')}\n`;
+        return [['id', 'name', 'remark'], ...sheets.map((ws) => [ws.id, ws.name, ws.remark])]
+          .map(line)
+          .join('');
       },
     },
     {

@@ -52,17 +52,62 @@ function range(value: unknown, label: string, op: string): [unknown, unknown] {
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
-/** A time bound in epoch ms: ISO 8601, "YYYY-MM-DD HH:mm:ss" (UTC) or a day (its start, or its end for upper bounds). */
-function timeBound(value: unknown, label: string, upper: boolean): number {
+/** How far a zone's wall clock is ahead of UTC at an instant, in ms. */
+function zoneOffset(epochMs: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(epochMs));
+  const at = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(at('year'), at('month') - 1, at('day'), at('hour'), at('minute'), at('second'));
+  return wall - Math.floor(epochMs / 1000) * 1000;
+}
+
+/** The instant of a zone-less wall clock in a zone (two passes settle a DST change). */
+function wallClockInstant(text: string, timeZone: string): number | undefined {
+  const m = WALL_CLOCK.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0'] = m;
+  const naive = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
+  if (Number.isNaN(naive)) return undefined;
+  const first = naive - zoneOffset(naive, timeZone);
+  return naive - zoneOffset(first, timeZone);
+}
+
+/**
+ * A time bound in epoch ms: ISO 8601 with a zone, a zone-less "YYYY-MM-DD HH:mm:ss" read
+ * in `timeZone` (the zone `_createdAt`/`_updatedAt` are served in, so a bound copied from
+ * a row means the same instant), or a day (its start, or its end for upper bounds).
+ */
+function timeBound(value: unknown, label: string, upper: boolean, timeZone: string): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'string') {
     const text = value.trim();
-    if (DATE_ONLY.test(text)) return Date.parse(`${text}T00:00:00.000Z`) + (upper ? 86_399_999 : 0);
-    const ms = Date.parse(/^\d{4}-\d{2}-\d{2} \d/.test(text) ? `${text.replace(' ', 'T')}Z` : text);
+    const wall = wallClockInstant(text, timeZone);
+    if (wall !== undefined) return wall + (DATE_ONLY.test(text) && upper ? 86_399_999 : 0);
+    const ms = Date.parse(text);
     if (!Number.isNaN(ms)) return ms;
   }
   throw paramError(`filter on ${label}: ${describe(value)} is not a time (ISO 8601 or YYYY-MM-DD HH:mm:ss)`);
+}
+
+/**
+ * A comparison's one value: the platform's generator and guides send even a number as a
+ * one-element array of strings (`ge ["10000"]`, platform-shapes §8 [L]).
+ */
+function oneValue(value: unknown, label: string, op: string): unknown {
+  if (!Array.isArray(value)) return value;
+  if (value.length !== 1)
+    throw paramError(`filter on ${label}: operator "${op}" takes one value, got ${describe(value)}`);
+  return value[0];
 }
 
 function isEmptyValue(value: unknown): boolean {
@@ -116,7 +161,15 @@ function numberCondition(
     };
     return op === 'between' ? inside : (row) => !inside(row);
   }
-  const bound = toNumber(value, label, op);
+  if ((op === 'eq' || op === 'ne') && Array.isArray(value) && value.length > 1) {
+    const anyOf = value.map((v) => toNumber(v, label, op));
+    const hit = (row: StoredRow): boolean => {
+      const n = get(row);
+      return n !== undefined && anyOf.includes(n);
+    };
+    return op === 'eq' ? hit : (row) => !hit(row);
+  }
+  const bound = toNumber(oneValue(value, label, op), label, op);
   const compare: Record<string, (n: number) => boolean> = {
     eq: (n) => n === bound,
     gt: (n) => n > bound,
@@ -194,16 +247,17 @@ function timeCondition(
   op: FilterOperator,
   value: unknown,
   label: string,
+  timeZone: string,
 ): Predicate {
   if (op === 'between' || op === 'notbetween') {
     const [a, b] = range(value, label, op);
-    const lo = timeBound(a, label, false);
-    const hi = timeBound(b, label, true);
+    const lo = timeBound(a, label, false, timeZone);
+    const hi = timeBound(b, label, true, timeZone);
     return op === 'between'
       ? (row) => get(row) >= lo && get(row) <= hi
       : (row) => get(row) < lo || get(row) > hi;
   }
-  const bound = timeBound(value, label, op === 'le' || op === 'gt');
+  const bound = timeBound(oneValue(value, label, op), label, op === 'le' || op === 'gt', timeZone);
   if (op === 'gt') return (row) => get(row) > bound;
   if (op === 'ge') return (row) => get(row) >= bound;
   if (op === 'lt') return (row) => get(row) < bound;
@@ -211,7 +265,12 @@ function timeCondition(
 }
 
 /** Compiles a condition whose operator is known to be valid for its target. */
-export function compileCondition(target: FilterTarget, op: FilterOperator, value: unknown): Predicate {
+export function compileCondition(
+  target: FilterTarget,
+  op: FilterOperator,
+  value: unknown,
+  timeZone: string,
+): Predicate {
   if (op === 'isempty' || op === 'isnotempty') {
     const empty = (row: StoredRow): boolean => {
       switch (target.family) {
@@ -240,7 +299,7 @@ export function compileCondition(target: FilterTarget, op: FilterOperator, value
     case 'date':
       return dateCondition(target.get, op, value, target.label);
     case 'time':
-      return timeCondition(target.get, op, value, target.label);
+      return timeCondition(target.get, op, value, target.label, timeZone);
     case 'presence':
       return () => true;
   }

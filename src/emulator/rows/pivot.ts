@@ -12,6 +12,7 @@ import { plainText, titleText } from './read-format.ts';
 import { resolveTarget } from './row-filter.ts';
 import type { ResolvedTarget } from './row-filter.ts';
 import { matchingRows } from './row-query.ts';
+import type { ListOptions } from './row-query.ts';
 
 const AGGREGATIONS = ['count', 'sum', 'avg', 'min', 'max'] as const;
 type Aggregation = (typeof AGGREGATIONS)[number];
@@ -67,7 +68,12 @@ function combinations(lists: GroupCell[][]): GroupCell[][] {
   );
 }
 
-export function pivot(state: EmulatorState, ws: WorksheetRecord, rawBody: unknown, strict: boolean): unknown {
+export function pivot(
+  state: EmulatorState,
+  ws: WorksheetRecord,
+  rawBody: unknown,
+  options: ListOptions,
+): unknown {
   const body = bodyObject(rawBody);
   const groupByRaw = body['groupBy'];
   const groupBy = (Array.isArray(groupByRaw) ? groupByRaw : [groupByRaw]).map((g, i) =>
@@ -95,7 +101,7 @@ export function pivot(state: EmulatorState, ws: WorksheetRecord, rawBody: unknow
     return { field, aggregation, resolved };
   });
 
-  const rows = matchingRows(state, ws, body, strict);
+  const rows = matchingRows(state, ws, body, options);
   const groups = new Map<string, { cells: GroupCell[]; rows: StoredRow[] }>();
   for (const row of rows) {
     for (const cells of combinations(groupTargets.map((t) => cellsOf(state, t, row)))) {

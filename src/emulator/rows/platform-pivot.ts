@@ -9,6 +9,7 @@ import { asArray, asObject, asString, bodyObject } from '../input.ts';
 import type { Json } from '../input.ts';
 import type { EmulatorState, WorksheetRecord } from '../state/records.ts';
 import { pivot } from './pivot.ts';
+import type { ListOptions } from './row-query.ts';
 
 interface Dimension {
   field: string;
@@ -32,7 +33,7 @@ export function platformPivot(
   state: EmulatorState,
   ws: WorksheetRecord,
   rawBody: unknown,
-  strict: boolean,
+  options: ListOptions,
 ): Json {
   const body = bodyObject(rawBody);
   const rows = dimensions(body['rows'], 'rows');
@@ -61,7 +62,7 @@ export function platformPivot(
         .map((v) => ({ field: v.field, aggregation: v.aggregation.toLowerCase() })),
       ...(body['filter'] === undefined ? {} : { filter: body['filter'] }),
     },
-    strict,
+    options,
   ) as {
     groups: Array<{
       group: Record<string, { label: string }>;

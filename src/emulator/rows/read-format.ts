@@ -101,6 +101,9 @@ export function readValue(state: EmulatorState, field: FieldRecord, row: StoredR
       return value ?? null;
     case 'AutoNumber':
       return String(row.autoId);
+    case 'Time':
+      // subType 1 reads HH:mm, 6 HH:mm:ss (platform-shapes §4, §6).
+      return typeof value !== 'string' ? '' : field.subType === 1 ? value.slice(0, 5) : value;
     default:
       return typeof value === 'string' ? value : '';
   }
@@ -149,6 +152,21 @@ function systemFields(row: StoredRow, options: RenderOptions): Record<string, un
 }
 
 /**
+ * A SubTable cell: the parent does not carry its child rows; the platform default chosen
+ * here is their count (platform-shapes §6 [U]), the rows of `dataSource` whose reverse
+ * field `sourceField` links this row.
+ */
+function childCount(state: EmulatorState, field: FieldRecord, row: StoredRow): number {
+  const child = field.dataSource === undefined ? undefined : state.worksheets.get(field.dataSource);
+  const reverse = child?.byKey.get(field.sourceField);
+  if (child === undefined || reverse === undefined) return list(row.values[field.id]).length;
+  let count = 0;
+  for (const r of child.table.order)
+    if (!r.deleted && list(r.values[reverse.id]).includes(row.id)) count += 1;
+  return count;
+}
+
+/**
  * The platform's read shapes where they differ from the seed spec's (platform-shapes §6):
  * members `{accountId, fullname, avatar, status}` [L], attachments `{file_id, file_name,
  * file_size, downloadUrl}` [L], a region `{code, name}` with the `/`-joined path [U].
@@ -173,6 +191,11 @@ function platformReadShape(
         file_size: 0,
         downloadUrl: a.url ?? '',
       }));
+    case 'AutoNumber':
+      // Zero-padded to four digits, as the platform's default numbering shows it (platform-shapes §6 [U]).
+      return String(row.autoId).padStart(4, '0');
+    case 'SubTable':
+      return String(childCount(state, field, row));
     case 'Region': {
       if (typeof value !== 'string' || value === '') return value;
       const names: string[] = [];

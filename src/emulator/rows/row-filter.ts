@@ -147,6 +147,7 @@ export function compileFilter(
   ws: WorksheetRecord,
   raw: unknown,
   strict: boolean,
+  timeZone = 'UTC',
 ): CompiledFilter {
   if (raw === undefined || raw === null) return { test: undefined, candidates: undefined };
   const candidates: string[][] = [];
@@ -179,7 +180,7 @@ export function compileFilter(
       const pinned = pinnedIds(ws, resolved, op, obj['value']);
       if (pinned !== undefined) candidates.push(pinned);
     }
-    return compileCondition(resolved.target, op, obj['value']);
+    return compileCondition(resolved.target, op, obj['value'], timeZone);
   }
 
   const test = node(raw, 'filter', true);

@@ -1,8 +1,9 @@
 /**
  * Row lists: filter, search, sorts and offset paging (platform notes §3). pageSize is
  * required and capped at 1000; pageIndex starts at 1; `total` only with
- * includeTotalCount. The default order is creation order. Without sorts the table is
- * streamed and only the requested page is kept, so listing a large table costs one pass.
+ * includeTotalCount. The default order is descending (newest first) in the platform
+ * dialect, creation order in the spec dialect. Without sorts the table is streamed and
+ * only the requested page is kept, so listing a large table costs one pass.
  */
 import { OPTION_FIELD_TYPES } from '../field-kinds.ts';
 import { paramError } from '../emulator-error.ts';
@@ -16,6 +17,7 @@ import {
   optionalString,
 } from '../input.ts';
 import type { Json } from '../input.ts';
+import type { ResolvedOptions } from '../options.ts';
 import type { EmulatorState, StoredRow, WorksheetRecord } from '../state/records.ts';
 import type { Predicate } from './filter-conditions.ts';
 import { plainText } from './read-format.ts';
@@ -96,15 +98,46 @@ function searchPredicate(state: EmulatorState, ws: WorksheetRecord, search: stri
     );
 }
 
-function* liveRows(ws: WorksheetRecord, candidates: string[] | undefined): Iterable<StoredRow> {
+/** Live rows in creation order, or newest first. */
+function* liveRows(
+  ws: WorksheetRecord,
+  candidates: string[] | undefined,
+  newestFirst = false,
+): Iterable<StoredRow> {
   if (candidates === undefined) {
-    for (const row of ws.table.order) if (!row.deleted) yield row;
+    const order = ws.table.order;
+    if (newestFirst) {
+      for (let i = order.length - 1; i >= 0; i -= 1) if (!order[i]!.deleted) yield order[i]!;
+    } else for (const row of order) if (!row.deleted) yield row;
     return;
   }
   const rows = [...new Set(candidates)]
     .map((id) => liveRow(ws.table, id))
     .filter((r): r is StoredRow => r !== undefined);
-  yield* rows.sort((a, b) => a.autoId - b.autoId);
+  yield* rows.sort((a, b) => (newestFirst ? b.autoId - a.autoId : a.autoId - b.autoId));
+}
+
+/** The list options of an emulator's settings. */
+export function listOptions(options: ResolvedOptions): ListOptions {
+  const platform = options.dialect === 'platform';
+  return {
+    strict: options.strictOperators,
+    descendingByDefault: platform,
+    timeZone: platform ? options.timeZone : 'UTC',
+  };
+}
+
+/** How a list reads its request, by dialect. */
+export interface ListOptions {
+  /** An unknown operator is 10001 instead of being dropped. */
+  strict: boolean;
+  /**
+   * The platform sorts descending by default (platform-shapes §5 [C]): newest first
+   * without `sorts`, and a sort without `isAsc` descends. The spec dialect ascends.
+   */
+  descendingByDefault: boolean;
+  /** Zone in which zone-less `ctime`/`utime` bounds are read: the zone timestamps are served in. */
+  timeZone: string;
 }
 
 /** Every live row matching a body's `filter` and `search` (pivot, relations). */
@@ -112,9 +145,9 @@ export function matchingRows(
   state: EmulatorState,
   ws: WorksheetRecord,
   body: Json,
-  strict: boolean,
+  options: ListOptions,
 ): StoredRow[] {
-  const filter = compileFilter(state, ws, body['filter'], strict);
+  const filter = compileFilter(state, ws, body['filter'], options.strict, options.timeZone);
   const search = optionalString(body['search'], 'search');
   const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter(
     (t): t is Predicate => t !== undefined,
@@ -128,20 +161,21 @@ export function listRows(
   state: EmulatorState,
   ws: WorksheetRecord,
   rawBody: unknown,
-  strict: boolean,
+  options: ListOptions,
 ): RowPage {
+  const descending = options.descendingByDefault;
   const body = rawBody === undefined ? {} : asObject(rawBody, 'request body');
   const { pageSize, pageIndex } = readPaging(body, true);
   const includeTotal = optionalBoolean(body['includeTotalCount'], 'includeTotalCount', false);
   const sorts = optionalArray(body['sorts'], 'sorts').map((raw, i) => {
     const sort = asObject(raw, `sorts[${i}]`);
     const key = sortKey(state, ws, asString(sort['field'], `sorts[${i}].field`), `sorts[${i}].field`);
-    const asc = sort['isAsc'] === undefined ? true : sort['isAsc'];
+    const asc = sort['isAsc'] === undefined ? !descending : sort['isAsc'];
     if (typeof asc !== 'boolean')
       throw paramError(`sorts[${i}].isAsc must be true or false, got ${describe(asc)}`);
     return { key, direction: asc ? 1 : -1 };
   });
-  const filter = compileFilter(state, ws, body['filter'], strict);
+  const filter = compileFilter(state, ws, body['filter'], options.strict, options.timeZone);
   const search = optionalString(body['search'], 'search');
   const tests = [filter.test, search === '' ? undefined : searchPredicate(state, ws, search)].filter(
     (t): t is Predicate => t !== undefined,
@@ -162,7 +196,14 @@ export function listRows(
     table.live === table.order.length
   ) {
     // No filter, no sort, nothing deleted: the page is a plain slice of creation order.
-    return { ...page(table.order), total: includeTotal ? table.live : undefined };
+    if (!descending) return { ...page(table.order), total: includeTotal ? table.live : undefined };
+    const end = Math.max(table.order.length - offset, 0);
+    return {
+      rows: table.order.slice(Math.max(end - pageSize, 0), end).reverse(),
+      total: includeTotal ? table.live : undefined,
+      pageIndex,
+      pageSize,
+    };
   }
   const key = JSON.stringify([body['filter'] ?? null, search, body['sorts'] ?? null]);
   const cached = table.queryCache;
@@ -172,7 +213,7 @@ export function listRows(
   if (sorts.length === 0 && !includeTotal && pageIndex === 1) {
     // A first page needs only its own rows: stop as soon as it is full.
     const rows: StoredRow[] = [];
-    for (const row of liveRows(ws, filter.candidates)) {
+    for (const row of liveRows(ws, filter.candidates, descending)) {
       if (!matches(row)) continue;
       rows.push(row);
       if (rows.length === pageSize) break;
@@ -180,14 +221,14 @@ export function listRows(
     return { rows, total: undefined, pageIndex, pageSize };
   }
   const all: StoredRow[] = [];
-  for (const row of liveRows(ws, filter.candidates)) if (matches(row)) all.push(row);
+  for (const row of liveRows(ws, filter.candidates, descending)) if (matches(row)) all.push(row);
   if (sorts.length > 0) {
     all.sort((a, b) => {
       for (const s of sorts) {
         const c = compare(s.key(a), s.key(b));
         if (c !== 0) return c * s.direction;
       }
-      return a.autoId - b.autoId;
+      return descending ? b.autoId - a.autoId : a.autoId - b.autoId;
     });
   }
   table.queryCache = { key, revision: state.revision, rows: all };

@@ -26,6 +26,12 @@ export interface BatchUpdateAnswer extends BatchUpdateResult {
   failures: Array<{ rowId: string; error_code: number; error_msg: string }>;
 }
 
+/** Who wrote a new row and who owns it. */
+export interface RowAuthor {
+  by: UserRef;
+  owner: UserRef;
+}
+
 function scopeOf(deps: EmulatorDeps): WriteScope {
   return { deps, pendingOptions: new Map() };
 }
@@ -40,7 +46,7 @@ function newRow(
   deps: EmulatorDeps,
   ws: WorksheetRecord,
   values: Record<string, unknown>,
-  user: UserRef,
+  author: RowAuthor,
   id: string | undefined,
 ): StoredRow {
   const now = deps.options.now();
@@ -50,9 +56,9 @@ function newRow(
     values,
     createdAt: now,
     updatedAt: now,
-    createdBy: user,
-    updatedBy: user,
-    owner: user,
+    createdBy: author.by,
+    updatedBy: author.by,
+    owner: author.owner,
     deleted: false,
     purged: false,
     logs: undefined,
@@ -66,14 +72,14 @@ export function createRow(
   deps: EmulatorDeps,
   ws: WorksheetRecord,
   rawFields: unknown,
-  user: UserRef,
+  author: RowAuthor,
   id?: string,
 ): string {
   if (id !== undefined && ws.table.byId.has(id)) throw new EmulatorError(10006, `row ${id} already exists`);
   const scope = scopeOf(deps);
   const { values } = prepareValues(scope, ws, parseFieldValues(ws, rawFields, 'fields'), undefined);
   commitPendingOptions(scope, ws);
-  const row = newRow(deps, ws, values, user, id);
+  const row = newRow(deps, ws, values, author, id);
   insertRow(ws.table, row, uniqueFieldIds(ws));
   return row.id;
 }
@@ -83,7 +89,7 @@ export function createRows(
   deps: EmulatorDeps,
   ws: WorksheetRecord,
   rawRows: unknown,
-  user: UserRef,
+  author: RowAuthor,
 ): string[] {
   const rows = asArray(rawRows, 'rows');
   checkBatchSize(deps, rows.length, 'rows');
@@ -98,7 +104,7 @@ export function createRows(
   commitPendingOptions(scope, ws);
   const unique = uniqueFieldIds(ws);
   return prepared.map((values) => {
-    const row = newRow(deps, ws, values, user, undefined);
+    const row = newRow(deps, ws, values, author, undefined);
     insertRow(ws.table, row, unique);
     return row.id;
   });

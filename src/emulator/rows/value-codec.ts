@@ -146,6 +146,26 @@ function requireExisting(
   return [...new Set(ids)];
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A single member or relation field (Collaborator subType 0, Relation subType 1) holds
+ * one id; the platform refuses more with a parameter value error (10002).
+ */
+function single(field: FieldRecord, isSingle: boolean, ids: string[]): string[] {
+  if (isSingle && ids.length > 1)
+    throw valueError(
+      `${fieldLabel(field)} holds one ${field.type === 'Relation' ? 'row' : 'member'} (subType ${field.subType}), got ${ids.length}: ${ids.join(', ')}`,
+    );
+  return ids;
+}
+
 /** The canonical form of a written value, or undefined to clear the field. */
 export function canonicalValue(
   scope: WriteScope,
@@ -188,11 +208,15 @@ export function canonicalValue(
     case 'MultipleSelect':
       return optionKeys(scope, field, input);
     case 'Collaborator':
-      return requireExisting(
-        idList(value, 'accountId', field, 'account ids'),
-        (id) => state.users.has(id),
+      return single(
         field,
-        'member',
+        field.subType === 0,
+        requireExisting(
+          idList(value, 'accountId', field, 'account ids'),
+          (id) => state.users.has(id),
+          field,
+          'member',
+        ),
       );
     case 'Department':
       return requireExisting(
@@ -219,11 +243,15 @@ export function canonicalValue(
       const target = field.dataSource === undefined ? undefined : state.worksheets.get(field.dataSource);
       if (target === undefined)
         throw valueError(`${fieldLabel(field)}: its related worksheet no longer exists`);
-      return requireExisting(
-        idList(value, 'sid', field, 'row ids'),
-        (id) => liveRow(target.table, id) !== undefined,
+      return single(
         field,
-        `row of worksheet ${target.name}`,
+        field.subType === 1,
+        requireExisting(
+          idList(value, 'sid', field, 'row ids'),
+          (id) => liveRow(target.table, id) !== undefined,
+          field,
+          `row of worksheet ${target.name}`,
+        ),
       );
     }
     case 'Attachment':
@@ -257,12 +285,15 @@ export function canonicalValue(
         throw valueError(`${fieldLabel(field)} expects ["YYYY-MM-DD", "YYYY-MM-DD"], got ${describe(value)}`);
       return [range[0].date, range[1].date];
     }
-    case 'Location':
-      if (typeof value === 'object' && !Array.isArray(value))
-        return { ...(value as Record<string, unknown>) };
+    case 'Location': {
+      // The CLI seed guide writes the JSON text of the object (platform-shapes §7 [U]); both are taken.
+      const location = typeof value === 'string' ? parseJson(value) : value;
+      if (typeof location === 'object' && location !== null && !Array.isArray(location))
+        return { ...(location as Record<string, unknown>) };
       throw valueError(
-        `${fieldLabel(field)} expects an object {x, y, title, address}, got ${describe(value)}`,
+        `${fieldLabel(field)} expects an object {x, y, title, address} or its JSON text, got ${describe(value)}`,
       );
+    }
     case 'SubTable':
       if (Array.isArray(value)) return value;
       throw valueError(`${fieldLabel(field)} expects an array, got ${describe(value)}`);

@@ -31,18 +31,21 @@ export const DEFAULT_USERS: readonly UserRecord[] = [
     accountId: 'a0000000-0000-4000-8000-000000000001',
     fullname: 'Ada Admin',
     email: 'ada@example.com',
+    mobile: '13800001001',
     departmentIds: ['d0000000-0000-4000-8000-0000000000d1'],
   },
   {
     accountId: 'a0000000-0000-4000-8000-000000000002',
     fullname: 'Ben Sales',
     email: 'ben@example.com',
+    mobile: '13800001002',
     departmentIds: ['d0000000-0000-4000-8000-0000000000d3'],
   },
   {
     accountId: 'a0000000-0000-4000-8000-000000000003',
     fullname: 'Cy Engineer',
     email: 'cy@example.com',
+    mobile: '13800001003',
     departmentIds: ['d0000000-0000-4000-8000-0000000000d4'],
   },
 ];
@@ -54,10 +57,20 @@ export const DEFAULT_REGIONS: readonly RegionRecord[] = [
   { code: '310000', name: 'Shanghai', parentCode: null },
   { code: '310100', name: 'Shanghai City', parentCode: '310000' },
   { code: '310101', name: 'Huangpu', parentCode: '310100' },
+  { code: '310104', name: 'Xuhui District', parentCode: '310100' },
   { code: '440000', name: 'Guangdong', parentCode: null },
   { code: '440100', name: 'Guangzhou', parentCode: '440000' },
   { code: '440300', name: 'Shenzhen', parentCode: '440000' },
 ];
+
+/**
+ * Who the platform names as the author of every row write made through the API, for an
+ * app key, a personal token and OAuth alike (platform-shapes §3 [C]).
+ */
+export const API_USER: UserRef = { accountId: 'user-api', fullname: 'API' };
+
+/** The owner of a row nobody was assigned to (platform-shapes §3 [C]). */
+export const UNASSIGNED_OWNER: UserRef = { accountId: 'user-undefined', fullname: 'Unassigned' };
 
 /** The default acting user: the organisation's administrator. */
 export function adminUser(state: EmulatorState): UserRef {

@@ -14,6 +14,8 @@ export interface UserRecord {
   accountId: string;
   fullname: string;
   email: string;
+  /** '' when the member has none. */
+  mobile: string;
   departmentIds: string[];
 }
 
@@ -49,9 +51,20 @@ export interface FieldRecord {
   isReadOnly: boolean;
   isHidden: boolean;
   options: OptionRecord[];
-  /** Relation fields: the related worksheet. */
+  /** Relation and SubTable fields: the related worksheet. */
   dataSource: string | undefined;
   precision: number | undefined;
+  /**
+   * Collaborator 0 single / 1 multiple; Relation 1 single / 2 multiple; Time 1 HH:mm /
+   * 6 HH:mm:ss; Date and DateTime their precision (platform-shapes §4 [C]).
+   */
+  subType: number | undefined;
+  /** Rating: the highest score, 0-10. */
+  max: number | undefined;
+  /** Relation: the reverse field in the target worksheet, '' when there is none. */
+  sourceField: string;
+  /** Relation: the target's fields shown in the cell, and whether the link is two-way. */
+  relation: { showFields: string[]; bidirectional: boolean } | undefined;
   config: Record<string, unknown>;
 }
 

@@ -15,10 +15,12 @@ import {
   asObject,
   asString,
   describe,
+  optionalArray,
   optionalBoolean,
   optionalInteger,
   optionalString,
 } from '../input.ts';
+import type { FieldTypeName } from '../field-kinds.ts';
 import type { FieldRecord, OptionRecord } from '../state/records.ts';
 
 /** Aliases a field may not take: the row id keys of the flat shape and the system filter names. */
@@ -98,6 +100,43 @@ export function buildOptions(
   return result;
 }
 
+/** subTypes a kind allows, and the one it gets when none is given. */
+const SUB_TYPES: Partial<Record<FieldTypeName, { allowed: readonly number[]; fallback: number }>> = {
+  // No source states the defaults [U]: "multiple" keeps writes of several members or rows working.
+  Collaborator: { allowed: [0, 1], fallback: 1 },
+  Relation: { allowed: [1, 2], fallback: 2 },
+  Time: { allowed: [1, 6], fallback: 6 },
+  Date: { allowed: [1, 2, 3, 4, 5, 6], fallback: 3 },
+  DateTime: { allowed: [1, 2, 3, 4, 5, 6], fallback: 6 },
+};
+
+export function subTypeOf(type: FieldTypeName, raw: unknown, where: string): number | undefined {
+  const given = optionalInteger(raw, where);
+  const rule = SUB_TYPES[type];
+  if (rule === undefined) return given;
+  if (given === undefined) return rule.fallback;
+  if (!rule.allowed.includes(given))
+    throw paramError(`${where} ${given} is not a ${type} subType; allowed: ${rule.allowed.join(', ')}`);
+  return given;
+}
+
+function ratingMax(raw: unknown, where: string): number {
+  const max = optionalInteger(raw, where) ?? 5;
+  if (max < 0 || max > 10) throw paramError(`${where} must be 0 to 10, got ${max}`);
+  return max;
+}
+
+function relationOf(raw: unknown, where: string): { showFields: string[]; bidirectional: boolean } {
+  if (raw === undefined || raw === null) return { showFields: [], bidirectional: false };
+  const obj = asObject(raw, where);
+  return {
+    showFields: optionalArray(obj['showFields'], `${where}.showFields`).map((f, i) =>
+      asString(f, `${where}.showFields[${i}]`),
+    ),
+    bidirectional: optionalBoolean(obj['bidirectional'], `${where}.bidirectional`, false),
+  };
+}
+
 export function buildField(deps: EmulatorDeps, raw: unknown, where: string, scope: FieldScope): FieldRecord {
   const def = asObject(raw, where);
   const name = asString(def['name'], `${where}.name`);
@@ -124,13 +163,17 @@ export function buildField(deps: EmulatorDeps, raw: unknown, where: string, scop
     options: [],
     dataSource: undefined,
     precision: optionalInteger(def['precision'], `${where}.precision`),
+    subType: subTypeOf(type, def['subType'], `${where}.subType`),
+    max: type === 'Rating' ? ratingMax(def['max'], `${where}.max`) : undefined,
+    sourceField: optionalString(def['sourceField'], `${where}.sourceField`),
+    relation: type === 'Relation' ? relationOf(def['relation'], `${where}.relation`) : undefined,
     config: def['config'] === undefined ? {} : { ...asObject(def['config'], `${where}.config`) },
   };
   if (OPTION_FIELD_TYPES.has(type)) {
     field.options =
       def['options'] === undefined ? [] : buildOptions(deps, def['options'], `${where}.options`);
   }
-  if (type === 'Relation') {
+  if (type === 'Relation' || (type === 'SubTable' && def['dataSource'] !== undefined)) {
     const ref = asString(def['dataSource'], `${where}.dataSource`);
     const target = scope.resolveWorksheet(ref);
     if (target === undefined) {

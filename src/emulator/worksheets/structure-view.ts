@@ -22,7 +22,11 @@ export function fieldView(f: FieldRecord, format: 'code' | 'name'): WorksheetFie
     options: f.options.map((o) => ({ ...o })),
   };
   if (f.precision !== undefined) out.precision = f.precision;
+  if (f.subType !== undefined) out.subType = f.subType;
+  if (f.max !== undefined) out.max = f.max;
   if (f.dataSource !== undefined) out.dataSource = f.dataSource;
+  if (f.relation !== undefined)
+    out.relation = { showFields: [...f.relation.showFields], bidirectional: f.relation.bidirectional };
   return out;
 }
 
@@ -43,7 +47,7 @@ export function platformStructureView(ws: WorksheetRecord): Record<string, unkno
       remark: '',
       isHiddenOnCreate: false,
       // Required in the schema, "" when the field has no reverse relation [C].
-      sourceField: '',
+      sourceField: f.sourceField,
     })),
     views: ws.views.map((v) => ({ id: v.id, name: v.name, type: String(v.type) })),
   };

@@ -18,7 +18,7 @@ import {
 import { rebuildUniqueIndex } from '../rows/row-table.ts';
 import type { AppRecord, FieldRecord, WorksheetRecord } from '../state/records.ts';
 import { fieldTypeName, isReadOnlyFieldType, OPTION_FIELD_TYPES } from '../field-kinds.ts';
-import { buildField, buildOptions, checkAlias, checkFieldSet } from './build-field.ts';
+import { buildField, buildOptions, checkAlias, checkFieldSet, subTypeOf } from './build-field.ts';
 import { indexFields, resolveWorksheetRef } from './worksheet-model.ts';
 
 function editField(deps: EmulatorDeps, field: FieldRecord, raw: unknown, where: string): FieldRecord {
@@ -45,6 +45,8 @@ function editField(deps: EmulatorDeps, field: FieldRecord, raw: unknown, where: 
     optionalBoolean(edit['isReadOnly'], `${where}.isReadOnly`, field.isReadOnly) ||
     isReadOnlyFieldType(field.type);
   next.precision = optionalInteger(edit['precision'], `${where}.precision`) ?? field.precision;
+  if (edit['subType'] !== undefined)
+    next.subType = subTypeOf(field.type, edit['subType'], `${where}.subType`);
   if (edit['config'] !== undefined) next.config = { ...asObject(edit['config'], `${where}.config`) };
   if (edit['options'] !== undefined) {
     if (!OPTION_FIELD_TYPES.has(field.type))

@@ -30,6 +30,10 @@ function field(type: FieldTypeName, extra: Partial<FieldRecord> = {}): FieldReco
     options: [],
     dataSource: undefined,
     precision: undefined,
+    subType: undefined,
+    max: undefined,
+    sourceField: '',
+    relation: undefined,
     config: {},
     ...extra,
   };
