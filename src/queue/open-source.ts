@@ -57,7 +57,10 @@ export async function openSource(
   rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
   spec: JobSpec,
   file: string,
-  data: Pick<RunJobData, 'replayIds'>,
+  data: Pick<RunJobData, 'replayIds'> & {
+    /** Read from the beginning, past no saved cursor (a pull that starts over). */
+    fromStart?: boolean;
+  },
   runId: string,
   range?: { since: string; sinceInclusive: boolean; until: string },
   signal?: AbortSignal,
@@ -80,7 +83,10 @@ export async function openSource(
       }),
     );
   }
-  const saved = spec.incremental === undefined ? undefined : await rt.runs.getCursor(spec.name);
+  const saved =
+    spec.incremental === undefined || data.fromStart === true
+      ? undefined
+      : await rt.runs.getCursor(spec.name);
   // Rows can arrive after a run with the very cursor value it saved (same timestamp).
   // Upsert and update re-read the rows at the saved cursor: the ones already written are
   // unchanged and cost no request, the late ones land. Append would write them twice.
@@ -100,5 +106,11 @@ export async function openSource(
   const prepass = await prepassFileSource(spec.source, deps);
   if (prepass?.records === 0)
     rt.logger.warn({ job: spec.name }, `the ${spec.source.type} source holds no records: nothing to write`);
-  return checkSourceColumns(spec.name, spec.source, spec.mappings, createSource(spec.source, deps));
+  // The reader gets the path the pre-pass resolved and read, not the spec's to resolve again.
+  return checkSourceColumns(
+    spec.name,
+    spec.source,
+    spec.mappings,
+    createSource(prepass?.spec ?? spec.source, deps),
+  );
 }

@@ -10,7 +10,7 @@
  */
 import { readSetting } from '../../config/settings.ts';
 import { ConfigError } from '../ground/errors.ts';
-import { countCsvRecords } from './sources/csv-count.ts';
+import { countCsvRecords, type CsvCounts } from './sources/csv-count.ts';
 import { openSourceFile, resolveDataFile } from './sources/file-input.ts';
 import type { SourceDeps } from './sources/source-deps.ts';
 import { SourceError } from './sources/source-error.ts';
@@ -22,6 +22,11 @@ export interface PrepassResult {
   records: number;
   /** Records the parser could not read: they will be dead-lettered one by one. */
   invalid: number;
+  /**
+   * The source spec with the path the pre-pass read (confined to ROWBRIDGE_DATA_DIR when
+   * set): the reader must be handed this one, so it reads the very file that was checked.
+   */
+  spec: SourceSpec;
 }
 
 type FileSpec = Extract<SourceSpec, { type: 'csv' | 'ndjson' | 'json' }>;
@@ -105,12 +110,8 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
  * quoting csv-parse may read otherwise, a header the reader refuses) answers undefined,
  * and the full path below, the one that names the line, runs instead.
  */
-async function leanCsvPrepass(spec: CsvSourceSpec, deps: SourceDeps): Promise<PrepassResult | undefined> {
-  const file =
-    readSetting('dataDir', deps.env) === undefined
-      ? spec.path
-      : await resolveDataFile(spec.path, deps.baseDir, deps.env, 'source.path');
-  const { stream } = await openSourceFile(file, deps.baseDir, { signal: deps.signal });
+async function leanCsvPrepass(spec: CsvSourceSpec, deps: SourceDeps): Promise<CsvCounts | undefined> {
+  const { stream } = await openSourceFile(spec.path, deps.baseDir, { signal: deps.signal });
   try {
     return await countCsvRecords(stream as AsyncIterable<Buffer>, spec);
   } catch {
@@ -131,16 +132,23 @@ export async function prepassFileSource(
   deps: SourceDeps,
 ): Promise<PrepassResult | undefined> {
   if (!isFileSource(spec)) return undefined;
-  if (spec.type === 'csv') {
-    const lean = await leanCsvPrepass(spec, deps);
-    if (lean !== undefined) return lean;
+  // Resolved once, before a byte is read: every step below and the reader after it read
+  // this path. Read unconfined first, an outside file told whether it existed and was
+  // UTF-8; read against the jobs folder, a decoy there was checked instead of the data.
+  const confined =
+    readSetting('dataDir', deps.env) === undefined
+      ? spec
+      : { ...spec, path: await resolveDataFile(spec.path, deps.baseDir, deps.env, 'source.path') };
+  if (confined.type === 'csv') {
+    const lean = await leanCsvPrepass(confined, deps);
+    if (lean !== undefined) return { ...lean, spec: confined };
   }
-  if (spec.type !== 'csv' || spec.encoding !== 'latin1') await checkUtf8(spec, deps);
-  const result: PrepassResult = { records: 0, invalid: 0 };
+  if (confined.type !== 'csv' || confined.encoding !== 'latin1') await checkUtf8(confined, deps);
+  const result: PrepassResult = { records: 0, invalid: 0, spec: confined };
   // Without `since`: the whole file must be sound, not just the part past the cursor.
   const { since: _since, until: _until, ...whole } = deps;
   try {
-    for await (const item of createSource(spec, whole)) {
+    for await (const item of createSource(confined, whole)) {
       result.records += 1;
       if (item.error !== undefined) result.invalid += 1;
     }

@@ -10,6 +10,7 @@ import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { COLUMN_SAMPLE, missingColumnsError } from './source-columns.ts';
 import { createSource } from './sources/create-source.ts';
 import { envRefRefusal, isEnvRefAllowed } from './sources/env-refs.ts';
+import { resolveDataFile } from './sources/file-input.ts';
 
 /** One thing `validate` found outside the spec text: where (a spec path) and what. */
 export interface EnvironmentProblem {
@@ -108,11 +109,21 @@ export async function fileColumnProblems(
 ): Promise<EnvironmentProblem[]> {
   const source = spec.source;
   if (source.type !== 'csv' && source.type !== 'ndjson' && source.type !== 'json') return [];
+  // The file the reader would read (under ROWBRIDGE_DATA_DIR when set), not one beside the job.
+  let file: string;
+  try {
+    file = await resolveDataFile(source.path, path.dirname(jobFile), env, 'source.path');
+  } catch (err) {
+    return [{ path: 'source.path', message: (err as Error).message }];
+  }
   // A file that is not there yet (delivered before each run) is the run's to find.
-  if (!existsSync(path.resolve(path.dirname(jobFile), source.path))) return [];
+  if (!existsSync(file)) return [];
   const samples: Array<Record<string, unknown>> = [];
   try {
-    for await (const item of createSource(source, { env, baseDir: path.dirname(jobFile) })) {
+    for await (const item of createSource(
+      { ...source, path: file },
+      { env, baseDir: path.dirname(jobFile) },
+    )) {
       if (item.error === undefined) samples.push(item.data);
       if (samples.length >= COLUMN_SAMPLE) break;
     }
