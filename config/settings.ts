@@ -220,6 +220,12 @@ export const SETTINGS = {
       'host names the dashboard answers besides localhost, 127.0.0.1, [::1] and its bound address (comma-separated; the name a reverse proxy forwards)',
     parse: text,
   },
+  opsHosts: {
+    env: 'ROWBRIDGE_OPS_HOSTS',
+    description:
+      "host names or addresses /healthz, /readyz and /metrics answer besides the dashboard hosts and, bound to 0.0.0.0, this machine's addresses (comma-separated; e.g. the service name a scraper calls)",
+    parse: text,
+  },
   sourceEnvAllow: {
     env: 'ROWBRIDGE_SOURCE_ENV_ALLOW',
     description:

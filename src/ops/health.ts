@@ -1,6 +1,9 @@
 /**
  * `/healthz` and `/readyz` (issue #5, point 3). Health: Redis answers PING and the
- * platform answers an authenticated `GET /v3/users/me`, each within a timeout. Readiness:
+ * platform answers an authenticated `GET /v3/users/me`, each within a timeout. The
+ * platform check is an authenticated request anyone who reaches `/healthz` can cause, so
+ * (issue 22, item 5) its answer is reused for 10 s and it takes its turn in the
+ * credential's shared budget like any other request. Readiness:
  * a flag the worker raises once its workers run and lowers when shutdown begins, so a
  * load balancer or orchestrator stops sending work before the process goes away.
  */
@@ -10,6 +13,7 @@ import { readEnvelope } from '../api/envelope.ts';
 import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../ground/errors.ts';
 import { createTransport, resolveBaseUrl } from '../api/transport.ts';
 import type { Transport } from '../api/transport.ts';
+import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import type { Runtime } from '../queue/runtime.ts';
 
@@ -72,8 +76,10 @@ export type HealthSource = Pick<Runtime, 'redis' | 'settings' | 'env' | 'clientF
 
 /** Options of {@link createHealthCheck}. */
 export interface HealthOptions {
-  /** Longest wait for each of Redis and the API. @defaultValue 3000 */
+  /** Longest wait for each of Redis and the API (the API's includes its turn in the budget). @defaultValue 3000 */
   timeoutMs?: number;
+  /** How long an answer of the platform check is reused, whatever it was. @defaultValue 10000 */
+  apiCacheMs?: number;
 }
 
 const PROBE_PATH = '/v3/users/me';
@@ -103,10 +109,14 @@ function configuredSecrets(rt: HealthSource): string[] {
 
 export function createHealthCheck(rt: HealthSource, options: HealthOptions = {}): HealthCheck {
   const timeoutMs = options.timeoutMs ?? 3000;
+  const apiCacheMs = options.apiCacheMs ?? 10_000;
   const secrets = configuredSecrets(rt);
   const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   let transport: Transport | undefined;
   let inFlight: Promise<HealthReport> | undefined;
+  let apiAnswer: { at: number; health: ComponentHealth } | undefined;
+  /** A probe still queued in the budget after its check gave up: the next check does not queue another. */
+  let queued: Promise<unknown> | undefined;
 
   function failure(err: unknown, target: string): ComponentHealth {
     if (err instanceof ProbeTimeout || (err instanceof Error && err.name === 'TimeoutError')) {
@@ -145,40 +155,74 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
     }
   }
 
-  async function checkApi(): Promise<ComponentHealth> {
+  /** Reachable but paced: an orchestrator must not restart a worker for being throttled. */
+  function paced(target: string): ComponentHealth {
+    return {
+      status: 'reachable',
+      target,
+      throttled: true,
+      message: `no turn in the credential's request budget within ${timeoutMs} ms: requests are being paced`,
+    };
+  }
+
+  async function probeApi(): Promise<ComponentHealth> {
     let target = 'the configured ROWBRIDGE_API_URL';
     const started = performance.now();
+    let sent = false;
+    let limiter: RateLimiter | undefined;
     try {
       const baseUrl = resolveBaseUrl({
         baseUrl: credentialsFromEnv(rt.env).apiUrl ?? rt.settings.apiUrl ?? '',
       });
       target = new URL(baseUrl).origin;
-      // The probe bypasses the client's limiter and retries on purpose: a budget paused
-      // by throttling would otherwise make a reachable API look dead.
-      const { auth } = rt.clientFor();
+      if (queued !== undefined) return paced(target);
+      // Through the limiter (one turn of the shared budget) but not the client's retries:
+      // one answer is what a probe asks for.
+      const client = rt.clientFor();
+      const { auth } = client;
+      limiter = client.limiter;
       const http = (transport ??= createTransport({
         baseUrl,
         connections: 1,
         connectTimeoutMs: timeoutMs,
         headersTimeoutMs: timeoutMs,
       }));
-      const res = await withTimeout(
-        auth.headers().then(({ headers }) =>
-          http.send({
-            method: 'GET',
-            path: PROBE_PATH,
-            headers,
-            isWrite: false,
-            signal: AbortSignal.timeout(timeoutMs),
-          }),
-        ),
-        timeoutMs,
-      );
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const turn = client.limiter.schedule(async () => {
+        // A turn granted after the check gave up is not spent on a request nobody reads.
+        if (deadline.aborted) return undefined;
+        sent = true;
+        const { headers } = await auth.headers();
+        return http.send({ method: 'GET', path: PROBE_PATH, headers, isWrite: false, signal: deadline });
+      });
+      const res = await withTimeout(turn, timeoutMs).catch((err: unknown) => {
+        if (!sent) {
+          queued = turn
+            .catch(() => undefined)
+            .finally(() => {
+              queued = undefined;
+            });
+        }
+        throw err;
+      });
+      if (res === undefined) return paced(target);
       readEnvelope(res, { method: 'GET', path: PROBE_PATH, isWrite: false });
       return { status: 'reachable', target, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
-      // The client paces throttled answers and refreshes expired tokens itself.
+      if (!sent && err instanceof ProbeTimeout) return paced(target);
+      // The client refreshes expired tokens itself; a throttled answer pauses the budget
+      // for every worker of the credential, as the client's own would.
       if (err instanceof ApiError && (err.category === 'throttled' || err.category === 'auth-refresh')) {
+        if (err.category === 'throttled') {
+          try {
+            await limiter?.onThrottled({
+              code: err.errorCode ?? err.httpStatus ?? 0,
+              ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }),
+            });
+          } catch {
+            // The budget is in Redis, which the Redis half of the report covers.
+          }
+        }
         return {
           status: 'reachable',
           target,
@@ -188,6 +232,13 @@ export function createHealthCheck(rt: HealthSource, options: HealthOptions = {})
       }
       return failure(err, target);
     }
+  }
+
+  async function checkApi(): Promise<ComponentHealth> {
+    if (apiAnswer !== undefined && performance.now() - apiAnswer.at < apiCacheMs) return apiAnswer.health;
+    const health = await probeApi();
+    apiAnswer = { at: performance.now(), health };
+    return health;
   }
 
   return {

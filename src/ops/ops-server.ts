@@ -1,9 +1,10 @@
 /**
  * The operator HTTP server of a rowbridge process: `/metrics` (Prometheus), `/healthz`,
  * `/readyz`, and the dashboard when asked. Served by `rowbridge dashboard` and by a
- * worker started with `--dashboard`. The probes and `/metrics` stay open (orchestrators
- * and scrapers call them by IP, without a login); the dashboard sits behind its access
- * guard, and every answer carries the security headers.
+ * worker started with `--dashboard`. The probes and `/metrics` need no login
+ * (orchestrators and scrapers have none) but answer only known hosts (421 otherwise,
+ * host-allow-list.ts); the dashboard sits behind its access guard, and every answer
+ * carries the security headers.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -17,6 +18,7 @@ import { createDashboardAccess } from './dashboard/dashboard-access.ts';
 import type { DashboardAccessOptions } from './dashboard/dashboard-access.ts';
 import { securityHeaders } from './dashboard/security-headers.ts';
 import { createHealthCheck } from './health.ts';
+import { createHostAllowList, hostName } from './host-allow-list.ts';
 import type { HealthCheck, Readiness } from './health.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -42,6 +44,11 @@ export interface OpsServerOptions {
    * @defaultValue the runtime's settings (ROWBRIDGE_DASHBOARD_TOKEN, _USERS, _HOSTS)
    */
   access?: Pick<DashboardAccessOptions, 'token' | 'users' | 'hosts' | 'logins'>;
+  /**
+   * Hosts the probes answer besides the dashboard's.
+   * @defaultValue the runtime's ROWBRIDGE_OPS_HOSTS
+   */
+  opsHosts?: string | undefined;
   /** @defaultValue a check of the runtime's Redis and its default API credential */
   health?: HealthCheck;
   /** Longest wait for open requests on close before their connections are cut. @defaultValue 5000 */
@@ -55,6 +62,8 @@ export interface OpsServer {
   /** Stops listening, waits (bounded) for open requests, then releases its queue handles. */
   close(): Promise<void>;
 }
+
+const PROBE_PATHS = ['/metrics', '/healthz', '/readyz'];
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -94,9 +103,29 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       ? undefined
       : (await import('./dashboard/create-dashboard.ts')).createDashboard({ rt, access });
 
+  const probeHosts = createHostAllowList({
+    bindHost: host,
+    names: [settings.hosts, options.opsHosts ?? rt.settings.opsHosts],
+    ownAddresses: true,
+  });
+
   const app = express();
   app.disable('x-powered-by');
   app.use(securityHeaders);
+  app.use(PROBE_PATHS, (req, res, next) => {
+    const given = req.get('host') ?? '';
+    if (probeHosts.allows(given)) {
+      next();
+      return;
+    }
+    res
+      .status(421)
+      .set('cache-control', 'no-store')
+      .type('text')
+      .send(
+        `unknown host "${hostName(given)}": add it to ROWBRIDGE_OPS_HOSTS to probe this server under that name\n`,
+      );
+  });
   app.get('/metrics', async (_req, res) => {
     const { contentType, body } = await metrics.render();
     res.type(contentType).set('cache-control', 'no-store').send(body);

@@ -57,10 +57,12 @@ describe('the dashboard answers only the hosts it knows', () => {
     }
   });
 
-  it('keeps /healthz, /readyz and /metrics open to any host (probes call by IP)', async () => {
+  it('answers /readyz and /metrics for the dashboard hosts, 421 for others (issue 22; test/security/ops-probes.test.ts)', async () => {
     for (const path of ['/readyz', '/metrics']) {
+      const known = await rawRequest(`${server.url}${path}`, { headers: { host: 'dash.internal.example' } });
+      expect(known.status, path).not.toBe(421);
       const res = await rawRequest(`${server.url}${path}`, { headers: { host: '10.1.2.3:9000' } });
-      expect(res.status, path).not.toBe(421);
+      expect(res.status, path).toBe(421);
     }
   });
 });

@@ -18,6 +18,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ConfigError } from '../../ground/errors.ts';
+import { createHostAllowList, hostName, hostNames } from '../host-allow-list.ts';
 import { createLoginThrottle } from './login-throttle.ts';
 import type { LoginLimits } from './login-throttle.ts';
 import { isPasswordHash, verifyPassword } from './password-hash.ts';
@@ -62,13 +63,6 @@ const DUMMY_HASH = 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
-
-/** The host name of a Host header or origin, lower-cased, without port. */
-function hostName(value: string): string {
-  const v = value.trim().toLowerCase();
-  if (v.startsWith('[')) return v.slice(0, v.indexOf(']') + 1);
-  return v.replace(/:\d*$/, '');
 }
 
 function digest(text: string): Buffer {
@@ -118,23 +112,10 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
         `(at least 16 characters) or ROWBRIDGE_DASHBOARD_USERS, or bind to 127.0.0.1`,
     );
   }
-  const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-  const bound = hostName(
-    options.bindHost.includes(':') && !options.bindHost.startsWith('[')
-      ? `[${options.bindHost}]`
-      : options.bindHost,
-  );
-  if (bound !== '0.0.0.0' && bound !== '[::]') hosts.add(bound);
+  const hosts = createHostAllowList({ bindHost: options.bindHost, names: [options.hosts] });
   // Names a reverse proxy serves the dashboard under: its pages' Origin is one of them
   // even when the proxy forwards another Host.
-  const proxied = new Set(
-    (options.hosts ?? '')
-      .split(',')
-      .map((e) => e.trim())
-      .filter(Boolean)
-      .map(hostName),
-  );
-  for (const h of proxied) hosts.add(h);
+  const proxied = new Set(hostNames([options.hosts]));
   const logins = new Map<string, number>();
   const throttle = createLoginThrottle(options.logins);
 
@@ -230,7 +211,7 @@ export function createDashboardAccess(options: DashboardAccessOptions): Dashboar
 
   async function check(req: Request, res: Response): Promise<boolean> {
     const host = req.get('host') ?? '';
-    if (!hosts.has(hostName(host))) {
+    if (!hosts.allows(host)) {
       refuse(
         res,
         421,
