@@ -7,7 +7,7 @@ import { resolveJobArg, withRuntime } from './open-runtime.ts';
 
 const ENQUEUE = defineCommand({
   name: 'enqueue',
-  usage: ['enqueue JOB [--from X --to Y [--chunks N]] [--force] [--json]'],
+  usage: ['enqueue JOB [--from X --to Y [--chunks N]] [--reset-cursor] [--force] [--json]'],
   description:
     'Queues a run of JOB for the workers (rowbridge worker) and prints its id; with --from and\n' +
     "--to a backfill of that range of the job's cursor, split into chunks. Exit 0 queued, 1 failure.",
@@ -15,6 +15,10 @@ const ENQUEUE = defineCommand({
     from: { type: 'string', value: 'X', help: 'backfill: first cursor value (with --to)' },
     to: { type: 'string', value: 'Y', help: 'backfill: last cursor value (with --from)' },
     chunks: { type: 'string', value: 'N', help: 'backfill: chunks worked in parallel (default 4)' },
+    'reset-cursor': {
+      type: 'boolean',
+      help: "forget the job's incremental cursor: the run reads from the beginning",
+    },
     force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },
     json: { type: 'boolean', help: 'print {"runId": ...}' },
   },
@@ -42,6 +46,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       trigger: 'enqueue',
       ...(force === true ? { force: true } : {}),
       ...(range === undefined ? {} : { range }),
+      ...(parsed.values['reset-cursor'] === true ? { resetCursor: true } : {}),
     });
     io.out(json === true ? JSON.stringify({ runId }) : `enqueued run ${runId}`);
     return EXIT.ok;

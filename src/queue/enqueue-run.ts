@@ -14,6 +14,8 @@ export interface EnqueueOptions {
   replayIds?: string[];
   /** A backfill of the cursor range [from, to], read by `chunks` chunk jobs. */
   range?: { from: string; to: string; chunks: number };
+  /** Forget the job's saved cursor first: the run reads from the beginning. */
+  resetCursor?: boolean;
 }
 
 /**
@@ -28,9 +30,9 @@ export async function enqueueRun(
 ): Promise<string> {
   const { spec } = await rt.loadJob(jobName);
   if (options.range !== undefined) {
-    if (spec.sink !== undefined || spec.target?.mode === 'mirror') {
+    if (spec.target?.mode === 'mirror') {
       throw new ConfigError(
-        `job ${jobName}: a backfill range needs a push job in append, upsert or update mode (a mirror must read the whole source)`,
+        `job ${jobName}: a backfill range needs a pull, or a push job in append, upsert or update mode (a mirror must read the whole source)`,
       );
     }
     const sql = spec.source.type === 'postgres' || spec.source.type === 'mysql';
@@ -41,6 +43,13 @@ export async function enqueueRun(
     }
     // Fails here, with --from/--to named, rather than in a worker.
     splitRange(options.range.from, options.range.to, options.range.chunks);
+  }
+  if (options.resetCursor === true) {
+    if (spec.incremental === undefined && spec.source.type !== 'worksheet')
+      throw new ConfigError(
+        `job ${jobName}: --reset-cursor resets an incremental job's cursor, and this job has no incremental.cursor: every run reads from the beginning already`,
+      );
+    await rt.runs.resetCursor(jobName);
   }
   const runId = newRunId(jobName);
   await rt.runs.create({

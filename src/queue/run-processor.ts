@@ -9,6 +9,7 @@ import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import { pullRun } from '../sync/pull-run.ts';
+import { decidePullStart } from '../sync/pull-start.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
@@ -276,11 +277,33 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         startedAt: record.startedAt ?? new Date().toISOString(),
         mode: 'pull',
       });
-      const source = await openSource(rt, spec, run.file, job.data, runId, undefined, signal);
+      const sinkDeps = { env: rt.env, baseDir: path.dirname(run.file) };
+      const range = pullRange(job.data.range);
+      const start = await decidePullStart(
+        spec,
+        { cursor: await rt.runs.getCursor(spec.name), shape: await rt.runs.getCursorShape(spec.name) },
+        { full: job.data.full === true, sinkDeps },
+      );
+      if (start.reason !== undefined) {
+        log.warn({ reason: start.reason }, `pull ${spec.name} starts from the beginning`);
+        await rt.runs.update(runId, { startedOver: start.reason });
+      }
+      const source = await openSource(
+        rt,
+        spec,
+        run.file,
+        { ...job.data, fromStart: start.fromStart },
+        runId,
+        range,
+        signal,
+      );
+      const sinkOptions = pullSinkOptions(spec);
       const sink = createSink(spec.sink!, {
-        env: rt.env,
-        baseDir: path.dirname(run.file),
-        ...pullSinkOptions(spec),
+        ...sinkDeps,
+        ...sinkOptions,
+        // Starting over rebuilds the sink; a backfill range merges its rows into it.
+        ...(start.fromStart ? { write: 'replace' as const } : {}),
+        ...(range === undefined ? {} : { write: 'merge' as const }),
       });
       const progress = await rt.withTraffic(traffic, () =>
         pullRun(spec, source, sink, {
@@ -288,8 +311,9 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         }),
       );
       await rt.runs.addWritten(runId, progress.written);
-      if (spec.incremental !== undefined && progress.cursor !== undefined) {
-        await rt.runs.setCursor(spec.name, JSON.stringify(progress.cursor));
+      // A backfill range re-reads the past: the job's cursor stays where its runs left it.
+      if (spec.incremental !== undefined && progress.cursor !== undefined && range === undefined) {
+        await rt.runs.setCursor(spec.name, JSON.stringify(progress.cursor), start.shape);
       }
       await rt.runs.update(runId, {
         status: 'completed',
@@ -403,4 +427,11 @@ async function settleReplay(rt: Runtime, job: string, runId: string, ids: string
   }
   await rt.deadLetters.resolve({ job, runId, tallyKey: rt.runs.tallyKey(runId), ids: landed });
   await rt.deadLetters.remove(other);
+}
+
+/** A backfill range as a pull reads it: one read of the whole range, `--from` included. */
+function pullRange(
+  range: RunJobData['range'],
+): { since: string; sinceInclusive: boolean; until: string } | undefined {
+  return range === undefined ? undefined : { since: range.from, sinceInclusive: true, until: range.to };
 }

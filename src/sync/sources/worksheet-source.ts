@@ -8,9 +8,10 @@
  * `position.id` is the row id.
  *
  * The cursor is the job's cursor field when the row has it, else the row's `updatedAt`
- * (ISO string). Rows are filtered client-side against `since` (and `until` for a backfill
- * chunk): the platform's date filter operators are uncertain (platform notes §3), and a
- * silently ignored filter would be worse than reading the rows.
+ * (ISO string). A read by `updatedAt` asks the platform for the changed rows only
+ * (`utime between`, updated-since-filter.ts); every row is still checked client-side
+ * against `since` (and `until` for a backfill chunk), so a condition the platform
+ * ignored would cost requests, never a row read twice or a row past the bounds.
  */
 import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
@@ -19,6 +20,7 @@ import { SourceError, type SourceItem } from './source-error.ts';
 import type { NormalisedRow } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { CursorBounds } from './cursor-filter.ts';
+import { andCondition, updatedBetween } from './updated-since-filter.ts';
 
 const ZONE_LESS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
@@ -59,18 +61,23 @@ export async function* readWorksheetSource(
     deps.ids === undefined || spec.filter !== undefined
       ? spec.filter
       : { type: 'condition' as const, field: 'rowid', operator: 'in' as const, value: [...deps.ids] };
+  const field = deps.cursorField;
+  const fromUpdatedAt = field === undefined || UPDATED_AT_NAMES.has(field);
+  const bounds = fromUpdatedAt ? platformBounds(deps) : deps;
+  const changed =
+    fromUpdatedAt && deps.platformTimeZone !== undefined
+      ? updatedBetween(bounds, deps.platformTimeZone)
+      : undefined;
+  const filter = changed === undefined ? byId : (andCondition(byId, changed) ?? byId);
   const query: WorksheetReadQuery = {
     worksheet: spec.worksheet,
     ...(spec.view === undefined ? {} : { view: spec.view }),
-    ...(byId === undefined ? {} : { filter: byId }),
+    ...(filter === undefined ? {} : { filter }),
     ...(spec.fields === undefined ? {} : { fields: spec.fields }),
     ...(spec.credentialsEnvPrefix === undefined ? {} : { credentialsEnvPrefix: spec.credentialsEnvPrefix }),
     ...(spec.values === undefined ? {} : { values: spec.values }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
-  const field = deps.cursorField;
-  const fromUpdatedAt = field === undefined || UPDATED_AT_NAMES.has(field);
-  const bounds = fromUpdatedAt ? platformBounds(deps) : deps;
   let index = 0;
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();

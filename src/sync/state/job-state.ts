@@ -10,7 +10,12 @@ export interface JobState {
   /** The run holding the job's lock, if any (it may have finished and left it behind). */
   activeRun(job: string): Promise<string | undefined>;
   getCursor(job: string): Promise<string | undefined>;
-  setCursor(job: string, cursor: string): Promise<void>;
+  /** Saves the cursor; a pull also saves the fingerprint of the shape it wrote (pull-start.ts). */
+  setCursor(job: string, cursor: string, shape?: string): Promise<void>;
+  /** The shape fingerprint saved with the cursor, if any. */
+  getCursorShape(job: string): Promise<string | undefined>;
+  /** Forgets the cursor (and its shape): the next run reads from the beginning. Resolves whether there was one. */
+  resetCursor(job: string): Promise<boolean>;
   /**
    * Keeps a run that did not finish resumable: its row outcomes live on for `ttlSeconds`
    * (so a resumed run skips the rows already written) and the job names it as the run
@@ -55,8 +60,15 @@ export function createJobState(keys: RunKeys, records: Pick<RunRecords, 'get'>):
     async getCursor(job) {
       return (await redis.hget(keys.job(job), 'cursor')) ?? undefined;
     },
-    async setCursor(job, cursor) {
-      await redis.hset(keys.job(job), 'cursor', cursor);
+    async setCursor(job, cursor, shape) {
+      if (shape === undefined) await redis.hset(keys.job(job), 'cursor', cursor);
+      else await redis.hset(keys.job(job), 'cursor', cursor, 'cursorShape', shape);
+    },
+    async getCursorShape(job) {
+      return (await redis.hget(keys.job(job), 'cursorShape')) ?? undefined;
+    },
+    async resetCursor(job) {
+      return (await redis.hdel(keys.job(job), 'cursor', 'cursorShape')) > 0;
     },
     async keepResumable(job, runId, ttlSeconds) {
       await redis

@@ -33,6 +33,8 @@ export interface RunRecord {
   replay?: string;
   /** `full` when the run compares with the worksheet ignoring saved hashes (`run --full`). */
   compare?: 'full';
+  /** Why an incremental pull read from the beginning instead of its saved cursor. */
+  startedOver?: string;
 }
 
 /** The records of runs and the index that lists them, newest first. */
