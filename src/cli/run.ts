@@ -18,7 +18,8 @@ const RUN = defineCommand({
     'A run of the job that did not finish (killed, interrupted, or failed on a cause since\n' +
     'fixed) is resumed under its own id instead: rows it already wrote are not written again.\n' +
     'JOB is a name in jobs/ (orders) or a file (jobs/orders.yaml).\n' +
-    'Exit 0 every row landed, 2 some rows were dead-lettered, 1 failure, 64 misuse.',
+    'Exit 0 every row landed, 2 some rows were dead-lettered, 1 failure, 64 misuse,\n' +
+    '130 interrupted (Ctrl-C; the run stays resumable).',
   options: {
     json: { type: 'boolean', help: 'print the run and its report as JSON' },
     force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },

@@ -3,8 +3,37 @@ import { createWorkers } from '../queue/create-workers.ts';
 import type { Runtime } from '../queue/runtime.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+import { cmd } from './io.ts';
 import type { CliIo } from './io.ts';
 import { createRedisWatch, RedisGoneError } from './redis-watch.ts';
+import { RunInterruptedError } from './run-interrupted-error.ts';
+
+/** How often the shutdown wait is said: redrawn each second on a terminal, a line every 5 s elsewhere. */
+const COUNTDOWN_TTY_MS = 1_000;
+const COUNTDOWN_LOG_MS = 5_000;
+
+/**
+ * Says how long the workers may still take to hand back what they hold, until `work`
+ * settles; a person pressing Ctrl-C sees the wait end rather than a silent pause.
+ */
+async function countDown(io: CliIo, totalMs: number, work: Promise<void>): Promise<void> {
+  const started = Date.now();
+  const every = io.isTty ? COUNTDOWN_TTY_MS : COUNTDOWN_LOG_MS;
+  const say = () => {
+    const left = Math.max(0, Math.ceil((totalMs - (Date.now() - started)) / 1000));
+    const text = `stopping: waiting for the batches in flight to hand back, ${left} s left (Ctrl-C again to exit at once)`;
+    if (io.isTty) process.stderr.write(`\r\u001b[2K${text}`);
+    else io.err(text);
+  };
+  say();
+  const timer = setInterval(say, every);
+  try {
+    await work;
+  } finally {
+    clearInterval(timer);
+    if (io.isTty) process.stderr.write('\r\u001b[2K');
+  }
+}
 
 /**
  * Works queued runs in this process until all of `runIds` have finished, showing
@@ -23,18 +52,17 @@ export async function workRunsInProcess(
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   // Ctrl-C or SIGTERM: stop waiting, let the workers hand back what they hold (bounded
-  // by ROWBRIDGE_SHUTDOWN_TIMEOUT_MS), and leave the run resumable; nothing written is
-  // lost. A second Ctrl-C exits at once: the next `run` takes over what was held.
+  // by ROWBRIDGE_SHUTDOWN_TIMEOUT_MS, counted down), and leave the run resumable; nothing
+  // written is lost; exit 130. A second Ctrl-C exits at once: the next `run` takes over.
   let interrupted = false;
   let closeTimeoutMs: number | undefined;
   const detach = onStopSignals(
     rt,
     io,
-    (signal) => {
+    () => {
       interrupted = true;
-      io.err(`${signal}: stopping (Ctrl-C again to exit at once)`);
     },
-    '; `rowbridge run` of the job resumes the run',
+    `; \`${cmd(io)} run\` of the job resumes the run`,
   );
   try {
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
@@ -66,12 +94,7 @@ export async function workRunsInProcess(
       progress.done();
       results.push({ record, report: await watch.outlast(() => rt.runs.report(runId)) });
     }
-    if (interrupted) {
-      io.err(
-        `interrupted: the run stays resumable; \`rowbridge run\` of the job resumes it (or a worker finishes it); see rowbridge status ${runIds.join(' ')}`,
-      );
-    }
-    return results;
+    if (!interrupted) return results;
   } catch (err) {
     // Redis stayed away: the workers cannot hand anything back; do not wait for them.
     // A job whose failure BullMQ cannot record keeps its lock timer alive, so the
@@ -85,9 +108,15 @@ export async function workRunsInProcess(
     throw err;
   } finally {
     // Still listening while the workers close: a second Ctrl-C then exits at once.
-    await workers.close(closeTimeoutMs);
+    const closing = workers.close(closeTimeoutMs);
+    if (interrupted) await countDown(io, closeTimeoutMs ?? rt.settings.shutdownTimeoutMs, closing);
+    else await closing;
     detach();
   }
+  throw new RunInterruptedError(
+    `interrupted: what was in flight was handed back and the run stays resumable; ` +
+      `\`${cmd(io)} run\` of the job resumes it (see \`${cmd(io)} status ${runIds.join(' ')}\`)`,
+  );
 }
 
 /**
