@@ -125,4 +125,10 @@ describe('the dashboard is read-only by default', () => {
       expect(one.body).not.toContain(PERSONAL);
     }
   });
+
+  it("hides Redis's details (version, memory, clients, uptime) from a read-only viewer (issue 22)", async () => {
+    const res = await rawRequest(`${server.url}/queues/api/redis/stats`);
+    expect(res.status).toBe(403);
+    expect(res.body).not.toMatch(/redis_version|"version"|used_memory|"memory"|connected_clients|uptime/);
+  });
 });

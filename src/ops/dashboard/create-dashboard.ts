@@ -25,6 +25,7 @@ import { addJobRoutes } from './job-routes.ts';
 import { BadRequest, param, problem, send } from './dashboard-http.ts';
 import { renderRunPage } from './run-page.ts';
 import { renderRunsPage } from './runs-page.ts';
+import { withoutOutsideFonts } from './without-outside-fonts.ts';
 
 /** Where bull-board is mounted. */
 export const QUEUES_PATH = '/queues';
@@ -93,6 +94,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     options: {
       uiConfig: {
         boardTitle: 'rowbridge',
+        // Redis's version, memory, clients and uptime help an attacker more than a viewer.
+        hideRedisDetails: readOnlyMode,
         miscLinks: [
           { text: 'Jobs', url: '/jobs' },
           { text: 'Runs', url: '/' },
@@ -104,7 +107,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   const router = express.Router();
   router.use(options.access.guard);
-  router.use(QUEUES_PATH, serverAdapter.getRouter() as Router);
+  router.use(QUEUES_PATH, withoutOutsideFonts, serverAdapter.getRouter() as Router);
 
   router.get('/', async (req, res) => {
     const job = param(req, 'job');
