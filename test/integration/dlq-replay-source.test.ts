@@ -53,7 +53,7 @@ describe('dlq replay re-reads rows from the source', () => {
     await h.writeJob(
       'orders',
       `name: orders
-source: { type: postgres, urlEnv: ORDERS_DB, table: ${schema}.orders, cursorColumn: updated_at, keyColumn: no }
+source: { type: postgres, urlEnv: ORDERS_DB, allowPrivilegedSource: true, table: ${schema}.orders, cursorColumn: updated_at, keyColumn: no }
 target: { worksheet: orders, mode: upsert, key: no }
 fields: { no: no, amount: amount }
 `,

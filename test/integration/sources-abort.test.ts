@@ -66,7 +66,7 @@ describe('an aborted run stops its source', () => {
     const { controller, read } = startRead(
       {
         type: 'postgres',
-        urlEnv: 'PG_ABORT_URL',
+        urlEnv: 'PG_ABORT_URL', allowPrivilegedSource: true,
         query: `SELECT 1 AS id, pg_sleep(30)::text AS ${marker}`,
         cursorColumn: 'id',
       },
@@ -82,7 +82,7 @@ describe('an aborted run stops its source', () => {
     const { controller, read } = startRead(
       {
         type: 'mysql',
-        urlEnv: 'MY_ABORT_URL',
+        urlEnv: 'MY_ABORT_URL', allowPrivilegedSource: true,
         query: `SELECT 1 AS id, SLEEP(30) AS ${marker}`,
         cursorColumn: 'id',
       },

@@ -29,7 +29,7 @@ describe('backfill: enqueue with a range splits into chunk jobs', () => {
     await h.writeJob(
       'history',
       `name: history
-source: { type: postgres, urlEnv: HISTORY_DB, table: ${SCHEMA}.history, cursorColumn: seq, keyColumn: hid, batchSize: 97 }
+source: { type: postgres, urlEnv: HISTORY_DB, allowPrivilegedSource: true, table: ${SCHEMA}.history, cursorColumn: seq, keyColumn: hid, batchSize: 97 }
 target: { worksheet: history, mode: upsert, key: hid, batchSize: 50 }
 fields: { hid: hid, seq: seq }
 incremental: { cursor: seq }

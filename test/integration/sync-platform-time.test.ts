@@ -71,7 +71,7 @@ fields: { code: code, starts: starts, day: day }
     await h.writeJob(
       'events-db',
       `name: events-db
-source: { type: postgres, urlEnv: EVENTS_DB, table: ${SCHEMA}.events, cursorColumn: code }
+source: { type: postgres, urlEnv: EVENTS_DB, allowPrivilegedSource: true, table: ${SCHEMA}.events, cursorColumn: code }
 target: { worksheet: events, mode: upsert, key: code }
 fields:
   code: code

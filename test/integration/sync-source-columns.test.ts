@@ -32,7 +32,7 @@ describe('a mapped column the source does not have', () => {
       h.writeJob(
         name,
         `name: ${name}
-source: { type: postgres, urlEnv: CRM_DB, table: ${SCHEMA}.customers, cursorColumn: no }
+source: { type: postgres, urlEnv: CRM_DB, allowPrivilegedSource: true, table: ${SCHEMA}.customers, cursorColumn: no }
 target: { worksheet: customers, mode: upsert, key: no }
 fields: { no: no, tier: { from: ${tierFrom} } }
 `,
@@ -76,7 +76,7 @@ fields: { no: no, tier: { from: ${tierFrom} } }
     await h.writeJob(
       'crm-renamed',
       `name: crm-renamed
-source: { type: postgres, urlEnv: CRM_DB, table: ${SCHEMA}.renamed, cursorColumn: no }
+source: { type: postgres, urlEnv: CRM_DB, allowPrivilegedSource: true, table: ${SCHEMA}.renamed, cursorColumn: no }
 target: { worksheet: customers, mode: upsert, key: no }
 fields: { no: no, tier: { from: tier } }
 `,

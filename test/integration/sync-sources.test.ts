@@ -144,7 +144,7 @@ describe('every source type through the engine', () => {
   it('postgres read in cursor order, incrementally', async () => {
     const yaml = jobFor(
       'people-pg',
-      `{ type: postgres, urlEnv: PEOPLE_DB, table: ${TAG}.people, cursorColumn: updated }`,
+      `{ type: postgres, urlEnv: PEOPLE_DB, allowPrivilegedSource: true, table: ${TAG}.people, cursorColumn: updated }`,
       'incremental: { cursor: updated }\n',
     );
     await runFresh('people-pg', yaml);
@@ -163,7 +163,7 @@ describe('every source type through the engine', () => {
   it('mysql', async () => {
     await runFresh(
       'people-my',
-      jobFor('people-my', `{ type: mysql, urlEnv: PEOPLE_MYSQL, table: ${TAG}, cursorColumn: updated }`),
+      jobFor('people-my', `{ type: mysql, urlEnv: PEOPLE_MYSQL, allowPrivilegedSource: true, table: ${TAG}, cursorColumn: updated }`),
     );
     expect(landed()).toEqual(expected);
   });

@@ -85,7 +85,7 @@ fields: { code: code, name: name }
     h.writeJob(
       name,
       `name: ${name}
-source: { type: postgres, urlEnv: ${urlEnv}, table: ${schema}.orders, cursorColumn: updated_at, keyColumn: code }
+source: { type: postgres, urlEnv: ${urlEnv}, allowPrivilegedSource: true, table: ${schema}.orders, cursorColumn: updated_at, keyColumn: code }
 target: { worksheet: orders, mode: upsert, key: code }
 fields: { code: code, name: name }
 `,
@@ -162,7 +162,7 @@ fields: { code: code, name: name }
     await h.writeJob(
       'my_denied',
       `name: my_denied
-source: { type: mysql, urlEnv: DENIED_MYSQL_URL, table: orders, cursorColumn: updated_at }
+source: { type: mysql, urlEnv: DENIED_MYSQL_URL, allowPrivilegedSource: true, table: orders, cursorColumn: updated_at }
 target: { worksheet: orders, mode: upsert, key: code }
 fields: { code: code, name: name }
 `,

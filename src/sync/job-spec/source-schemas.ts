@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { FILTER_OPERATORS } from '../../api/field-types.ts';
 import type { Filter } from '../../api/types.ts';
-import { secondStatement } from '../sources/sql-statement.ts';
+import { statementProblem } from '../sources/sql-statement.ts';
 import {
   credentialSafeMap,
   envPrefix,
@@ -107,15 +107,21 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
       cursorColumn: sqlIdentifier.describe('Column whose growing value marks progress (e.g. updated_at).'),
       keyColumn: sqlIdentifier.optional(),
       batchSize: intRange(1, 100_000).optional(),
+      allowPrivilegedSource: z
+        .boolean()
+        .optional()
+        .describe(
+          'Read even with a login that can do more than SELECT (superuser, file, program or write rights); default false: such a login is refused.',
+        ),
     })
     .superRefine((source, ctx) => {
-      const second = source.query === undefined ? undefined : secondStatement(source.query, type);
-      if (second !== undefined) {
+      const problem = source.query === undefined ? undefined : statementProblem(source.query, type);
+      if (problem !== undefined) {
         // Not echoed whole: a pasted script may hold anything.
         ctx.addIssue({
           code: 'custom',
           path: ['query'],
-          message: `must be one SELECT statement (it is wrapped as a subquery and run read-only); found a second statement after ";": "${second.slice(0, 40)}"`,
+          message: `must be one SELECT statement (it is wrapped as a subquery and run read-only); ${problem}`,
         });
       }
       if ((source.table === undefined) === (source.query === undefined)) {

@@ -3,7 +3,10 @@
  * Each page is one parameterised statement in its own READ ONLY transaction, under a
  * session statement timeout. Multi-statement support stays off, so the server refuses a
  * second statement. (Not `execute`: the binary protocol drops the zero fraction of
- * DATETIME(6) values, and cursor text must stay the column's own text form.)
+ * DATETIME(6) values, and cursor text must stay the column's own text form.) The READ
+ * ONLY transaction stops table writes only, so an account with FILE or write grants is
+ * refused at connect unless the spec says `allowPrivilegedSource: true`
+ * (mysql-privileges.ts).
  */
 import mysql from 'mysql2/promise';
 import type { Connection } from 'mysql2/promise';
@@ -16,6 +19,8 @@ import { onAbort } from './on-abort.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { MYSQL_WALL_CLOCK_TYPES } from './sql-wall-clock-types.ts';
+import { mysqlPrivileges } from './mysql-privileges.ts';
+import { privilegedSourceError } from './privileged-source-error.ts';
 
 const mysqlDialect: SqlDialect = {
   name: 'mysql',
@@ -38,6 +43,11 @@ const CONFIG_ERRORS = new Set([
  * Exact strings for BIGINT/DECIMAL (as pg gives them), and UTC both in the driver and in
  * the session, so TIMESTAMP cursor text means the same instant on every run. The
  * timeout is the session's: a SELECT cannot change a system variable.
+ *
+ * mysql2 puts parameters into the text with backslash escapes. Under a server's
+ * NO_BACKSLASH_ESCAPES a backslash is a plain character, so a cursor or key value read
+ * from the table could close its string and write the next page's WHERE; the session
+ * drops that mode before any value is sent.
  */
 async function openMysqlConnection(url: string, timeoutMs: number): Promise<Connection> {
   const connection = await mysql.createConnection({
@@ -50,6 +60,13 @@ async function openMysqlConnection(url: string, timeoutMs: number): Promise<Conn
   });
   try {
     await connection.query("SET time_zone = '+00:00'");
+    const [modes] = await connection.query('SELECT @@SESSION.sql_mode AS mode');
+    const mode = (modes as Array<{ mode?: string }>)[0]?.mode ?? '';
+    if (/NO_BACKSLASH_ESCAPES/i.test(mode)) {
+      // The value is sql_mode's own letters, underscores and commas: safe in either mode.
+      const kept = mode.split(',').filter((name) => name.toUpperCase() !== 'NO_BACKSLASH_ESCAPES');
+      await connection.query('SET SESSION sql_mode = ?', [kept.join(',')]);
+    }
     const [rows] = await connection.query('SELECT VERSION() AS version');
     const version = (rows as Array<{ version?: string }>)[0]?.version ?? '';
     // MariaDB names it max_statement_time (seconds), MySQL max_execution_time (ms).
@@ -100,15 +117,22 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
   const who = `mysql source (${spec.urlEnv})`;
   const timeoutMs = readSetting('sourceStatementTimeoutMs', deps.env) ?? 60_000;
   let connection;
+  let privileges: string[];
   try {
     connection = await openMysqlConnection(url, timeoutMs);
+    privileges = spec.allowPrivilegedSource === true ? [] : await mysqlPrivileges(connection);
   } catch (err) {
+    await connection?.end().catch(() => undefined);
     throw new SourceError(
       'SOURCE_UNAVAILABLE',
       `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
     );
   }
   const conn = connection;
+  if (privileges.length > 0) {
+    await conn.end().catch(() => undefined);
+    throw privilegedSourceError(who, privileges);
+  }
   conn.on('error', () => undefined);
   // An abort kills the query in flight on the server (a dropped socket alone would let it
   // run on to its time limit), then drops the connection.

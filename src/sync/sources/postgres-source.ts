@@ -2,7 +2,10 @@
  * PostgreSQL source: keyset pages (sql-keyset-reader.ts) over one pg client. Each page
  * runs in its own READ ONLY transaction with a statement timeout, as one parameterised
  * statement (the extended protocol runs exactly one), so a job's `query:` can neither
- * write nor hold the database.
+ * write to this database nor hold it. That is no sandbox: functions reach past the
+ * transaction (files, programs, other sessions, dblink), so a role that may use them is
+ * refused at connect unless the spec says `allowPrivilegedSource: true`
+ * (postgres-privileges.ts).
  */
 import pg from 'pg';
 import { readSetting } from '../../../config/settings.ts';
@@ -14,6 +17,8 @@ import { onAbort } from './on-abort.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { pgWallClockTypes } from './sql-wall-clock-types.ts';
+import { postgresPrivileges } from './postgres-privileges.ts';
+import { privilegedSourceError } from './privileged-source-error.ts';
 
 const postgresDialect: SqlDialect = {
   name: 'postgres',
@@ -85,14 +90,20 @@ export async function* readPostgresSource(
   // A dropped connection emits 'error' on the client; without a listener it would crash
   // the worker. The pending query rejects as well, and that is where it is reported.
   client.on('error', () => undefined);
+  let privileges: string[];
   try {
     await client.connect();
+    privileges = spec.allowPrivilegedSource === true ? [] : await postgresPrivileges(client);
   } catch (err) {
     await client.end().catch(() => undefined);
     throw new SourceError(
       'SOURCE_UNAVAILABLE',
       `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
     );
+  }
+  if (privileges.length > 0) {
+    await client.end().catch(() => undefined);
+    throw privilegedSourceError(who, privileges);
   }
   // An abort cancels the query in flight on the server (a closed socket alone would let it
   // run on to its statement timeout), then closes the connection.

@@ -112,6 +112,14 @@ export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
   keyColumn?: string;
   /** @defaultValue `1000` */
   batchSize?: number;
+  /**
+   * Read even when the login can do more than SELECT (a Postgres superuser or member of
+   * pg_read_server_files, pg_write_server_files, pg_execute_server_program or
+   * pg_signal_backend; a MySQL account with FILE, write or admin grants). The READ ONLY
+   * transaction does not stop such a login reading files or running programs through
+   * the query. @defaultValue `false`
+   */
+  allowPrivilegedSource?: boolean;
 }
 
 export type PostgresSourceSpec = SqlSourceSpec<'postgres'>;

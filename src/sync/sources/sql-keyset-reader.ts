@@ -23,7 +23,7 @@ import type { SqlSourceSpec } from './source-spec.ts';
 import type { SourceItem } from './source-error.ts';
 import { isEmptyCursor } from './cursor-filter.ts';
 import { SourceError } from './source-error.ts';
-import { secondStatement } from './sql-statement.ts';
+import { firstStatement, statementProblem } from './sql-statement.ts';
 
 /** How one database spells identifiers, placeholders and a cast to text. */
 export interface SqlDialect {
@@ -55,15 +55,17 @@ function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDiale
       .split('.')
       .map((part) => dialect.quoteIdent(part))
       .join('.')} AS ${SOURCE_ALIAS}`;
-  const second = secondStatement(spec.query ?? '', dialect.name);
-  if (second !== undefined) {
+  const query = spec.query ?? '';
+  const problem = statementProblem(query, dialect.name);
+  if (problem !== undefined) {
     throw new SourceError(
       'SOURCE_CONFIG',
-      `${dialect.name} source: source.query must be one SELECT statement; it goes on after a ";" with "${second.slice(0, 40)}"`,
+      `${dialect.name} source: source.query must be one SELECT statement; ${problem}`,
     );
   }
-  // Wrapped as a subquery, so a trailing semicolon would end the statement early.
-  return `(${(spec.query ?? '').trim().replace(/;+\s*$/, '')}) AS ${SOURCE_ALIAS}`;
+  // The closing parenthesis goes on a line of its own: a `--` or `#` comment ending the
+  // query cannot swallow it (and with it the WHERE, ORDER BY and LIMIT rowbridge adds).
+  return `(${firstStatement(query, dialect.name).trim()}\n) AS ${SOURCE_ALIAS}`;
 }
 
 /**
