@@ -1,4 +1,5 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
+import { validateFilter } from '../api/rows/filter-builder.ts';
 import { iterateRows } from '../api/rows/iterate-rows.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
 import type { Filter } from '../api/types.ts';
@@ -14,7 +15,10 @@ export function topLevelGroup(filter: Filter): Filter {
  * Wires the worksheet source to a platform client: the structure is read once, so rows
  * come out keyed by field id and alias, then every page of the list query, with the
  * system fields (they are absent unless asked for, platform-shapes §5 [L]) read in the
- * organisation's zone.
+ * organisation's zone. The job's filter is checked against the structure first: the
+ * platform drops a condition it cannot apply and answers with every row
+ * (platform-shapes §8), so an operator the field's type lacks fails the run with the
+ * allowed list (a FilterError, category config) before any row is read.
  */
 export function createWorksheetReader(
   clientFor: (credentialsEnvPrefix?: string) => PlatformClient,
@@ -22,6 +26,7 @@ export function createWorksheetReader(
   return async function* readWorksheetRows(query) {
     const client = clientFor(query.credentialsEnvPrefix);
     const structure = await client.worksheets.get(query.worksheet);
+    if (query.filter !== undefined) validateFilter(query.filter, structure, 'source.filter');
     const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
     const personForm = query.values === 'raw' ? undefined : createPersonForm(structure);
     for await (const row of iterateRows(

@@ -85,8 +85,9 @@ describe('the client against the emulator', () => {
   });
 
   it('filters with operators checked against the structure, and rejects ones the type does not support', async () => {
+    // A group holds only groups or only conditions (platform-shapes §8).
     const filter = and(
-      where('price', 'ge', 95),
+      and(where('price', 'ge', 95)),
       or(where('sku', 'startswith', 'P-1'), where('sku', 'startswith', 'P-2')),
     );
     validateFilter(filter, sheet);

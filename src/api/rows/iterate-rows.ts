@@ -5,6 +5,7 @@
 import { readLooseInteger } from '../answers/read-loose.ts';
 import { ConfigError } from '../../ground/errors.ts';
 import type { ListRowsBody, ListRowsData, Sort, WireRow } from '../types.ts';
+import { toWireFilter } from './filter-builder.ts';
 import { RowPagingError } from './row-errors.ts';
 import { wireRowId } from './wire-row-id.ts';
 
@@ -105,13 +106,15 @@ function readPage(data: unknown, pageIndex: number): { rows: WireRow[]; total: n
  * soon as `total` says every row has been served, so it never asks for an empty page
  * when the total is known. Adds a stable sort (see {@link stableSorts}); with a `viewId`
  * this means the view's own order is replaced by that sort, while its filter still applies.
+ * Condition values go out as arrays of strings, whoever built the filter ({@link toWireFilter}).
  */
 export async function* iterateRowPages(
   listPage: ListPage,
   query: IterateRowsQuery,
   options: IterateRowsOptions = {},
 ): AsyncGenerator<RowPage, void, undefined> {
-  const { pageSize: requestedSize, sorts: requestedSorts, ...rest } = query;
+  const { pageSize: requestedSize, sorts: requestedSorts, ...given } = query;
+  const rest = given.filter === undefined ? given : { ...given, filter: toWireFilter(given.filter) };
   const pageSize = checkPageSize(requestedSize);
   const firstPage = checkStartPage(options.startPage);
   const sorts = stableSorts(requestedSorts);
