@@ -18,6 +18,11 @@ export function formatReport(record: RunRecord, report: RunReport): string {
     `  ${pad('dead-lettered', 14)}${report.deadLetteredTotal}${dead ? ` (${dead})` : ''}`,
     `  ${pad('requests', 14)}${report.requests} (throttled ${report.throttled}, retries ${report.retries})`,
     `  ${pad('batches', 14)}${report.batches}`,
+    ...(report.keyMatch === undefined
+      ? []
+      : [
+          `  ${pad('keys', 14)}${report.keyMatch.scan ? 'full scan' : 'key index'} (${report.keyMatch.reason}): ${report.keyMatch.detail}`,
+        ]),
     `  ${pad('duration', 14)}${(report.durationMs / 1000).toFixed(1)} s`,
   ];
   // Only when it happened: most runs resolve nothing, and a zero line would be noise.

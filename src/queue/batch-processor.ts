@@ -72,7 +72,11 @@ export function createBatchProcessor(
         run.spec,
         run.prepared!,
         { runId, attempt: job.attemptsMade + 1 },
-        { ...rt.syncDeps(run.client, log), full: record.compare === 'full' },
+        {
+          ...rt.syncDeps(run.client, log),
+          full: record.compare === 'full',
+          indexComplete: record.keyMatch !== 'index',
+        },
       );
       const context = ctx;
       const outcomes = await rt.withTraffic(traffic, () => writeBatch(context, rows));

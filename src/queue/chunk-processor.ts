@@ -52,7 +52,11 @@ export function createChunkProcessor(
       spec,
       prepared!,
       { runId, attempt: job.attemptsMade + 1 },
-      { ...rt.syncDeps(client, log), full: record.compare === 'full' },
+      {
+        ...rt.syncDeps(client, log),
+        full: record.compare === 'full',
+        indexComplete: record.keyMatch !== 'index',
+      },
     );
     const source = await openSource(
       rt,

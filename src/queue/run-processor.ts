@@ -4,7 +4,10 @@ import type { Job, Queue } from 'bullmq';
 import type { WorksheetStructure } from '../api/types.ts';
 import { policyOf } from '../ground/errors.ts';
 import type { Logger } from '../ground/logger.ts';
-import { createSyncContext, readWorksheetKeys } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/create-sync-context.ts';
+import { decideKeyScan, describeScan, scanKeys } from '../sync/key-scan.ts';
+import type { KeyScanTarget } from '../sync/key-scan.ts';
+import { createIndexAdoptions } from '../sync/state/index-adoption.ts';
 import { mirrorDeletes } from '../sync/finalize-run.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
@@ -27,6 +30,9 @@ import { requeueRun } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
+/** How often a key scan's progress is written to the run record. */
+const SCAN_PROGRESS_EVERY_MS = 500;
+
 /** Why a run job ended without finishing its run. */
 type Claim =
   { kind: 'run'; runId: string; record: RunRecord } | { kind: 'done'; record: RunRecord | undefined };
@@ -48,6 +54,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
   const queues = { runs: runQueue, batches };
   const processChunk = createChunkProcessor(rt, queues);
   const snapshots = createStructureSnapshots({ redis: rt.redis, prefix: rt.statePrefix });
+  const adoptions = createIndexAdoptions({ redis: rt.redis, prefix: rt.statePrefix });
 
   return async function processRun(
     job: Job<RunJobData>,
@@ -187,19 +194,12 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         ...(job.data.full === true ? { compare: 'full' as const } : {}),
       });
       log.info({ mode: ctx.mode, worksheet: structure.name, trigger: job.data.trigger }, 'run started');
-      // Built once per run: a reader restarted after a crash must not rebuild it while
-      // batches of its first attempt are still writing (it would drop their entries).
-      if (ctx.index !== undefined && started.indexedAt === undefined) {
-        const built = await rt.withTraffic(traffic, () =>
-          ctx.index!.rebuild(readWorksheetKeys(run.client, structure, run.prepared!.plan)),
-        );
-        await rt.runs.update(runId, { indexedAt: new Date().toISOString() });
-        if (built.duplicates > 0)
-          log.warn(
-            { duplicates: built.duplicates },
-            'worksheet has rows sharing a key; the oldest is matched',
-          );
-      }
+      // Decided once per run: a reader restarted after a crash must not rebuild the index
+      // while batches of its first attempt are still writing (it would drop their entries).
+      const lookingUp = ctx.index !== undefined && (await matchKeys(run, ctx, started)) === 'index';
+      // Keys the index does not know are looked up by the run's batches (they read the
+      // run record); the reader settles rows as they would.
+      const readCtx: SyncContext = lookingUp ? { ...ctx, indexComplete: false } : ctx;
       // Read again (a resume): the batch and chunk jobs that failed every attempt are
       // taken back first, or their ids would keep the rows this read adds out.
       await reviveFailedChildren(job, queues, rt.redis);
@@ -209,12 +209,67 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         return;
       }
       const source = await openSource(rt, run.spec, run.file, job.data, runId, undefined, signal);
-      const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, ctx, source, signal);
+      const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, readCtx, source, signal);
       await rt.runs.update(runId, {
         read: progress.read,
         batches: batchNo,
         ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
       });
+    }
+
+    /**
+     * How the run matches keys (sync/key-scan.ts): the key index as it stands, or a full
+     * scan of the worksheet first, with its progress in the run record. Kept in the
+     * record, so that a restarted reader and every batch go by the same decision.
+     */
+    async function matchKeys(
+      run: PreparedRun,
+      ctx: SyncContext,
+      started: RunRecord,
+    ): Promise<'scan' | 'index'> {
+      if (started.indexedAt !== undefined) return started.keyMatch ?? 'scan';
+      const target: KeyScanTarget = {
+        job: run.spec.name,
+        mode: ctx.mode,
+        structure: run.prepared!.structure,
+        plan: run.prepared!.plan,
+        index: ctx.index!,
+        adoptions,
+      };
+      const decided = await decideKeyScan(target, {
+        full: job.data.full === true,
+        replay: job.data.replayIds !== undefined,
+      });
+      log.info(
+        { keyMatch: decided },
+        decided.scan ? 'matching keys by a full scan' : 'matching keys by the index',
+      );
+      if (decided.scan) {
+        let shownAt = 0;
+        const built = await rt.withTraffic(traffic, () =>
+          scanKeys(target, run.client, async (p) => {
+            if (performance.now() - shownAt < SCAN_PROGRESS_EVERY_MS && p.page !== p.pages) return;
+            shownAt = performance.now();
+            const phase = describeScan(p);
+            await rt.runs.update(runId, { phase });
+            await job.updateProgress({ phase, page: p.page, pages: p.pages ?? null, rows: p.rows });
+          }),
+        );
+        if (built.duplicates > 0)
+          log.warn(
+            { duplicates: built.duplicates },
+            'worksheet has rows sharing a key; the oldest is matched',
+          );
+      }
+      const keyMatch = decided.scan ? 'scan' : 'index';
+      await rt.runs.update(runId, {
+        indexedAt: new Date().toISOString(),
+        keyMatch,
+        keyMatchReason: decided.reason,
+        keyMatchDetail: decided.detail,
+        ...(decided.scan ? { phase: '' } : {}),
+      });
+      return keyMatch;
     }
 
     async function finalize(
@@ -239,7 +294,11 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         throw new UnrecoverableError(message);
       }
       await rt.runs.update(runId, { status: 'finalizing' });
-      const result = await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true));
+      // A replay read dead letters, not the source: what it did not see is not gone.
+      const result =
+        job.data.replayIds === undefined
+          ? await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true))
+          : { deleted: 0 };
       if (result.refused !== undefined) {
         await rt.runs.fail(runId, result.refused);
         await finish();

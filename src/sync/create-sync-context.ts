@@ -1,6 +1,6 @@
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import { createRowNormaliser } from '../api/rows/normalise-row.ts';
-import { iterateRows } from '../api/rows/iterate-rows.ts';
+import { iterateRowPages } from '../api/rows/iterate-rows.ts';
 import type { Filter, WorksheetStructure } from '../api/types.ts';
 import type { Logger } from '../ground/logger.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
@@ -11,7 +11,7 @@ import { resolveReferences } from './mapping/resolve-references.ts';
 import { anyOf, chunks, createReferenceLookups, createRowReader } from './create-reference-lookups.ts';
 import { keyOfRow, rowMatches } from './mapping/row-matches.ts';
 import type { DeadLetterStore } from './state/dead-letter-store.ts';
-import { createKeyIndex } from './state/key-index.ts';
+import { createKeyIndex, indexFormatOf } from './state/key-index.ts';
 import type { RedisClient } from './state/redis-types.ts';
 import type { RunStore } from './state/run-store.ts';
 import type { SyncContext } from './sync-context.ts';
@@ -32,6 +32,12 @@ export interface SyncDeps {
   log: Logger;
   /** Compare with the worksheet, ignoring saved content hashes (`run --full`). @defaultValue false */
   full?: boolean;
+  /**
+   * The run filled the key index by a full scan, so a key it does not know is in no
+   * worksheet row. Otherwise (an incremental run, a replay) such keys are looked up.
+   * @defaultValue true
+   */
+  indexComplete?: boolean;
 }
 
 export { anyOf };
@@ -77,6 +83,22 @@ export function createSyncContext(
   reader.know(structure, target.worksheet);
   const lookups = prepared.lookups ?? createReferenceLookups(deps.client, reader);
   const listMatching = (filter: Filter, fields?: string[]) => reader.list(worksheetId, filter, fields);
+  /**
+   * Rows holding `keys`, 100 keys a request. A text key takes no `in` (platform-shapes
+   * §8 [C]: the Text family's operators are eq, ne, contains...), so keysFilter asks by
+   * an OR group of `eq` conditions. Of two rows with one key, the first listed is kept.
+   */
+  async function rowsByKey(keys: readonly string[], fields?: string[]): Promise<Map<string, NormalisedRow>> {
+    const found = new Map<string, NormalisedRow>();
+    if (keyIds.length === 0) return found;
+    for (const part of chunks([...new Set(keys)], LOOKUP_CHUNK)) {
+      for (const row of await listMatching(keysFilter(keyIds, part), fields)) {
+        const key = keyOfRow(plan, row);
+        if (key !== undefined && !found.has(key)) found.set(key, row);
+      }
+    }
+    return found;
+  }
 
   return {
     runId: run.runId,
@@ -89,6 +111,7 @@ export function createSyncContext(
     plan,
     rows,
     full: deps.full === true,
+    indexComplete: deps.indexComplete !== false,
     index:
       target.mode === 'append'
         ? undefined
@@ -96,8 +119,7 @@ export function createSyncContext(
             redis: deps.redis,
             prefix: deps.prefix,
             job: spec.name,
-            // Mirror deletes list the index's keys; the compact form keeps digests only.
-            format: target.mode === 'mirror' ? 'keys' : 'compact',
+            format: indexFormatOf(target.mode),
           }),
     runs: deps.runs,
     deadLetters: deps.deadLetters,
@@ -124,15 +146,10 @@ export function createSyncContext(
     },
     async lookupKeys(keys) {
       const found = new Map<string, string>();
-      if (keyIds.length === 0) return found;
-      for (const part of chunks([...new Set(keys)], LOOKUP_CHUNK)) {
-        for (const row of await listMatching(keysFilter(keyIds, part), keyIds)) {
-          const key = keyOfRow(plan, row);
-          if (key !== undefined && !found.has(key)) found.set(key, row.id);
-        }
-      }
+      for (const [key, row] of await rowsByKey(keys, keyIds)) found.set(key, row.id);
       return found;
     },
+    findByKeys: (keys) => rowsByKey(keys),
     async fetchRows(rowIds) {
       const found = new Map<string, NormalisedRow>();
       for (const part of chunks(rowIds, 1000)) {
@@ -151,18 +168,41 @@ export function createSyncContext(
   };
 }
 
-/** Key → row id of every worksheet row, reading only the key field (for the index). */
+/** A page of a key scan, for its progress. */
+export interface KeyPage {
+  pageIndex: number;
+  pageSize: number;
+  rows: number;
+  total: number | undefined;
+}
+
+/**
+ * Key → row id of every worksheet row, reading only the key field (for the index). The
+ * total is asked for so that a scan's progress can say "page 300 of 503".
+ */
 export async function* readWorksheetKeys(
   client: PlatformClient,
   structure: WorksheetStructure,
   plan: MappingPlan,
+  onPage?: (page: KeyPage) => Promise<void>,
 ): AsyncGenerator<{ key: string; rowId: string }> {
   const keyIds = keyFields(plan).map((f) => f.id);
   if (keyIds.length === 0) return;
   const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
-  for await (const row of iterateRows((body) => client.rows.list(structure.id, body), { fields: keyIds })) {
-    const normalised = normalise(row);
-    const key = keyOfRow(plan, normalised);
-    if (key !== undefined) yield { key, rowId: normalised.id };
+  for await (const page of iterateRowPages((body) => client.rows.list(structure.id, body), {
+    fields: keyIds,
+    ...(onPage === undefined ? {} : { includeTotalCount: true }),
+  })) {
+    for (const row of page.rows) {
+      const normalised = normalise(row);
+      const key = keyOfRow(plan, normalised);
+      if (key !== undefined) yield { key, rowId: normalised.id };
+    }
+    await onPage?.({
+      pageIndex: page.pageIndex,
+      pageSize: page.pageSize,
+      rows: page.rows.length,
+      total: page.total,
+    });
   }
 }

@@ -11,6 +11,9 @@ import type { SyncContext } from './sync-context.ts';
  * batches of creates and change sets however sparse the changes are in the source
  * (issue 12: write requests at their floor).
  *
+ * An index this run did not fill by a full scan may miss rows (people add some between
+ * runs): a row whose key it does not know goes to a job, which looks the key up.
+ *
  * It decides as writeBatch's own classification would: a row is settled here only when
  * nothing else owns it yet. Rows with an outcome are left out (their batch job skips
  * them anyway), rows left `pending` by a create in flight go to their job to be
@@ -36,7 +39,8 @@ export async function settleUnchanged(ctx: SyncContext, rows: readonly BatchRow[
     const entry = entries.get(row.mapped.key ?? '');
     if (known.get(row.index) === 'pending' || row.mapped.pending !== undefined) toWrite.push(row);
     else if (entry === undefined) {
-      if (ctx.mode === 'update') settled.set(row.index, 'skipped');
+      // Update mode creates nothing, but only a full scan of this run proves the key absent.
+      if (ctx.mode === 'update' && ctx.indexComplete) settled.set(row.index, 'skipped');
       else toWrite.push(row);
     } else if (entry.hash === row.mapped.hash) settled.set(row.index, 'unchanged');
     else toWrite.push(row);

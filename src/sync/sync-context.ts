@@ -33,6 +33,11 @@ export interface SyncContext {
    * row is compared with what the worksheet holds, so a damaged worksheet is repaired.
    */
   full: boolean;
+  /**
+   * The run filled the index by a full scan: a key it does not know is in no worksheet
+   * row. False in incremental runs and replays, where such keys are looked up first.
+   */
+  indexComplete: boolean;
   runs: RunStore;
   deadLetters: DeadLetterStore;
   log: Logger;
@@ -43,6 +48,8 @@ export interface SyncContext {
   resolveReferences(rows: BatchRow[]): Promise<Map<number, Failure>>;
   /** Worksheet rows holding these keys → their row ids. */
   lookupKeys(keys: readonly string[]): Promise<Map<string, string>>;
+  /** Worksheet rows holding these keys, whole (for comparing without another read). */
+  findByKeys(keys: readonly string[]): Promise<Map<string, NormalisedRow>>;
   /** Current rows by id (deleted ones are absent). */
   fetchRows(rowIds: readonly string[]): Promise<Map<string, NormalisedRow>>;
   compare(fields: readonly FieldValue[], existing: NormalisedRow): RowComparison;

@@ -1,6 +1,6 @@
 import { ApiError, policyOf } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
-import type { FieldValue } from '../api/types.ts';
+import type { FieldValue, NormalisedRow } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
 import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
 import { RunStoppedError } from './run-stopped-error.ts';
@@ -8,7 +8,9 @@ import { classifyRow } from './classify-row.ts';
 import { fieldsOf, marksOf } from './columnar-rows.ts';
 import { inPool } from './in-pool.ts';
 import type { SyncContext } from './sync-context.ts';
-import { keyOfRecord } from './key-of-record.ts';
+import { deadLetterRows } from './dead-letter-rows.ts';
+
+export { deadLetterRows };
 
 /** Outcomes of one batch, by row index. */
 export type BatchOutcomes = Map<number, RowOutcome>;
@@ -101,23 +103,33 @@ async function reconcilePending(
   return again;
 }
 
+/** A row to compare with the worksheet row `rowId`; `current` when a lookup already read it. */
+type Update = { row: BatchRow; rowId: string; current?: NormalisedRow };
+
 async function classify(
   ctx: SyncContext,
   rows: BatchRow[],
   outcomes: BatchOutcomes,
-): Promise<{ creates: BatchRow[]; updates: Array<{ row: BatchRow; rowId: string }> }> {
+): Promise<{ creates: BatchRow[]; updates: Update[] }> {
   if (ctx.mode === 'append' || ctx.index === undefined) return { creates: rows, updates: [] };
   const entries = await ctx.index.getMany(rows.map(indexKey));
+  // An index no full scan of this run filled may miss rows: people add rows between
+  // runs, and a Redis restored from a snapshot forgets the latest creates. A key it does
+  // not know is asked of the platform before anything is created for it.
+  const unknown = ctx.indexComplete ? [] : rows.map(indexKey).filter((k) => k !== '' && !entries.has(k));
+  const found = unknown.length === 0 ? new Map<string, NormalisedRow>() : await ctx.findByKeys(unknown);
   const creates: BatchRow[] = [];
-  const updates: Array<{ row: BatchRow; rowId: string }> = [];
+  const updates: Update[] = [];
   const settled = new Map<number, RowOutcome>();
   for (const row of rows) {
     const { key, hash } = marksOf(row);
-    const decided = classifyRow(ctx.mode, entries.get(key ?? ''), hash, !ctx.full);
+    const current = found.get(key ?? '');
+    const matched = entries.get(key ?? '') ?? (current && { rowId: current.id, hash: '' });
+    const decided = classifyRow(ctx.mode, matched, hash, !ctx.full);
     if (decided.kind === 'skip') settled.set(row.index, 'skipped');
     else if (decided.kind === 'create') creates.push(row);
     else if (decided.kind === 'unchanged') settled.set(row.index, 'unchanged');
-    else updates.push({ row, rowId: decided.rowId });
+    else updates.push({ row, rowId: decided.rowId, ...(current === undefined ? {} : { current }) });
   }
   await record(ctx, outcomes, settled);
   return { creates, updates };
@@ -196,24 +208,19 @@ async function createChunk(
   );
 }
 
-async function writeUpdates(
-  ctx: SyncContext,
-  updates: Array<{ row: BatchRow; rowId: string }>,
-  outcomes: BatchOutcomes,
-): Promise<void> {
+async function writeUpdates(ctx: SyncContext, updates: Update[], outcomes: BatchOutcomes): Promise<void> {
   // The index knows only hashes; the rows themselves tell which fields really changed,
   // so that rows sharing one change set go out as one batch update.
-  const existing = await ctx.fetchRows(updates.map((u) => u.rowId));
+  const existing = await ctx.fetchRows(updates.filter((u) => u.current === undefined).map((u) => u.rowId));
   const unchanged: Array<{ row: BatchRow; rowId: string; outcome: RowOutcome }> = [];
   const changes: Array<{ row: BatchRow; rowId: string; changed: FieldValue[] }> = [];
   const gone: BatchRow[] = [];
-  for (const u of updates) {
-    const current = existing.get(u.rowId);
-    if (current === undefined) gone.push(u.row);
+  for (const { row, rowId, current = existing.get(rowId) } of updates) {
+    if (current === undefined) gone.push(row);
     else {
-      const diff = ctx.compare(u.row.mapped.fields, current);
-      if (diff.same) unchanged.push({ ...u, outcome: 'unchanged' });
-      else changes.push({ ...u, changed: diff.changed });
+      const diff = ctx.compare(row.mapped.fields, current);
+      if (diff.same) unchanged.push({ row, rowId, outcome: 'unchanged' });
+      else changes.push({ row, rowId, changed: diff.changed });
     }
   }
   await landed(ctx, outcomes, unchanged);
@@ -283,9 +290,27 @@ async function updateOne(
   }
 }
 
-/** A matched row was deleted meanwhile: upsert and mirror create it again; update reports it. */
-async function rowGone(ctx: SyncContext, rows: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
-  await ctx.index?.removeMany(rows.map(indexKey));
+/**
+ * The row the index named is gone. Its key may sit in another row (deleted and added
+ * again by a person, or an index older than the worksheet): asked by key first and
+ * updated there. Otherwise upsert and mirror create it again; update reports it.
+ */
+async function rowGone(ctx: SyncContext, gone: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
+  await ctx.index?.removeMany(gone.map(indexKey));
+  const found =
+    ctx.plan.keyIndex === undefined
+      ? new Map<string, NormalisedRow>()
+      : await ctx.findByKeys(gone.map(indexKey));
+  const elsewhere: Update[] = [];
+  const rows: BatchRow[] = [];
+  for (const row of gone) {
+    const current = found.get(indexKey(row));
+    if (current === undefined) rows.push(row);
+    else elsewhere.push({ row, rowId: current.id, current });
+  }
+  // Each comes with its row: none of them can be gone again here.
+  if (elsewhere.length > 0) await writeUpdates(ctx, elsewhere, outcomes);
+  if (rows.length === 0) return;
   if (ctx.mode === 'update') {
     return deadLetter(ctx, outcomes, rows, 'not-found', {
       errorCode: 10007,
@@ -326,6 +351,17 @@ async function landed(
   await record(ctx, outcomes, new Map(items.map((i) => [i.row.index, i.outcome])));
 }
 
+/** Dead-letters rows of this batch (idempotently: the entry id is the run and the row's index). */
+function deadLetter(
+  ctx: SyncContext,
+  outcomes: BatchOutcomes,
+  rows: readonly DeadRow[],
+  category: ErrorCategory,
+  failure: Failure,
+): Promise<void> {
+  return deadLetterRows(ctx, rows, category, failure, outcomes);
+}
+
 async function record(
   ctx: SyncContext,
   outcomes: BatchOutcomes,
@@ -340,38 +376,6 @@ function apiFailure(err: ApiError): Failure {
   return { message: err.message, ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }) };
 }
 
-/** The row's key, kept on its dead letter so that the row landing later resolves it. */
-function keyOf(ctx: SyncContext, row: DeadRow): { key?: string } {
-  const key = row.mapped?.key ?? keyOfRecord(ctx.plan, row.source.data);
-  return key === undefined ? {} : { key };
-}
-
-/** Dead-letters rows (idempotently: the entry id is the run and the row's index). */
-async function deadLetter(
-  ctx: SyncContext,
-  outcomes: BatchOutcomes,
-  rows: readonly DeadRow[],
-  category: ErrorCategory,
-  failure: Failure,
-): Promise<void> {
-  await ctx.deadLetters.add(
-    rows.map((row) => ({
-      id: `${ctx.runId}:${row.index}`,
-      job: ctx.job,
-      runId: ctx.runId,
-      category,
-      message: failure.message,
-      ...(failure.errorCode === undefined ? {} : { errorCode: failure.errorCode }),
-      ...(failure.field === undefined ? {} : { field: failure.field }),
-      source: row.source,
-      ...keyOf(ctx, row),
-      ...(row.mapped === undefined ? {} : { payload: row.mapped.fields }),
-      attempts: ctx.attempt,
-    })),
-  );
-  await record(ctx, outcomes, new Map(rows.map((r) => [r.index, `dead:${category}` as const])));
-}
-
 /**
  * Whether an error stops the run rather than the batch: the category table says so, and
  * a worksheet that is gone (430013, 430022) stops it too, while a row that is gone
@@ -382,17 +386,4 @@ export function stopsRun(err: unknown): boolean {
   if (err instanceof ApiError && err.category === 'not-found')
     return err.errorCode === 430013 || err.errorCode === 430022;
   return policyOf(err).batch === 'stop-run';
-}
-
-/**
- * Dead-letters rows that never reached a write: records the reader's mapping refused,
- * and the rows a batch left open on its last attempt. The queue's one way in.
- */
-export function deadLetterRows(
-  ctx: SyncContext,
-  rows: readonly DeadRow[],
-  category: ErrorCategory,
-  failure: Failure,
-): Promise<void> {
-  return deadLetter(ctx, new Map(), rows, category, failure);
 }

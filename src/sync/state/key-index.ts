@@ -17,6 +17,11 @@ function decode(value: string): IndexEntry {
   return { rowId: value.slice(0, i), hash: value.slice(i + 1) };
 }
 
+/** The index format of a sync mode: mirror deletes list keys, the compact form keeps digests only. */
+export function indexFormatOf(mode: 'append' | 'upsert' | 'update' | 'mirror'): 'compact' | 'keys' {
+  return mode === 'mirror' ? 'keys' : 'compact';
+}
+
 /** Where a job's key index lives, and in which form. */
 export interface KeyIndexDeps {
   redis: RedisClient;

@@ -22,8 +22,15 @@ export interface RunRecord {
   read?: number;
   /** Mirror deletes done by the finalizer. */
   deleted?: number;
-  /** When the run built its key index (once per run). */
+  /** When the run decided how to match keys, and scanned if it had to (once per run). */
   indexedAt?: string;
+  /** `scan`: the run read every worksheet row's key; `index`: it trusted the key index and looked up what it did not know. */
+  keyMatch?: 'scan' | 'index';
+  /** Why (sync/key-scan.ts KeyMatchReason), and the same in one sentence. */
+  keyMatchReason?: string;
+  keyMatchDetail?: string;
+  /** What the run is doing while it is not writing: "matching keys: page 3 of 5, ..."; '' once done. */
+  phase?: string;
   /** Id of the run's job in the runs queue (a scheduled run's differs from its run id). */
   queueJobId?: string;
   /** What started the run: `cli`, `schedule`, `enqueue`, `replay`. */

@@ -19,6 +19,8 @@ export interface RunReport {
   retries: number;
   batches: number;
   durationMs: number;
+  /** Push runs with a key: whether the run read the whole worksheet to match keys, and why. */
+  keyMatch?: { scan: boolean; reason: string; detail: string };
 }
 
 /** A run's report: the ledger's counters, its traffic, and its record's timing. */
@@ -72,6 +74,15 @@ export function createRunReports(keys: RunKeys, records: Pick<RunRecords, 'get'>
         retries: n('retries'),
         batches: record?.batches ?? 0,
         durationMs: started === undefined ? 0 : finished - started,
+        ...(record?.keyMatch === undefined
+          ? {}
+          : {
+              keyMatch: {
+                scan: record.keyMatch === 'scan',
+                reason: record.keyMatchReason ?? '',
+                detail: record.keyMatchDetail ?? '',
+              },
+            }),
       };
     },
   };
