@@ -26,8 +26,9 @@ const positiveNumber: Parse<number> = (raw, name) => {
 };
 
 const positiveInt: Parse<number> = (raw, name) => {
-  const value = positiveNumber(raw, name);
-  if (!Number.isInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`${name} must be a whole number of at least 1, got "${raw}"`);
   return value;
 };
 

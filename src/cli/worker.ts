@@ -1,3 +1,4 @@
+import { loadSettings } from '../../config/settings.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { createReadiness } from '../ops/health.ts';
 import { createWorkers } from '../queue/create-workers.ts';
@@ -60,6 +61,13 @@ function observeRuns(workers: Workers, rt: Runtime, metrics: Metrics): void {
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(WORKER, args, io);
   if (typeof parsed === 'number') return parsed;
+  try {
+    // A bad setting is said in one line before anything opens: below, it would escape
+    // with its stack from outside the try that reports failures.
+    loadSettings(io.env);
+  } catch (err) {
+    return reportFailure(err, io);
+  }
   // V8's start-up mode (./while-starting.ts), in two steps: the young generation stays
   // small until the worker has started, the optimizing compilers stay off until its first
   // job. Waiting for work runs little code, and optimizing any of it brings the compilers'
