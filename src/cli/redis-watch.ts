@@ -23,6 +23,8 @@ const RETRY_EVERY_MS = 2_000;
 export function createRedisWatch(
   rt: Pick<Runtime, 'settings'>,
   io: CliIo,
+  /** What giving up leaves behind, said last. @defaultValue the run stays resumable */
+  leaves = 'the run stays resumable: run the job again once Redis is back',
 ): { outlast<T>(fn: () => Promise<T>): Promise<T> } {
   const where = `Redis at ${redisAddress(rt.settings.redisUrl)} (REDIS_URL)`;
   return {
@@ -40,8 +42,7 @@ export function createRedisWatch(
           const limit = rt.settings.redisWaitMs;
           if (waited >= limit) {
             throw new RedisGoneError(
-              `${where} did not come back within ${limit} ms (ROWBRIDGE_REDIS_WAIT_MS); ` +
-                'the run stays resumable: run the job again once Redis is back',
+              `${where} did not come back within ${limit} ms (ROWBRIDGE_REDIS_WAIT_MS); ${leaves}`,
             );
           }
           io.err(

@@ -8,6 +8,11 @@ import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
 import { reportFailure } from './report-failure.ts';
 import { createRedisWatch } from './redis-watch.ts';
+import { ensureRedisReachable } from './redis-reachable.ts';
+import { loadSettings } from '../../config/settings.ts';
+
+/** How long `run` tries to reach Redis before saying it cannot (well inside 5 s). */
+const FIRST_REACH_MS = 3_000;
 import { workRunsInProcess } from './work-run.ts';
 
 const RUN = defineCommand({
@@ -42,6 +47,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(RUN, args, io);
   if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);
+  try {
+    // A Redis that never answered is said at once: the long wait is for one that goes
+    // away during the run, and there is no run yet to keep resumable.
+    await ensureRedisReachable(loadSettings(io.env).redisUrl, FIRST_REACH_MS);
+  } catch (err) {
+    return reportFailure(err, io);
+  }
   const reportedRuns = new Set<string>();
   const rt = openRuntime(io, {
     quiet: parsed.values.json === true,
@@ -52,7 +64,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
     // Redis restarting as the command starts is waited for, like one restarting mid-run.
-    const { runId, resumed } = await createRedisWatch(rt, io).outlast(() =>
+    const { runId, resumed } = await createRedisWatch(rt, io, 'no run was started').outlast(() =>
       startOrResumeRun(rt, job.name, {
         ...(parsed.values.force === true ? { force: true } : {}),
         ...(parsed.values.full === true ? { full: true } : {}),

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { connect } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness } from '../helpers/sync-harness.ts';
@@ -25,6 +26,33 @@ function cli(args: string[], env: NodeJS.ProcessEnv, terminal = false) {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** A port below 1024 nothing listens on (the OS never hands those out to other tests). */
+async function closedPort(): Promise<number> {
+  for (const port of [9, 13, 17, 19, 37, 47, 79, 113, 119, 179, 389]) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (!open) return port;
+  }
+  throw new Error('no closed port below 1024 on 127.0.0.1');
+}
+
+describe('run with a Redis that never answered', () => {
+  it('fails within 5 s with the one "cannot reach Redis" line; nothing called resumable', async () => {
+    const port = await closedPort();
+    const started = performance.now();
+    const r = await cli(['run', 'orders'], { REDIS_URL: `redis://127.0.0.1:${port}` });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`cannot reach Redis at 127.0.0.1:${port} (REDIS_URL): ECONNREFUSED\n`);
+  }, 150_000);
+});
 
 describe('a failed run on a terminal', () => {
   let h: Harness;
