@@ -14,8 +14,16 @@ function flag(value: unknown, name: string, fallback: boolean): boolean {
   throw paramError(`${name} must be true or false, got ${describe(value)}`);
 }
 
-/** Reads `useFieldIdAsKey`, `includeSystemFields` and the `fields` projection from a body or query. */
-export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: Json): RenderOptions {
+/**
+ * Reads `useFieldIdAsKey`, `includeSystemFields` and the `fields` projection from a body or
+ * query. `idKeys` is the key form when the request does not choose one.
+ */
+export function renderOptions(
+  deps: EmulatorDeps,
+  ws: WorksheetRecord,
+  source: Json,
+  idKeys = false,
+): RenderOptions {
   // A query string carries the projection as `fields=a,b`.
   const listed =
     typeof source['fields'] === 'string'
@@ -34,7 +42,7 @@ export function renderOptions(deps: EmulatorDeps, ws: WorksheetRecord, source: J
     dialect: deps.options.dialect,
     timeZone: deps.options.timeZone,
     typeFormat: deps.options.typeFormat,
-    useFieldIdAsKey: flag(source['useFieldIdAsKey'], 'useFieldIdAsKey', false),
+    useFieldIdAsKey: flag(source['useFieldIdAsKey'], 'useFieldIdAsKey', idKeys),
     // The platform sends system fields only when asked (platform-shapes §5 [L]).
     includeSystemFields: flag(source['includeSystemFields'], 'includeSystemFields', !platform),
     fields: projection.length === 0 ? undefined : projection,

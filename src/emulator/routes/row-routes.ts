@@ -70,7 +70,9 @@ export function createRowRoutes(deps: EmulatorDeps): Route[] {
         const row = liveRow(ws.table, rowId);
         if (row === undefined)
           throw notFound(`row ${rowId} does not exist in worksheet "${ws.name}" or was deleted`);
-        return renderRows(deps, ws, [row], renderOptions(deps, ws, Object.fromEntries(ctx.query)))[0];
+        // GET row has no useFieldIdAsKey and the platform keys its values by field id (platform-shapes §6 [C]).
+        const options = renderOptions(deps, ws, Object.fromEntries(ctx.query), platform);
+        return renderRows(deps, ws, [row], options)[0];
       },
     },
     {

@@ -11,6 +11,7 @@
  * Shapes: `fields` is the spec's `{id, fields: [{id, alias, value, type, controlName}],
  * _createdBy, ...}`; `flat` is `{rowid, id, <alias or field id>: value, _createdBy, ...}`.
  */
+import { createHash } from 'node:crypto';
 import type { EmulatorState, FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';
 import { typeOut } from '../worksheets/structure-view.ts';
 
@@ -151,6 +152,12 @@ function systemFields(row: StoredRow, options: RenderOptions): Record<string, un
   };
 }
 
+/** A stable UUID-form id for a stored attachment: the platform's file ids are UUIDs (platform-shapes §6 [L]). */
+function fileId(seed: string): string {
+  const h = createHash('sha1').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /**
  * A SubTable cell: the parent does not carry its child rows; the platform default chosen
  * here is their count (platform-shapes §6 [U]), the rows of `dataSource` whose reverse
@@ -186,7 +193,7 @@ function platformReadShape(
       }));
     case 'Attachment':
       return (value as Array<{ name?: string; url?: string }>).map((a, i) => ({
-        file_id: `${row.id}-${field.id}-${i}`,
+        file_id: fileId(`${row.id}/${field.id}/${i}/${a.url ?? ''}`),
         file_name: a.name ?? '',
         file_size: 0,
         downloadUrl: a.url ?? '',
