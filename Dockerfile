@@ -9,7 +9,11 @@
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --omit=optional too: typescript is a devDependency and an optional peer of valibot
+# (through @bull-board/api), which npm flags devOptional and --omit=dev alone keeps (24 MB).
+# The other optional packages are not needed here: pg-cloudflare is for Cloudflare Workers,
+# and msgpackr decodes in JavaScript without msgpackr-extract (test/security/production-tree.test.ts).
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-slim
 # The compile cache keeps Node's type-stripped code between starts (bin/rowbridge.js
