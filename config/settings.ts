@@ -50,6 +50,12 @@ const ianaZone: Parse<string> = (raw, name) => {
   return raw;
 };
 
+const flag: Parse<boolean> = (raw, name) => {
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false, yes/no, on/off), got "${raw}"`);
+};
+
 const dashboardToken: Parse<string> = (raw, name) => {
   // A short token is guessable over the network; the value itself is never echoed.
   if (raw.length < 16)
@@ -244,6 +250,13 @@ export const SETTINGS = {
     description: 'longest a postgres/mysql source query may run (each runs in a READ ONLY transaction)',
     default: 60_000,
     parse: positiveInt,
+  },
+  sourceDenyPrivate: {
+    env: 'ROWBRIDGE_SOURCE_DENY_PRIVATE',
+    description:
+      'http sources refuse loopback, private and link-local addresses (checked on the resolved address they connect to); unset, an http source can reach internal networks',
+    default: false,
+    parse: flag,
   },
 } satisfies Record<string, Setting<unknown>>;
 

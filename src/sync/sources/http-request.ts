@@ -14,6 +14,7 @@ import type { HttpRetryOptions } from './source-deps.ts';
 import type { HttpLimits } from './http-limits.ts';
 import { redactSecrets, safeUrl } from './redact.ts';
 import { SourceError } from './source-error.ts';
+import { PRIVATE_ADDRESS_CODE } from './private-address-guard.ts';
 
 export interface JsonRequest {
   method: 'GET' | 'POST';
@@ -135,6 +136,17 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
     } catch (err) {
       if (req.signal?.aborted === true) throw new AbortError(err as Error);
       const code = networkErrorCode(err) ?? 'network error';
+      if (code === PRIVATE_ADDRESS_CODE) {
+        throw new AbortError(
+          new SourceError(
+            'SOURCE_CONFIG',
+            redactSecrets(
+              `${where} refused: the host is or resolves to a loopback, private or link-local address, which ROWBRIDGE_SOURCE_DENY_PRIVATE forbids`,
+              secrets,
+            ),
+          ),
+        );
+      }
       // Only the error code is kept, not the error: a driver message may quote the request.
       const message = redactSecrets(`${where} failed: ${explainNetworkCode(code, req.limits)}`, secrets);
       if (!NETWORK_CODES.has(code)) throw new AbortError(new AttemptError(message, undefined, undefined));

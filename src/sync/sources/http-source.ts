@@ -4,7 +4,9 @@
  * the abort signal cancels a request in flight and stops between items. Paging ends at
  * an empty page, a page shorter than the page size, a missing next cursor, or `maxPages`.
  * Headers and query values may reference `${ENV}`; what they resolve to is treated as a
- * secret in every message.
+ * secret in every message. Unless ROWBRIDGE_SOURCE_DENY_PRIVATE is set, a job's URL may
+ * point anywhere this process can reach, internal networks and loopback (the dashboard)
+ * included.
  */
 import type { HttpSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
@@ -12,6 +14,8 @@ import { createCursorFilter, isEmptyCursor } from './cursor-filter.ts';
 import { describeJsonType, getAtPath, splitDotPath } from './dot-path.ts';
 import { resolveEnvRecord, resolveEnvRefs } from './env-refs.ts';
 import { Agent } from 'undici';
+import { readSetting } from '../../../config/settings.ts';
+import { createPrivateAddressGuard } from './private-address-guard.ts';
 import { streamJsonElements, type StreamRest } from './http-json-stream.ts';
 import { httpLimits } from './http-limits.ts';
 import { openResponse } from './http-request.ts';
@@ -42,7 +46,13 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
   let index = 0;
   const limits = httpLimits(spec);
   // One agent per read: it carries the connect timeout and its sockets end with the read.
-  const agent = new Agent({ connect: { timeout: limits.connectTimeoutMs } });
+  // Redirects are not followed (a 3xx fails the read), so the guard sees every target.
+  const agent = new Agent({
+    connect:
+      readSetting('sourceDenyPrivate', deps.env) === true
+        ? createPrivateAddressGuard(limits.connectTimeoutMs)
+        : { timeout: limits.connectTimeoutMs },
+  });
   try {
     yield* readPages();
   } finally {
