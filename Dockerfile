@@ -18,8 +18,8 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --
 FROM node:24-slim
 # The compile cache keeps Node's type-stripped code between starts (bin/rowbridge.js
 # turns it on): without it every start loads an 18 MB compiler. /tmp is the node user's.
-# glibc's malloc as a lean command sets it for itself (src/cli/malloc-arenas.ts), set here
-# so that no command starts twice and fast has it too: two arenas (each thread that mallocs,
+# glibc's malloc as docs/deployment.md recommends (read once, as a process starts, so it is
+# set here rather than by rowbridge): two arenas (each thread that mallocs,
 # V8's compiler and GC helpers, otherwise gets its own and keeps what was freed in it), and
 # blocks of 128 KB or more given back at once; a 1M-row import peaked about 30 MB lower
 # with both, at the same CPU (bench/README.md, sessions 6 and 7).

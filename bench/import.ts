@@ -35,8 +35,9 @@
  * report says `rows` created.
  *
  * The run's memory mode is ROWBRIDGE_MEMORY as this bench is given it: `lean` (the default,
- * a bounded heap and two malloc arenas) or `fast` (`ROWBRIDGE_MEMORY=fast node
- * bench/import.ts ...`); `memory` and `mallocArenaMax` in the output say which it ran.
+ * a bounded heap) or `fast` (`ROWBRIDGE_MEMORY=fast node bench/import.ts ...`); glibc's
+ * malloc runs as docs/deployment.md sets it (bench/lib/bench-env.ts). `memory` and
+ * `mallocArenaMax` in the output say which it ran.
  *
  * `--repeat N` runs N rounds (steps 2 and 3, each round against a fresh emulator child)
  * and prints the median of each figure, every round's in `rounds`: on two shared cores
@@ -51,10 +52,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { arenaRestart, LEAN_MALLOC_ENV } from '../src/cli/malloc-arenas.ts';
-import { memoryMode } from '../src/cli/memory-mode.ts';
+import { readSetting } from '../config/settings.ts';
 import { bareLoad } from './lib/bare-loader.ts';
-import { benchEnv } from './lib/bench-env.ts';
+import { benchEnv, mallocEnv } from './lib/bench-env.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 import { measureWorkerStartRss, runRowbridgeChild } from './lib/rowbridge-child.ts';
@@ -75,10 +75,9 @@ const batchSize = flags['batch-size'];
 const { concurrency, repeat } = flags;
 const JOB = 'bench-import';
 
-/** A glibc malloc variable as the run has it: given, set by a lean run for itself, or unset. */
+/** A glibc malloc variable as the run has it (bench-env.ts sets them as a deployment does). */
 function mallocSetting(name: string): string {
-  const restarts = memoryMode() === 'lean' && arenaRestart() !== undefined;
-  return process.env[name] ?? (restarts ? (LEAN_MALLOC_ENV[name] ?? 'unset') : 'unset');
+  return mallocEnv()[name] ?? 'unset';
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-bench-import-'));
@@ -253,9 +252,8 @@ try {
     `${JSON.stringify({
       rows,
       // The run's memory mode (README, Scale out), from ROWBRIDGE_MEMORY as this bench was given it.
-      memory: memoryMode(),
-      // glibc's malloc settings the run had: as given (the Docker image sets them), or
-      // those a lean run sets for itself (src/cli/malloc-arenas.ts).
+      memory: readSetting('memory', process.env),
+      // glibc's malloc settings the run had: as a deployment sets them (bench/lib/bench-env.ts), or as given.
       mallocArenaMax: mallocSetting('MALLOC_ARENA_MAX'),
       mallocMmapThreshold: mallocSetting('MALLOC_MMAP_THRESHOLD_'),
       seconds: med((f) => f.seconds, 2),

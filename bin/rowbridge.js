@@ -22,9 +22,8 @@ if (major < 22 || (major === 22 && minor < 18)) {
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped code and V8's bytecode,
 // so from the second start on the compiler is never loaded. A read-only disk just means no cache.
 module.enableCompileCache?.();
-// V8's optimizing compilers stay off while the command starts (src/cli/optimizing-compilers.ts
-// says why; src/cli.ts turns them back on once the command is loaded, the worker at its
-// first job). Turned off here, in plain JavaScript, because resolving even the first of our
+// V8's optimizing compilers stay off while the command starts (src/cli/process-tuning.ts
+// says why and turns them back on once the command is loaded, the worker at its first job). Turned off here, in plain JavaScript, because resolving even the first of our
 // modules makes Node's path functions hot enough for Maglev, whose code an idle worker
 // would then keep resident (about 2 MB). The same test of the user's own flags as there.
 const optimizerFlags = /--(no[-_])?(turbofan|opt|maglev|jitless|lite[-_]mode)\b/;

@@ -8,10 +8,9 @@
 import { commands, usage } from './cli/commands.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
-import { holdWhileStarting } from './cli/while-starting.ts';
-import { limitMallocArenas } from './cli/malloc-arenas.ts';
-import { leanHeap, memoryMode } from './cli/memory-mode.ts';
-import type { MemoryMode } from './cli/memory-mode.ts';
+import { createProcessTuning } from './cli/process-tuning.ts';
+import type { ProcessTuning } from './cli/process-tuning.ts';
+import { readSetting } from '../config/settings.ts';
 
 const argv = process.argv.slice(2);
 // `rowbridge help run` is `rowbridge run --help`.
@@ -28,21 +27,22 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
     process.exitCode = EXIT.usage;
   } else {
     // Loading a command's modules would grow V8's young generation to its maximum and
-    // bring in its optimizing compilers, both for good (./cli/while-starting.ts).
-    let mode: MemoryMode | undefined;
+    // bring in its optimizing compilers, both for good (./cli/process-tuning.ts).
+    let tuning: ProcessTuning | undefined;
     try {
-      mode = memoryMode();
+      tuning = createProcessTuning(readSetting('memory', process.env) ?? 'lean', [
+        ...process.execArgv,
+        process.env.NODE_OPTIONS ?? '',
+      ]);
     } catch (err) {
       io.err(`rowbridge: ${(err as Error).message}`);
       process.exitCode = EXIT.usage;
     }
-    if (mode !== undefined) {
-      // May start the process again with fewer malloc arenas (./cli/malloc-arenas.ts).
-      if (mode === 'lean') limitMallocArenas();
-      const release = holdWhileStarting();
+    if (tuning !== undefined) {
+      const release = tuning.holdWhileStarting();
       const command = await load().finally(release);
-      if (mode === 'lean') leanHeap();
-      process.exitCode = await command.main(args, io);
+      tuning.sizeHeap();
+      process.exitCode = await command.main(args, io, tuning);
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { ProcessTuning } from './process-tuning.ts';
 import path from 'node:path';
 
 /** Exit codes of the CLI: a public contract. */
@@ -28,7 +29,8 @@ export interface CliIo {
 }
 
 export interface CliCommand {
-  main(args: string[], io: CliIo): Promise<number>;
+  /** `tuning` is the process's V8 tuning, for a command that holds it past its start (the worker). */
+  main(args: string[], io: CliIo, tuning?: ProcessTuning): Promise<number>;
 }
 
 /**

@@ -16,8 +16,7 @@ import { openRuntime } from './open-runtime.ts';
 import { onStopSignals } from './work-run.ts';
 import { createRedisWatch } from './redis-watch.ts';
 import { reportFailure } from './report-failure.ts';
-import { holdOptimizingCompilers } from './optimizing-compilers.ts';
-import { holdYoungGeneration } from './young-generation.ts';
+import type { ProcessTuning } from './process-tuning.ts';
 
 const WORKER = defineCommand({
   name: 'worker',
@@ -58,7 +57,7 @@ function observeRuns(workers: Workers, rt: Runtime, metrics: Metrics): void {
  * --dashboard). On SIGTERM/SIGINT it stops taking jobs, waits a bounded time for those
  * in flight, and exits 0.
  */
-export async function main(args: string[], io: CliIo): Promise<number> {
+export async function main(args: string[], io: CliIo, tuning?: ProcessTuning): Promise<number> {
   const parsed = parseCommand(WORKER, args, io);
   if (typeof parsed === 'number') return parsed;
   try {
@@ -68,12 +67,12 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   } catch (err) {
     return reportFailure(err, io);
   }
-  // V8's start-up mode (./while-starting.ts), in two steps: the young generation stays
+  // V8's start-up mode (./process-tuning.ts), in two steps: the young generation stays
   // small until the worker has started, the optimizing compilers stay off until its first
   // job. Waiting for work runs little code, and optimizing any of it brings the compilers'
   // machine code in for good (released at start: +2 MB by the first stalled check).
-  const releaseYoungGeneration = holdYoungGeneration();
-  const releaseOptimizers = holdOptimizingCompilers();
+  const releaseYoungGeneration = tuning?.holdYoungGeneration() ?? (() => undefined);
+  const releaseOptimizers = tuning?.holdOptimizingCompilers() ?? (() => undefined);
   // Metrics exist only with the ops server: without it nobody could read them.
   let metrics: Metrics | undefined;
   const rt = openRuntime(io, {
