@@ -4,13 +4,12 @@
  * JOB is a path, or a bare name looked up in the jobs folder (ROWBRIDGE_JOBS_DIR, else ./jobs).
  * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { readSetting } from '../../config/settings.ts';
 import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { parseJobSpec } from '../sync/job-spec/load-job-spec.ts';
+import { parseJobSpec, readJobSpecText } from '../sync/job-spec/load-job-spec.ts';
 import { environmentProblems, fileColumnProblems } from '../sync/job-environment.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { jobFileIn } from './job-file.ts';
@@ -57,11 +56,11 @@ async function check(arg: string, cwd: string, env: NodeJS.ProcessEnv): Promise<
   const file = displayPath(path, cwd);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Size checked before reading: a 2 GB "spec" is refused, not read.
+    text = await readJobSpecText(path);
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return { file, issues: [{ file, path: '', message: `cannot be read: ${reason}` }] };
+    if (error instanceof JobSpecError) return { file, issues: error.issues.map((i) => ({ ...i, file })) };
+    throw error;
   }
   let spec: JobSpec;
   try {

@@ -3,16 +3,17 @@
  * this interface only, and {@link createJobOperations} builds it from the runtime with
  * the same calls the CLI makes (`enqueueRun`, `registerSchedules`, the stores).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parse } from 'yaml';
 import type { Queue } from 'bullmq';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import { enqueueRun } from '../../queue/enqueue-run.ts';
 import type { RunJobData } from '../../queue/queues.ts';
 import type { Runtime } from '../../queue/runtime.ts';
 import { registerSchedules } from '../../queue/schedules.ts';
+import { JobSpecError } from '../../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
+import { readJobSpecText, readJobSpecYaml } from '../../sync/job-spec/load-job-spec.ts';
 import { createJobPauses } from '../../sync/state/job-pauses.ts';
 import { createRunHistory } from '../../sync/state/run-history.ts';
 import type { RunHistoryItem } from '../../sync/state/run-history.ts';
@@ -84,16 +85,43 @@ export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<R
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
   const history = createRunHistory({ redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs });
 
+  /**
+   * Listings by job name with the file's mtime and size when parsed: the jobs page is
+   * viewed often and a spec may be up to 1 MB, so a file is parsed again only once it
+   * changed: an edited file shows on the next view.
+   */
+  const parsed = new Map<string, { file: string; mtimeMs: number; size: number; listing: JobListing }>();
+
+  async function unchanged(name: string): Promise<JobListing | undefined> {
+    const cached = parsed.get(name);
+    if (cached === undefined) return undefined;
+    const info = await stat(cached.file).catch(() => undefined);
+    if (info?.mtimeMs === cached.mtimeMs && info.size === cached.size) return cached.listing;
+    parsed.delete(name);
+    return undefined;
+  }
+
+  async function remember(name: string, file: string, listing: JobListing): Promise<JobListing> {
+    const info = await stat(file).catch(() => undefined);
+    if (info !== undefined) parsed.set(name, { file, mtimeMs: info.mtimeMs, size: info.size, listing });
+    return listing;
+  }
+
   async function getJob(name: string): Promise<JobListing | undefined> {
+    const hit = await unchanged(name);
+    if (hit !== undefined) return hit;
     try {
       const { spec, file } = await rt.loadJob(name);
-      return { name, spec, document: parse(await readFile(file, 'utf8')) as unknown };
+      // The text as written, for showing; the same size and alias limits as the spec's.
+      const { data } = readJobSpecYaml(await readJobSpecText(file), file);
+      return await remember(name, file, { name, spec, document: data });
     } catch (err) {
       const message = (err as Error).message;
       // The runtime's own wording for a missing file or a name that is no file name.
       if (/^no job spec |is not a job file name/.test(message)) return undefined;
       // Named as the operator knows it: the file in the jobs folder, not the whole path.
-      return { name, error: message.replaceAll(`${rt.jobsDir}${path.sep}`, '') };
+      const listing = { name, error: message.replaceAll(`${rt.jobsDir}${path.sep}`, '') };
+      return err instanceof JobSpecError ? remember(name, err.file, listing) : listing;
     }
   }
 
