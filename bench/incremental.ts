@@ -110,7 +110,7 @@ try {
 
   rows.push({ no: 'X-1', amount: 'ten', status: 'New' });
   await run();
-  const dead = [];
+  const dead: string[] = [];
   for await (const e of h.rt.deadLetters.iterate({ job: 'orders' })) dead.push(e.id);
   await h.writeJob('orders', jobYaml('order_no: order_no, status: status'));
   const replay = await measure(h, () =>

@@ -88,6 +88,7 @@ export async function workRunsInProcess(
             written,
             deadLettered: report.deadLetteredTotal,
             ...(record?.read === undefined ? {} : { total: record.read }),
+            ...(record?.phase ? { phase: record.phase } : {}),
           });
         }
       }

@@ -7,6 +7,8 @@ export interface ProgressCounts {
   deadLettered: number;
   /** Known once the source is fully read. */
   total?: number;
+  /** Work before the writes, shown instead of the counts: "matching keys: page 3 of 5, ...". */
+  phase?: string;
 }
 
 export interface Progress {
@@ -36,6 +38,11 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     update(c) {
       latest = c;
+      if (isTty && c.phase !== undefined && c.phase !== '') {
+        write(`\r${label} ${c.phase}   `);
+        drawn = true;
+        return;
+      }
       if (isTty) {
         const width = 30;
         const share = c.total ? Math.min(1, (c.written + c.deadLettered) / Math.max(1, c.total)) : 0;
