@@ -1,7 +1,8 @@
 /**
- * Settings of the API v3 emulator. Everything is optional; the defaults serve the
- * spec's forms (row shape with a `fields` array, type codes as strings) with no limits
- * and no faults, so a test gets a well-behaved platform unless it asks otherwise.
+ * Settings of the API v3 emulator. Everything is optional; the defaults serve the public
+ * platform's forms (dialect `platform`: flat rows keyed by alias, type names, `HAP-`
+ * headers, zone-less Asia/Shanghai timestamps) with no limits and no faults, so a test
+ * gets a well-behaved platform unless it asks otherwise.
  */
 import type { EmulatorSeed } from './seed-schema.ts';
 

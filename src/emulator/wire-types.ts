@@ -59,6 +59,13 @@ export interface FieldDefinition {
   options?: Array<{ value: string; index: number; key?: string }>;
   config?: Record<string, unknown>;
   dataSource?: string;
+  /** Collaborator 0 single / 1 multiple; Relation 1 single / 2 multiple; Time 1 HH:mm / 6 HH:mm:ss. */
+  subType?: number;
+  /** Rating: the highest score. */
+  max?: number;
+  /** Relation: the reverse field in the target worksheet. */
+  sourceField?: string;
+  relation?: { showFields?: string[]; bidirectional?: boolean };
 }
 
 export interface CreateWorksheetInput {

@@ -1,15 +1,20 @@
 /**
  * Read forms of field values and the two row shapes.
  *
- * Values: numbers as strings ("9.99", platform notes §4 [C]); Checkbox "1"/"0"; options
- * `[{key, value}]`; members `[{accountId, fullname}]`; departments
- * `[{departmentId, departmentName}]`; relations `[{sid, name}]` (name = the related
- * row's title); attachments `[{name, url}]`; region the code; dates as written;
- * AutoNumber the row's ordinal; other computed fields "" (the emulator does not
- * evaluate formulas). Empty scalars read "", empty lists [].
+ * Values (both dialects): numbers as strings ("9.99", platform notes §4 [C]); Checkbox
+ * "1"/"0"; options `[{key, value}]`; departments `[{departmentId, departmentName}]`;
+ * relations `[{sid, name}]` (name = the related row's title); Location `{x, y, address,
+ * title}`; dates as written, Time `HH:mm` for subType 1; other computed fields "" (the
+ * emulator does not evaluate formulas). Empty scalars read "", empty lists [].
+ * The platform dialect (the default, platform-shapes §6) then serves members `{accountId,
+ * fullname, avatar, status}`, attachments `{file_id, file_name, file_size, downloadUrl}`,
+ * a region `{code, name}`, AutoNumber zero-padded ("0007") and a SubTable's child count;
+ * the spec dialect members `{accountId, fullname}`, attachments `{name, url}`, the region
+ * code and the AutoNumber ordinal.
  *
  * Shapes: `fields` is the spec's `{id, fields: [{id, alias, value, type, controlName}],
- * _createdBy, ...}`; `flat` is `{rowid, id, <alias or field id>: value, _createdBy, ...}`.
+ * _createdBy, ...}`; `flat` is `{id, <alias or field id>: value, _createdAt, ...}` (the
+ * spec dialect adds `rowid`).
  */
 import { createHash } from 'node:crypto';
 import type { EmulatorState, FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';

@@ -3,7 +3,9 @@
  * type and turned into the canonical form the store keeps. Canonical forms: strings for
  * text, dates and times; numbers for Number/Currency/Rating; booleans for Checkbox;
  * string arrays for option keys, account ids, department ids and related row ids;
- * `{name, url}` arrays for attachments. `undefined` means empty.
+ * `{name, url}` arrays for attachments; Location an object (its JSON text is taken too).
+ * `undefined` means empty. A single member or relation field (Collaborator subType 0,
+ * Relation subType 1) takes one id.
  *
  * Errors: a value of the wrong form or an unknown option key is 10002; more options than
  * allowed 100006; more attachments than allowed 100007. Every message names the field.
