@@ -21,7 +21,19 @@ export interface RawCsvRecord {
 export interface CsvRecordsOptions {
   /** Turns a csv-parse error into the error to throw; `lineOffset` is added to csv-parse's line count. */
   onCsvError(err: CsvError, lineOffset: number): Error;
+  /**
+   * Longest field read, in characters: a longer one ends the read with
+   * {@link CsvRecordsOptions.onOversizedField} before more than this (and one chunk) is
+   * held. Where csv-parse reads, a record is capped at this many characters per column.
+   * @defaultValue no limit
+   */
+  maxFieldChars?: number | undefined;
+  /** The error for a field over `maxFieldChars`: the line its record starts on, its index (0-based). */
+  onOversizedField?(line: number, field: number): Error;
 }
+
+/** Columns assumed for csv-parse's record cap before any record was seen (a file csv-parse reads whole). */
+const UNKNOWN_WIDTH = 64;
 
 /** Line breaks inside quoted fields: each one moves the next record's line. */
 function countLineBreaks(fields: readonly string[]): number {
@@ -106,6 +118,10 @@ export async function* readCsvRecords(
     quote: spec.quote ?? '"',
     skip_empty_lines: spec.skipEmptyLines ?? true,
   };
+  const maxField = handle.maxFieldChars;
+  // csv-parse caps a record, not a field: the cap times the columns bounds what it buffers.
+  const recordCap = (width: number): Options =>
+    maxField === undefined ? {} : { max_record_size: maxField * Math.max(width, 1) };
   const encoding = spec.encoding ?? 'utf8';
   const iterator = chunks[Symbol.asyncIterator]();
   const scanner =
@@ -115,17 +131,25 @@ export async function* readCsvRecords(
           quote: spec.quote,
           skipEmptyLines: spec.skipEmptyLines,
           build: true,
+          maxFieldChars: maxField,
         })
       : undefined;
   const fromStart = (first: Buffer): AsyncGenerator<RawCsvRecord[]> =>
-    parseRecords(resume(first, iterator), { ...options, bom: true, encoding }, 1, handle);
+    parseRecords(
+      resume(first, iterator),
+      { ...options, ...recordCap(UNKNOWN_WIDTH), bom: true, encoding },
+      1,
+      handle,
+    );
   if (scanner === undefined) {
     yield* fromStart(Buffer.alloc(0));
     return;
   }
   const decoder = createCsvDecoder(encoding, false);
   let batch: RawCsvRecord[] = [];
-  const onRecord = (fields: string[] | undefined, _count: number, line: number): void => {
+  let width = 0;
+  const onRecord = (fields: string[] | undefined, count: number, line: number): void => {
+    if (width === 0) width = count;
     batch.push({ fields: fields!, line });
   };
   for (;;) {
@@ -141,6 +165,14 @@ export async function* readCsvRecords(
       batch = [];
       yield out;
     }
+    // After the records before it: the reader knows the header when it names the field.
+    const oversized = scanner.oversized();
+    if (oversized !== undefined) {
+      throw (
+        handle.onOversizedField?.(oversized.line, oversized.field) ??
+        new Error(`line ${oversized.line}: field ${oversized.field + 1} is too long`)
+      );
+    }
     if (!sure) {
       // From the record in doubt on, csv-parse reads the text as the scanner decoded it.
       const rest = Buffer.from(scanner.rest());
@@ -152,6 +184,7 @@ export async function* readCsvRecords(
         }),
         {
           ...options,
+          ...recordCap(width === 0 ? UNKNOWN_WIDTH : width),
           bom: false,
           encoding: 'utf8',
           ...(recordDelimiter === undefined ? {} : { record_delimiter: recordDelimiter }),

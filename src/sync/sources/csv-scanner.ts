@@ -32,6 +32,12 @@ export interface CsvScanner {
   line(): number;
   /** The record delimiter found so far, as csv-parse found it; undefined before the first. */
   recordDelimiter(): '\n' | '\r\n' | undefined;
+  /**
+   * Set when the scanner stopped at a field longer than `maxFieldChars`: the line its
+   * record starts on and the field's index (0-based). The file cannot be read on: csv-parse
+   * would buffer the whole field.
+   */
+  oversized(): { line: number; field: number } | undefined;
 }
 
 export interface CsvScannerOptions {
@@ -43,6 +49,12 @@ export interface CsvScannerOptions {
   skipEmptyLines?: boolean | undefined;
   /** Build the fields of every record; otherwise only of the first (a header to check) and count the rest. */
   build: boolean;
+  /**
+   * Longest field, in characters, the scanner holds: past it the scanner stops with
+   * {@link CsvScanner.oversized} set, having held at most this plus one chunk.
+   * @defaultValue no limit
+   */
+  maxFieldChars?: number | undefined;
 }
 
 /**
@@ -269,11 +281,63 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
     return pos;
   }
 
+  const maxField = options.maxFieldChars ?? Infinity;
+  let tooLong: { line: number; field: number } | undefined;
+
+  /**
+   * The first field of the unfinished record `held` starts that is longer than the cap
+   * (the last may still be arriving); undefined when none is. Quoting as scanRecord reads it.
+   */
+  function longField(text: string): number | undefined {
+    let pos = 0;
+    for (let field = 0; pos <= text.length; field++) {
+      let end: number;
+      if (text.charCodeAt(pos) === quote) {
+        let at = pos + 1;
+        for (;;) {
+          const close = text.indexOf(quoteChar, at);
+          if (close === -1) {
+            end = text.length;
+            break;
+          }
+          if (escapeIsQuote && text.charCodeAt(close + 1) === quote) {
+            at = close + 2;
+            continue;
+          }
+          end = close + 1;
+          break;
+        }
+        if (end - pos - 2 > maxField || (end === text.length && end - pos - 1 > maxField)) return field;
+      } else {
+        end = pos;
+        while (end < text.length) {
+          const code = text.charCodeAt(end);
+          if (code === delimiter || code === LF || code === CR) break;
+          end += 1;
+        }
+        if (end - pos > maxField) return field;
+      }
+      if (end >= text.length || text.charCodeAt(end) !== delimiter) return undefined;
+      pos = end + 1;
+    }
+    return undefined;
+  }
+
   function run(text: string, final: boolean, onRecord: CsvRecordSink): boolean {
     if (stopped) return false;
     doubted = false;
     const pos = scan(text, final, onRecord);
     held = text.slice(pos);
+    if (!doubted && held.length > maxField) {
+      const field = longField(held);
+      if (field !== undefined) {
+        tooLong = { line, field };
+        // Nothing of the field is kept: the caller refuses the file, it does not read on.
+        held = '';
+        stopped = true;
+        return false;
+      }
+    }
     stopped = doubted || held.length > MAX_HELD_CHARS;
     return !stopped;
   }
@@ -290,5 +354,6 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
     rest: () => held,
     line: () => line,
     recordDelimiter: () => (mode === 0 ? undefined : mode === 1 ? '\n' : '\r\n'),
+    oversized: () => tooLong,
   };
 }

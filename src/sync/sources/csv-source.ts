@@ -12,6 +12,7 @@ import type { CsvSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter } from './cursor-filter.ts';
 import { readCsvRecords } from './csv-records.ts';
+import { readSetting } from '../../../config/settings.ts';
 import { openSourceFile } from './file-input.ts';
 import { withRecordChunks, type ChunkedSource } from '../record-chunks.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
@@ -55,6 +56,14 @@ function fatalCsvError(err: CsvError, file: string, spec: CsvSourceSpec, lineOff
   // the file); it is exact for LF files and may run ahead in CRLF files with quoted line
   // breaks, hence "near".
   const line = lineOffset + Number((err as { lines?: unknown }).lines);
+  if (err.code === 'CSV_MAX_RECORD_SIZE') {
+    return new SourceError(
+      'SOURCE_FORMAT',
+      `${file} near line ${line}: a record holds more characters than ROWBRIDGE_MAX_CELL_BYTES allows ` +
+        `per column; the file was not read on: shorten its cells, or raise ROWBRIDGE_MAX_CELL_BYTES`,
+      { cause: err },
+    );
+  }
   return new SourceError('SOURCE_FORMAT', `${file} near line ${line}: malformed CSV: ${reason}`, {
     cause: err,
   });
@@ -70,11 +79,25 @@ export async function* readCsvChunks(spec: CsvSourceSpec, deps: SourceDeps): Asy
   // Without a cursor field every record is kept: no decision object per record.
   const filtered = deps.cursorField !== undefined;
   const { file, stream } = await openSourceFile(spec.path, deps.baseDir, { signal: deps.signal });
+  // A cell over the cap is dead-lettered when read (read-batches.ts); one over it in
+  // characters is refused while scanning, before the field is held (a 150 MB cell
+  // peaked at 643 MB when csv-parse buffered it).
+  const maxCellBytes = readSetting('maxCellBytes', deps.env) ?? 1_048_576;
   let header: string[] | undefined;
   let index = 0;
   try {
     const batches = readCsvRecords(stream as AsyncIterable<Buffer>, spec, {
       onCsvError: (err, lineOffset) => fatalCsvError(err, file, spec, lineOffset),
+      maxFieldChars: maxCellBytes,
+      onOversizedField: (line, field) => {
+        const name = header?.[field] ?? (spec.header === false ? `col${field + 1}` : `column ${field + 1}`);
+        return new SourceError(
+          'SOURCE_FORMAT',
+          `${file} line ${line}: field ${name} holds more than ${maxCellBytes} characters, over ` +
+            `ROWBRIDGE_MAX_CELL_BYTES (${maxCellBytes} bytes); the file was not read on: ` +
+            `shorten the cell, or raise ROWBRIDGE_MAX_CELL_BYTES`,
+        );
+      },
     });
     for await (const batch of batches) {
       // A chunk is built without awaiting, so an abort can only have landed before it.
