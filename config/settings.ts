@@ -72,6 +72,15 @@ const dashboardToken: Parse<string> = (raw, name) => {
   return raw;
 };
 
+const hookSecret: Parse<string> = (raw, name) => {
+  // The value itself is never echoed: it is the secret.
+  if (!/^whsec_[A-Za-z0-9+/=]{16,}$/.test(raw))
+    throw new ConfigError(
+      `${name} must be a Standard Webhooks secret: whsec_ followed by base64 (at least 16 characters)`,
+    );
+  return raw;
+};
+
 /** The schema: setting key → its variable, default and secrecy. */
 export const SETTINGS = {
   apiUrl: {
@@ -273,6 +282,20 @@ export const SETTINGS = {
       'http sources refuse loopback, private and link-local addresses (checked on the resolved address they connect to); unset, an http source can reach internal networks',
     default: false,
     parse: flag,
+  },
+  hookToken: {
+    env: 'ROWBRIDGE_HOOK_TOKEN',
+    description:
+      'token a webhook call sends as Authorization: Bearer <token> or X-Rowbridge-Token (POST /hooks/JOB); at least 16 characters',
+    secret: true,
+    parse: dashboardToken,
+  },
+  hookSecret: {
+    env: 'ROWBRIDGE_HOOK_SECRET',
+    description:
+      'Standard Webhooks signing secret (whsec_...) a webhook call is verified with (webhook-id, webhook-timestamp, webhook-signature)',
+    secret: true,
+    parse: hookSecret,
   },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -80,6 +80,36 @@ const optionsSchema = z
   })
   .prefault({});
 
+/** Names a variable holding a hook credential; the value itself never goes in a job file. */
+const credentialEnv = (example: string) =>
+  z.string().regex(/^[A-Z_][A-Z0-9_]*$/, {
+    error: (issue) =>
+      `must be the NAME of the environment variable holding the credential: upper-case letters, digits and _ (e.g. ${example}); got ${typeof issue.input === 'string' ? 'another text (not echoed: it may be the credential)' : describeValue(issue.input)}`,
+  });
+
+const webhookSchema = z
+  .strictObject({
+    tokenEnv: credentialEnv('ORDERS_HOOK_TOKEN')
+      .optional()
+      .describe("Variable holding this job's hook token (instead of ROWBRIDGE_HOOK_TOKEN)."),
+    secretEnv: credentialEnv('ORDERS_HOOK_SECRET')
+      .optional()
+      .describe("Variable holding this job's whsec_ signing secret (instead of ROWBRIDGE_HOOK_SECRET)."),
+    debounceMs: intRange(0, 60_000)
+      .default(300)
+      .describe('Hints arriving within this many milliseconds are merged into one run.'),
+  })
+  .describe('Settings of POST /hooks/JOB (docs/webhooks.md).');
+
+const triggerSchema = z
+  .strictObject({
+    webhook: z
+      .union([z.boolean(), webhookSchema])
+      .optional()
+      .describe('true (or an object) lets the platform start a run for the rows it names: POST /hooks/JOB.'),
+  })
+  .describe('What starts a run besides a schedule and enqueue.');
+
 const jobObjectSchema = z
   .strictObject({
     name: z
@@ -100,6 +130,7 @@ const jobObjectSchema = z
     sink: sinkSchema.optional().describe('Pull: write the worksheet rows (source type worksheet) out.'),
     fields: fieldsSchema,
     schedule: cronExpression.optional().describe('Cron pattern; registered as a BullMQ job scheduler.'),
+    trigger: triggerSchema.optional(),
     incremental: z
       .strictObject({ cursor: nonEmptyString.describe('Source column whose value marks progress.') })
       .optional()
@@ -133,6 +164,14 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
     });
   }
   const sourceType = isRecord(source) ? source.type : undefined;
+  const trigger = value.trigger;
+  if (isRecord(trigger) && trigger.webhook !== undefined && trigger.webhook !== false && sink !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['trigger', 'webhook'],
+      message: 'needs a push job (target): a hook names rows to write into a worksheet, a pull job has none',
+    });
+  }
   const knownType = SOURCE_TYPES.some((type) => type === sourceType);
   if (sink !== undefined && knownType && sourceType !== 'worksheet') {
     ctx.addIssue({
