@@ -9,8 +9,10 @@ import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import { COLUMN_SAMPLE, missingColumnsError } from './source-columns.ts';
 import { createSource } from './sources/create-source.ts';
-import { envRefRefusal, isEnvRefAllowed } from './sources/env-refs.ts';
+import { envRefRefusal, envRefs, isEnvRefAllowed } from './sources/env-refs.ts';
+import type { EnvRef } from './sources/env-refs.ts';
 import { resolveDataFile } from './sources/file-input.ts';
+import { readSecretFile } from './sources/secret-file.ts';
 
 /** One thing `validate` found outside the spec text: where (a spec path) and what. */
 export interface EnvironmentProblem {
@@ -18,17 +20,15 @@ export interface EnvironmentProblem {
   message: string;
 }
 
-const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 function unset(env: NodeJS.ProcessEnv, name: string): boolean {
   const value = env[name];
   return value === undefined || value.trim() === '';
 }
 
-/** Every `${NAME}` in a part of the spec, with the path of the string it is in. */
-function references(value: unknown, at: string, out: Array<{ path: string; name: string }>): void {
+/** Every `${NAME}` and `${file:PATH}` in a part of the spec, with the path of the string it is in. */
+function references(value: unknown, at: string, out: Array<{ path: string } & EnvRef>): void {
   if (typeof value === 'string') {
-    for (const m of value.matchAll(REF)) out.push({ path: at, name: m[1]! });
+    for (const ref of envRefs(value)) out.push({ path: at, ...ref });
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => references(item, `${at}[${i}]`, out));
   } else if (typeof value === 'object' && value !== null) {
@@ -41,11 +41,13 @@ function references(value: unknown, at: string, out: Array<{ path: string; name:
  * ROWBRIDGE_SOURCE_ENV_ALLOW), so `validate` and `check` say so before a run does.
  */
 export function refusedEnvRefs(spec: JobSpec, env: NodeJS.ProcessEnv): EnvironmentProblem[] {
-  const refs: Array<{ path: string; name: string }> = [];
+  const refs: Array<{ path: string } & EnvRef> = [];
   references(spec.source, 'source', refs);
-  return refs
-    .filter((ref) => !isEnvRefAllowed(ref.name, env))
-    .map((ref) => ({ path: ref.path, message: envRefRefusal(ref.name) }));
+  return refs.flatMap((ref) =>
+    ref.kind === 'env' && !isEnvRefAllowed(ref.name, env)
+      ? [{ path: ref.path, message: envRefRefusal(ref.name) }]
+      : [],
+  );
 }
 
 /** Variables the job names that are not set or may not be read: urlEnv, `${NAME}` references, credential prefixes. */
@@ -67,10 +69,17 @@ export function environmentProblems(spec: JobSpec, env: NodeJS.ProcessEnv): Envi
       });
     }
   }
-  const refs: Array<{ path: string; name: string }> = [];
+  const refs: Array<{ path: string } & EnvRef> = [];
   references(spec.source, 'source', refs);
   for (const ref of refs) {
-    if (!isEnvRefAllowed(ref.name, env)) {
+    if (ref.kind === 'file') {
+      try {
+        // Read to check, then dropped: what it holds is never kept or shown.
+        readSecretFile(ref.path, env, ref.path === '' ? 'source' : ref.path);
+      } catch (err) {
+        problems.push({ path: ref.path, message: (err as Error).message });
+      }
+    } else if (!isEnvRefAllowed(ref.name, env)) {
       problems.push({ path: ref.path, message: envRefRefusal(ref.name) });
     } else if (unset(env, ref.name)) {
       problems.push({

@@ -8,9 +8,11 @@
  * not interpolation: they stay the documented way to reach credentials.
  */
 import { readSetting } from '../../../config/settings.ts';
+import { readSecretFile } from './secret-file.ts';
 import { SourceError } from './source-error.ts';
 
-const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** `${NAME}` (group 1) or `${file:/path}` (group 2, ./secret-file.ts). */
+const REF = /\$\{(?:([A-Za-z_][A-Za-z0-9_]*)|file:([^}]+))\}/g;
 
 /**
  * Names that look like credentials or connection strings: a glob in
@@ -70,9 +72,14 @@ export function envRefRefusal(name: string): string {
   );
 }
 
-/** Every `${NAME}` a text refers to, in order. */
-export function envRefNames(text: string): string[] {
-  return [...text.matchAll(REF)].map((m) => m[1]!);
+/** One reference of a text: an environment variable or a secret file. */
+export type EnvRef = { kind: 'env'; name: string } | { kind: 'file'; path: string };
+
+/** Every `${NAME}` and `${file:PATH}` a text refers to, in order. */
+export function envRefs(text: string): EnvRef[] {
+  return [...text.matchAll(REF)].map((m) =>
+    m[1] === undefined ? { kind: 'file', path: m[2]! } : { kind: 'env', name: m[1] },
+  );
 }
 
 /** A value with its references resolved, and the environment values put into it. */
@@ -83,18 +90,24 @@ export interface ResolvedValue {
 }
 
 /**
- * Replaces each `${NAME}` with `env.NAME`. An unset or empty variable is an error naming
- * the setting and the variable, never a silent empty header.
+ * Replaces each `${NAME}` with `env.NAME` and each `${file:PATH}` with the file's content
+ * (read now, never kept). An unset or empty variable is an error naming the setting and
+ * the variable, never a silent empty header.
  */
 export function resolveEnvRefs(text: string, env: NodeJS.ProcessEnv, setting: string): ResolvedValue {
   const secrets: string[] = [];
   // Every name is checked before any is used: a refused one stops the source before a request.
-  for (const [, name = ''] of text.matchAll(REF)) {
-    if (!isEnvRefAllowed(name, env)) {
+  for (const [, name] of text.matchAll(REF)) {
+    if (name !== undefined && !isEnvRefAllowed(name, env)) {
       throw new SourceError('SOURCE_CONFIG', `${setting} ${envRefRefusal(name)}`);
     }
   }
-  const value = text.replace(REF, (_match, name: string) => {
+  const value = text.replace(REF, (_match, name: string | undefined, file: string | undefined) => {
+    if (name === undefined) {
+      const content = readSecretFile(file!, env, setting);
+      secrets.push(content);
+      return content;
+    }
     const found = env[name];
     if (found === undefined || found === '') {
       throw new SourceError(
