@@ -31,6 +31,10 @@ function formatPlan(job: string, plan: RunPlan): string {
   ];
   for (const r of plan.rejects) lines.push(`  rejected ${r.position}: ${r.message}`);
   for (const w of plan.warnings) lines.push(`  warning: ${w}`);
+  for (const { position, values } of plan.sample) {
+    const shown = Object.entries(values).map(([field, value]) => `${field}=${JSON.stringify(value)}`);
+    lines.push(`  sample ${position}: ${shown.join(', ')}`);
+  }
   return lines.join('\n');
 }
 

@@ -8,7 +8,13 @@ import type { MappingPlan } from './mapping/plan-types.ts';
 export function keyOfRecord(plan: MappingPlan, data: Readonly<Record<string, unknown>>): string | undefined {
   try {
     return keyOf(plan, (field) =>
-      field.hasConstant ? field.constant : field.column === undefined ? undefined : data[field.column],
+      field.hasConstant
+        ? field.constant
+        : field.column === undefined
+          ? undefined
+          : field.transform === undefined
+            ? data[field.column]
+            : field.transform(data[field.column]),
     );
   } catch {
     return undefined;

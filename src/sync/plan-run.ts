@@ -40,6 +40,22 @@ export interface RunPlan {
    * renamed column blanks a whole column of the worksheet).
    */
   warnings: string[];
+  /**
+   * The first mapped rows as they would be written, field by field (option texts for
+   * selects): what `map`, `decimal`, `trueValues` and the coercers made of the source.
+   */
+  sample: Array<{ position: string; values: Record<string, unknown> }>;
+}
+
+/** Rows shown in {@link RunPlan.sample}. */
+const SAMPLE_ROWS = 3;
+
+/** A written value as a person reads it: a select's option keys as their texts. */
+function shownValue(field: MappingPlan['fields'][number], value: unknown): unknown {
+  if (field.options === undefined || !Array.isArray(value)) return value;
+  return (value as unknown[]).map((v) =>
+    typeof v === 'string' ? (field.options!.byKey.get(v)?.value ?? v) : v,
+  );
 }
 
 const isBlank = (value: unknown): boolean =>
@@ -72,6 +88,7 @@ export async function planRun(
     deleteRefused: false,
     rejects: [],
     warnings: [],
+    sample: [],
   };
   // Per mapped column: rows read that hold a value in it; per field: rows it would clear.
   const filled = new Map<string, number>();
@@ -109,6 +126,15 @@ export async function planRun(
     deps.onProgress?.(result, progress.read);
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
+    for (const row of ready.slice(0, SAMPLE_ROWS - result.sample.length)) {
+      const values: Record<string, unknown> = {};
+      row.mapped.fields.forEach((fv, i) => {
+        const field = prepared.plan.fields[i]!;
+        values[field.target] = shownValue(field, fv.value);
+      });
+      const p = row.source.position;
+      result.sample.push({ position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`, values });
+    }
     for (const row of rows) {
       for (const f of prepared.plan.fields) {
         if (f.column !== undefined && !isBlank(row.source.data[f.column]))

@@ -52,4 +52,13 @@ export interface FieldMapping {
   lookupTable?: Record<string, string>;
   /** Value used when the source value is empty. */
   default?: unknown;
+  /** Take spaces off both ends of a text value before anything else. */
+  trim?: boolean;
+  /** Source value → value written (`{ ja: true, nein: false }`); exact text first, then ignoring case. */
+  map?: Record<string, unknown>;
+  /** Texts read as true / false (a Checkbox's `Ja` / `Nein`), ignoring case. */
+  trueValues?: string[];
+  falseValues?: string[];
+  /** Number, Currency and Rating fields: the decimal mark of the source (`,` reads `1.234,50`). @defaultValue `'.'` */
+  decimal?: '.' | ',';
 }

@@ -32,6 +32,22 @@ const mappingObject = z
       .optional()
       .describe('Member and department fields: source value -> accountId (or department id).'),
     default: z.unknown().optional().describe('Used when the source value is empty.'),
+    trim: z.boolean().optional().describe('Take spaces off both ends of text values first.'),
+    map: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Source value -> value written, e.g. { ja: true, nein: false }; exact text, then ignoring case.',
+      ),
+    trueValues: z
+      .array(nonEmptyString)
+      .optional()
+      .describe('Texts read as true (Checkbox), ignoring case, e.g. [Ja, X].'),
+    falseValues: z.array(nonEmptyString).optional().describe('Texts read as false, ignoring case.'),
+    decimal: z
+      .enum(['.', ','])
+      .optional()
+      .describe('Number, Currency, Rating: the decimal mark; "," reads 1.234,50 as 1234.5.'),
   })
   .superRefine((mapping, ctx) => {
     const hasFrom = mapping.from !== undefined;
@@ -104,5 +120,10 @@ function expandObject(target: string, spec: Exclude<FieldValueSpec, string>): Fi
   if (spec.lookupBy !== undefined) mapping.lookupBy = spec.lookupBy;
   if (spec.lookupTable !== undefined) mapping.lookupTable = spec.lookupTable;
   if ('default' in spec) mapping.default = spec.default;
+  if (spec.trim !== undefined) mapping.trim = spec.trim;
+  if (spec.map !== undefined) mapping.map = spec.map;
+  if (spec.trueValues !== undefined) mapping.trueValues = spec.trueValues;
+  if (spec.falseValues !== undefined) mapping.falseValues = spec.falseValues;
+  if (spec.decimal !== undefined) mapping.decimal = spec.decimal;
   return mapping;
 }

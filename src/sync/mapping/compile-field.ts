@@ -9,6 +9,7 @@ import { CoerceFailure } from './coerce-result.ts';
 import { createFieldCoercion } from './create-coercer.ts';
 import { isEmptyValue } from './is-empty-value.ts';
 import type { PlannedField } from './plan-types.ts';
+import { createValueTransform } from './value-transform.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 
 /** Types where spaces are content: a blank string is a value, not an empty cell. */
@@ -20,6 +21,8 @@ export const TEXT_LIKE: ReadonlySet<FieldTypeName> = new Set([
   'PhoneNumber',
   'LandlinePhone',
 ]);
+
+const NUMERIC: ReadonlySet<FieldTypeName> = new Set(['Number', 'Currency', 'Rating']);
 
 export interface CompileFieldInput {
   field: WorksheetField;
@@ -38,6 +41,12 @@ export function compileField(
   const isArray = ARRAY_VALUED_FIELD_TYPES.has(type);
   const blankIsEmpty = !TEXT_LIKE.has(type);
   const required = field.required === true;
+  const numeric = NUMERIC.has(type);
+  if (m.decimal !== undefined && !numeric) {
+    problem(`decimal applies to Number, Currency and Rating fields; this field is ${type}`);
+    return undefined;
+  }
+  const transform = createValueTransform(m, numeric);
   const precoerce = (raw: unknown, what: string): unknown => {
     if (isEmptyValue(raw, blankIsEmpty)) return undefined;
     const out = coercion.coerce(raw);
@@ -69,6 +78,11 @@ export function compileField(
     }
   }
 
+  // Each value of `map` is what some rows will hold: a bad one is one mapping error, not a dead letter per row.
+  for (const [from, to] of Object.entries(m.map ?? {})) {
+    if (precoerce(to, `map value for ${JSON.stringify(from)}:`) === null) return undefined;
+  }
+
   const alias = field.alias !== undefined && field.alias !== '' ? field.alias : undefined;
   return {
     target: m.target,
@@ -85,6 +99,7 @@ export function compileField(
     reference: coercion.reference,
     writeType: coercion.writeType,
     coerce: coercion.coerce,
+    transform,
     hasConstant,
     constant,
     whenEmpty,

@@ -80,7 +80,12 @@ export function mapRecord(
       value = f.constant;
     } else {
       raw = f.column !== undefined && Object.hasOwn(data, f.column) ? data[f.column] : undefined;
-      value = isEmptyValue(raw, f.blankIsEmpty) ? f.whenEmpty : f.coerce(raw);
+      const input = f.transform === undefined ? raw : f.transform(raw);
+      value = isEmptyValue(input, f.blankIsEmpty)
+        ? f.whenEmpty
+        : input instanceof CoerceFailure
+          ? input
+          : f.coerce(input);
     }
     let type = f.writeType;
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {

@@ -56,6 +56,8 @@ export interface PlannedField {
   /** Field-value `type` always sent (attachments: "0", replace, so a re-sync does not append copies). */
   readonly writeType: string | undefined;
   readonly coerce: Coercer;
+  /** The mapping's `trim`, `map`, `trueValues`/`falseValues` and `decimal`, run before the empty check; undefined when it has none. */
+  readonly transform: ((raw: unknown) => unknown) | undefined;
   /** Whether the mapping is a constant `value` (already coerced into `constant`). */
   readonly hasConstant: boolean;
   readonly constant: unknown;

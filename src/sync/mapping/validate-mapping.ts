@@ -238,6 +238,12 @@ function fingerprintOf(fields: readonly PlannedField[], order: readonly number[]
     const f = fields[i];
     if (f === undefined) return null;
     const { from, value, format, timezone, createOptions, relationKey, lookupBy, lookupTable } = f.mapping;
+    const { trim, map, trueValues, falseValues, decimal } = f.mapping;
+    // Only when set: the fingerprints of mappings without transforms stay as they were.
+    const transforms =
+      f.transform === undefined && decimal === undefined
+        ? []
+        : [{ trim, map, trueValues, falseValues, decimal }];
     return [
       f.id,
       f.type,
@@ -249,6 +255,7 @@ function fingerprintOf(fields: readonly PlannedField[], order: readonly number[]
       relationKey ?? null,
       lookupBy ?? null,
       lookupTable ?? null,
+      ...transforms,
     ];
   });
   return createHash('sha1')
