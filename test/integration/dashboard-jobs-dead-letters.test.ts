@@ -97,10 +97,10 @@ describe('the dead-letters page filters and downloads what a person fixes', () =
 
   it('narrows by job, category, field and code through the form, and pages without loss', async () => {
     await page.goto(`${server.url}/dead-letters`);
-    await page.getByLabel('Job').fill('orders');
+    await page.getByLabel('Job').selectOption('orders');
     await page.getByLabel('Category').selectOption('invalid-row');
-    await page.getByLabel('Field').fill('amount');
-    await page.getByLabel('Code').fill('30005');
+    await page.getByLabel('Field').selectOption('amount');
+    await page.getByLabel('Code').selectOption('30005');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/field=amount/);
     expect(await page.locator('h1').textContent()).toBe(

@@ -71,7 +71,7 @@ describe('dashboard pages', () => {
     expect(body).toMatch(/<th>Created<\/th>\s*<td class="n">2<\/td>/);
     expect(body).toMatch(/<th>Dead-lettered<\/th>\s*<td class="n">1<\/td>/);
     expect(body).toContain('invalid-row: 1');
-    expect(body).toContain('<td>line 3</td>');
+    expect(body).toContain('<td data-label="Position">line 3</td>');
     expect(body).toContain('<code>status</code>');
     expect(body).toContain('&lt;script&gt;window.__xss=1&lt;/script&gt;');
     expect(body).not.toContain(XSS);

@@ -1,6 +1,6 @@
 /**
  * The dashboard (issue #5, point 2): bull-board for the two queues under `/queues`, and
- * rowbridge's own server-rendered pages beside it: `/` runs, `/runs/:id` a run's report
+ * rowbridge's own server-rendered pages beside it: `/runs` runs (run-routes.ts), `/runs/:id` a run's report
  * and dead letters, `/dead-letters` the store filtered (and as CSV), `/jobs` and
  * `/jobs/:name` the job files with their schedules, trends and actions (job-routes.ts).
  * No front-end build (one small same-origin script, dashboard-script.ts); every
@@ -18,13 +18,13 @@ import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { RunJobData } from '../../queue/queues.ts';
 import { batchRowIndexes } from '../../sync/packed-rows.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
-import { addDeadLetterRoutes, pageOfDeadLetters } from './dead-letter-routes.ts';
+import { addDeadLetterRoutes } from './dead-letter-routes.ts';
 import { createJobOperations } from './job-operations.ts';
 import type { JobOperations, JobOperationsRuntime } from './job-operations.ts';
 import { addJobRoutes } from './job-routes.ts';
-import { BadRequest, param, problem, send } from './dashboard-http.ts';
-import { renderRunPage } from './run-page.ts';
-import { renderRunsPage } from './runs-page.ts';
+import { BadRequest, problem } from './dashboard-http.ts';
+import { addRunRoutes } from './run-routes.ts';
+import { bullBoardWayBack } from './bull-board-page.ts';
 import { withoutOutsideFonts } from './without-outside-fonts.ts';
 
 /** Where bull-board is mounted. */
@@ -46,21 +46,6 @@ export interface Dashboard {
   router: Router;
   /** Closes the queue handles (the runtime's connection stays open). */
   close(): Promise<void>;
-}
-
-const DEFAULT_RUNS = 50;
-const MAX_RUNS = 500;
-
-function limit(req: Request): number {
-  const value = param(req, 'limit');
-  if (value === undefined) return DEFAULT_RUNS;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_RUNS) {
-    throw new BadRequest(
-      `query parameter "limit" must be a whole number from 1 to ${MAX_RUNS}, got "${value}"`,
-    );
-  }
-  return n;
 }
 
 /**
@@ -98,7 +83,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         hideRedisDetails: readOnlyMode,
         miscLinks: [
           { text: 'Jobs', url: '/jobs' },
-          { text: 'Runs', url: '/' },
+          { text: 'Runs', url: '/runs' },
           { text: 'Dead letters', url: '/dead-letters' },
         ],
       },
@@ -107,41 +92,24 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   const router = express.Router();
   router.use(options.access.guard);
-  router.use(QUEUES_PATH, withoutOutsideFonts, serverAdapter.getRouter() as Router);
+  router.use(QUEUES_PATH, withoutOutsideFonts, bullBoardWayBack, serverAdapter.getRouter() as Router);
 
-  router.get('/', async (req, res) => {
-    const job = param(req, 'job');
-    const records = await rt.runs.list({ limit: limit(req), ...(job === undefined ? {} : { job }) });
-    const items = await Promise.all(
-      records.map(async (record) => ({ record, report: await rt.runs.report(record.runId) })),
-    );
-    send(res, 200, renderRunsPage(items, { job }));
+  const jobs = options.jobs ?? createJobOperations(rt, runs);
+  const jobNames = async () => (await jobs.listJobs()).map((j) => j.name);
+  addRunRoutes(router, {
+    redis: rt.redis,
+    statePrefix: rt.statePrefix,
+    runs: rt.runs,
+    deadLetters: rt.deadLetters,
+    jobNames,
   });
-
-  router.get('/runs/:id', async (req, res) => {
-    const runId = req.params.id;
-    const record = await rt.runs.get(runId);
-    if (record === undefined) {
-      problem(
-        res,
-        404,
-        'Run not found',
-        `No run "${runId}": it never existed or its record expired (runs are kept 14 days).`,
-      );
-      return;
-    }
-    const cursor = param(req, 'cursor');
-    const [report, counts, page] = await Promise.all([
-      rt.runs.report(runId),
-      rt.deadLetters.counts({ runId }),
-      pageOfDeadLetters(rt.deadLetters, { runId }, cursor),
-    ]);
-    send(res, 200, renderRunPage({ record, report, counts, deadLetters: page.entries, next: page.next }));
+  addDeadLetterRoutes(router, {
+    deadLetters: rt.deadLetters,
+    allowWrites: options.access.allowWrites,
+    jobNames,
   });
-
-  addDeadLetterRoutes(router, { deadLetters: rt.deadLetters, allowWrites: options.access.allowWrites });
   addJobRoutes(router, {
-    jobs: options.jobs ?? createJobOperations(rt, runs),
+    jobs,
     allowWrites: options.access.allowWrites,
     logger: rt.logger,
   });

@@ -48,7 +48,7 @@ export function problem(res: Response, status: number, title: string, message: s
       title,
       html`<h1>${title}</h1>
         <p class="reason">${message}</p>
-        <p><a href="/">Back to the runs</a></p>`,
+        <p><a href="/runs">Back to the runs</a></p>`,
     ),
   );
 }

@@ -1,17 +1,27 @@
 /**
  * The dashboard's one script, served from `/assets/dashboard.js` (same origin, so the
- * CSP's `script-src 'self'` allows it and no inline script is ever needed). It does two
- * things a server cannot: show times in the viewer's own zone, and send the job
+ * CSP's `script-src 'self'` allows it and no inline script is ever needed). It does
+ * three things a server cannot: show times in the viewer's own zone; send the job
  * actions as JSON POSTs with the CSRF header, which a plain HTML form cannot (the
- * access guard refuses form bodies, so that no other site's form can post here).
- * Pages work without it: times then read in UTC, and the buttons do nothing.
+ * access guard refuses form bodies, so that no other site's form can post here); and
+ * keep a page that shows a run still going (`<body data-live>`) current, reloading its
+ * content every few seconds while the tab is visible and stopping once the page it
+ * loads is quiet, so an idle dashboard left open asks nothing of Redis.
+ * Pages work without it: times then read in UTC, the buttons do nothing, and a live
+ * page is as fresh as its last load.
  */
 
 /** Where the script is served. */
 export const DASHBOARD_SCRIPT_PATH = '/assets/dashboard.js';
 
+/** How often a live page reloads its content. */
+export const LIVE_REFRESH_MS = 5000;
+
 export const DASHBOARD_SCRIPT = `'use strict';
 (function () {
+  var LIVE_MS = ${LIVE_REFRESH_MS};
+  var timer = null;
+  var loading = false;
   var format = new Intl.DateTimeFormat('en-US', {
     year: 'numeric', month: '2-digit', day: '2-digit',
     hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short'
@@ -56,6 +66,7 @@ export const DASHBOARD_SCRIPT = `'use strict';
           }
         }
         if (res.ok && button.dataset.reload === 'true') window.location.reload();
+        else if (res.ok && body.runId) { document.body.dataset.live = 'true'; schedule(); }
       });
     }).catch(function (err) {
       if (status) { status.textContent = 'The request failed: ' + err.message; status.className = 'reason'; }
@@ -63,11 +74,56 @@ export const DASHBOARD_SCRIPT = `'use strict';
       buttons.forEach(function (b) { b.disabled = false; });
     });
   }
+  function live() {
+    return document.body.dataset.live === 'true' && document.visibilityState === 'visible';
+  }
+  function schedule() {
+    clearTimeout(timer);
+    timer = live() ? setTimeout(refresh, LIVE_MS) : null;
+  }
+  function refresh() {
+    timer = null;
+    if (!live() || loading) return;
+    // Someone choosing a filter or acting: their page stays put until the next turn.
+    var focused = document.activeElement;
+    if ((focused && /^(INPUT|SELECT|TEXTAREA)$/.test(focused.tagName)) ||
+        document.querySelector('button[data-action]:disabled')) { schedule(); return; }
+    loading = true;
+    fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.text();
+      })
+      .then(function (text) {
+        var doc = new DOMParser().parseFromString(text, 'text/html');
+        var main = doc.querySelector('main');
+        var old = document.querySelector('main');
+        if (!main || !old) return;
+        // An action's answer stays where the operator read it.
+        old.querySelectorAll('[role=status][id]').forEach(function (el) {
+          var twin = main.querySelector('#' + CSS.escape(el.id));
+          if (twin) { twin.replaceChildren.apply(twin, Array.from(el.childNodes)); twin.className = el.className; }
+        });
+        old.replaceWith(document.adoptNode(main));
+        document.title = doc.title;
+        if (doc.body.dataset.live === 'true') document.body.dataset.live = 'true';
+        else delete document.body.dataset.live;
+        localise();
+      })
+      .catch(function () { /* a missed turn: the next one tries again */ })
+      .finally(function () { loading = false; schedule(); });
+  }
+  document.addEventListener('visibilitychange', function () {
+    // Hidden: nothing is asked. Back in view: the page catches up at once.
+    if (document.visibilityState === 'visible') refresh();
+    else { clearTimeout(timer); timer = null; }
+  });
   document.addEventListener('click', function (event) {
     var button = event.target.closest && event.target.closest('button[data-action]');
     if (button) { event.preventDefault(); act(button); }
   });
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', localise);
-  else localise();
+  function start() { localise(); schedule(); }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 `;

@@ -12,6 +12,7 @@ import type { DeadLetterStore } from '../../sync/state/dead-letter-store.ts';
 import { BadRequest, categoryParam, param, send } from './dashboard-http.ts';
 import { findDeadLetters, iterateDeadLetters } from './dead-letter-query.ts';
 import type { DeadLetterQuery } from './dead-letter-query.ts';
+import { summariseDeadLetters } from './dead-letter-summary.ts';
 import { renderDeadLettersPage } from './dead-letters-page.ts';
 
 /** Dead letters listed per page. */
@@ -65,7 +66,7 @@ function fileName(query: DeadLetterQuery): string {
 /** Adds the dead-letters page and its CSV download to `router`. */
 export function addDeadLetterRoutes(
   router: Router,
-  options: { deadLetters: DeadLetterStore; allowWrites: boolean },
+  options: { deadLetters: DeadLetterStore; allowWrites: boolean; jobNames(): Promise<string[]> },
 ): void {
   const store = options.deadLetters;
 
@@ -75,9 +76,11 @@ export function addDeadLetterRoutes(
       ...(query.job === undefined ? {} : { job: query.job }),
       ...(query.runId === undefined ? {} : { runId: query.runId }),
     };
-    const [counts, page] = await Promise.all([
+    const [counts, page, summary, jobs] = await Promise.all([
       store.counts(scope),
       pageOfDeadLetters(store, query, param(req, 'cursor')),
+      summariseDeadLetters(store, query),
+      options.jobNames(),
     ]);
     send(
       res,
@@ -87,6 +90,8 @@ export function addDeadLetterRoutes(
         counts,
         entries: page.entries,
         next: page.next,
+        summary,
+        jobs,
         csvHasRows: options.allowWrites,
       }),
     );

@@ -3,7 +3,11 @@ import { positionLabel } from '../../sync/state/dead-letter-format.ts';
 import { formatTime, href, html } from './html.ts';
 import type { SafeHtml } from './html.ts';
 
-/** Dead letters as a table: position, field, code and the full reason, each escaped. */
+/**
+ * Dead letters as a table: position, field, code and the full reason, each escaped.
+ * Each cell carries its column's name, so a narrow window (the stylesheet's 900 px
+ * rule) shows a row as a card of labelled values with the reason across its width.
+ */
 export function deadLetterTable(
   entries: readonly DeadLetterEntry[],
   options: { showRun: boolean },
@@ -12,16 +16,24 @@ export function deadLetterTable(
   const rows = entries.map(
     (e) =>
       html`<tr>
-        <td><span class="badge">${e.category}</span></td>
-        <td><a href="${href(`/jobs/${encodeURIComponent(e.job)}`)}">${e.job}</a></td>
-        ${options.showRun ? html`<td><a href="${href(`/runs/${encodeURIComponent(e.runId)}`)}">${e.runId}</a></td>` : ''}
-        <td>${positionLabel(e.source.position)}</td>
-        <td>${e.field === undefined ? html`<span class="muted">-</span>` : html`<code>${e.field}</code>`}</td>
-        <td class="n">${e.errorCode ?? ''}</td>
-        <td class="reason">${e.message}</td>
-        <td class="n">${e.attempts}</td>
-        <td>${formatTime(e.createdAt)}</td>
-        <td><code>${e.id}</code></td>
+        <td data-label="Category"><span class="badge">${e.category}</span></td>
+        <td data-label="Job"><a href="${href(`/jobs/${encodeURIComponent(e.job)}`)}">${e.job}</a></td>
+        ${
+          options.showRun
+            ? html`<td data-label="Run">
+                <a href="${href(`/runs/${encodeURIComponent(e.runId)}`)}">${e.runId}</a>
+              </td>`
+            : ''
+        }
+        <td data-label="Position">${positionLabel(e.source.position)}</td>
+        <td data-label="Field">
+          ${e.field === undefined ? html`<span class="muted">-</span>` : html`<code>${e.field}</code>`}
+        </td>
+        <td class="n" data-label="Code">${e.errorCode ?? ''}</td>
+        <td class="reason" data-label="Reason">${e.message}</td>
+        <td class="n" data-label="Attempts">${e.attempts}</td>
+        <td data-label="Created">${formatTime(e.createdAt)}</td>
+        <td data-label="Id"><code>${e.id}</code></td>
       </tr>`,
   );
   return html`<table class="dead-letters">

@@ -109,10 +109,28 @@ button:hover{background:#eef1f5}[role=status]{min-height:1.4em}
 .charts{display:flex;flex-wrap:wrap;gap:16px}figure.chart{margin:0;background:#fff;padding:8px 12px;border:1px solid #e3e6ea}
 figcaption{font-weight:600;margin-bottom:4px}pre.spec{background:#fff;border:1px solid #e3e6ea;padding:10px;overflow:auto}
 form.filter{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}form.filter label{display:flex;flex-direction:column;font-size:12px;color:#6b7480}
-form.filter input,form.filter select{font:inherit;padding:3px 6px}a.button{border:1px solid #9aa5b4;border-radius:4px;padding:4px 12px;background:#fff;text-decoration:none;color:inherit}`;
+form.filter input,form.filter select{font:inherit;padding:3px 6px;max-width:240px}a.button{border:1px solid #9aa5b4;border-radius:4px;padding:4px 12px;background:#fff;text-decoration:none;color:inherit}
+.next-step{background:#fff;border:1px solid #e3e6ea;border-left:4px solid #c62828;padding:2px 16px 6px;margin:12px 0;max-width:900px}
+.next-step.completed{border-left-color:#c77700}.next-step h2{font-size:16px;margin:8px 0 4px}.next-step li{margin:4px 0}.next-step code{white-space:nowrap}
+.pages a{margin-right:16px}.wide-table{overflow-x:auto}table.reasons td.where{color:#6b7480}
+@media (max-width:900px){main{padding:12px}header{padding:10px 12px;gap:14px;flex-wrap:wrap}
+table.dead-letters thead{display:none}table.dead-letters,table.dead-letters tbody,table.dead-letters tr{display:block}
+table.dead-letters tr{border-bottom:2px solid #c9ced6;padding:4px 0}
+table.dead-letters td{display:inline-block;border:0;padding:2px 8px;text-align:left}
+table.dead-letters td::before{content:attr(data-label) " ";color:#6b7480;font-size:12px}
+table.dead-letters td.reason{display:block;max-width:none}table.dead-letters td:empty{display:none}}`;
+
+/** How a page behaves in the browser. */
+export interface LayoutOptions {
+  /**
+   * The page shows a run that is still going: the script reloads its content every few
+   * seconds while the tab is visible, and stops once the page it loads is quiet.
+   */
+  live?: boolean;
+}
 
 /** A whole page: title, navigation to the other pages and bull-board, and the body. */
-export function layout(title: string, body: SafeHtml): SafeHtml {
+export function layout(title: string, body: SafeHtml, options: LayoutOptions = {}): SafeHtml {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -124,9 +142,9 @@ export function layout(title: string, body: SafeHtml): SafeHtml {
           ${{ [SAFE]: STYLE }}
         </style>
       </head>
-      <body>
+      <body ${options.live === true ? html`data-live="true"` : ''}>
         <header>
-          <strong>rowbridge</strong><a href="/jobs">Jobs</a><a href="/">Runs</a
+          <strong>rowbridge</strong><a href="/jobs">Jobs</a><a href="/runs">Runs</a
           ><a href="/dead-letters">Dead letters</a><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
         </header>
         <main>${body}</main>

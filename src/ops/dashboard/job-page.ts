@@ -7,6 +7,7 @@ import { modeOf, rowsPerSecond, rowsWritten, sourceSummary, targetSummary } from
 import { healthCell, scheduleCell } from './jobs-page.ts';
 import { maskedSpecYaml } from '../../ground/mask-secrets.ts';
 import { formatFigure, timeChart } from './svg-chart.ts';
+import { isActive } from './runs-page.ts';
 
 /** What the job page shows. */
 export interface JobPageData {
@@ -56,43 +57,45 @@ function actions(data: JobPageData): SafeHtml {
 
 function runsTable(runs: readonly RunHistoryItem[]): SafeHtml {
   if (runs.length === 0) return html`<p class="muted">No runs yet.</p>`;
-  return html`<table class="runs">
-    <thead>
-      <tr>
-        <th>Run</th>
-        <th>Status</th>
-        <th>Trigger</th>
-        <th>Started</th>
-        <th class="n">Read</th>
-        <th class="n">Written</th>
-        <th class="n">Dead-lettered</th>
-        <th class="n">Rows/s</th>
-        <th class="n">Requests</th>
-        <th class="n">Throttled</th>
-        <th class="n">Duration</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${runs.map(({ record, report }) => {
-        const link = href(`/runs/${encodeURIComponent(record.runId)}`);
-        return html`<tr>
-          <td>
-            <a href="${link}"><code>${record.runId}</code></a>
-          </td>
-          <td>${badge(record.status)}</td>
-          <td>${record.trigger ?? ''}</td>
-          <td>${localTime(record.startedAt ?? record.createdAt)}</td>
-          <td class="n">${report.read}</td>
-          <td class="n">${rowsWritten(report)}</td>
-          <td class="n">${report.deadLetteredTotal}</td>
-          <td class="n">${formatFigure(rowsPerSecond(report))}</td>
-          <td class="n">${report.requests}</td>
-          <td class="n">${report.throttled}</td>
-          <td class="n">${report.durationMs > 0 ? formatDuration(report.durationMs) : ''}</td>
-        </tr>`;
-      })}
-    </tbody>
-  </table>`;
+  return html`<div class="wide-table">
+    <table class="runs">
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Status</th>
+          <th>Trigger</th>
+          <th>Started</th>
+          <th class="n">Read</th>
+          <th class="n">Written</th>
+          <th class="n">Dead-lettered</th>
+          <th class="n">Rows/s</th>
+          <th class="n">Requests</th>
+          <th class="n">Throttled</th>
+          <th class="n">Duration</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${runs.map(({ record, report }) => {
+          const link = href(`/runs/${encodeURIComponent(record.runId)}`);
+          return html`<tr>
+            <td>
+              <a href="${link}"><code>${record.runId}</code></a>
+            </td>
+            <td>${badge(record.status)}</td>
+            <td>${record.trigger ?? ''}</td>
+            <td>${localTime(record.startedAt ?? record.createdAt)}</td>
+            <td class="n">${report.read}</td>
+            <td class="n">${rowsWritten(report)}</td>
+            <td class="n">${report.deadLetteredTotal}</td>
+            <td class="n">${formatFigure(rowsPerSecond(report))}</td>
+            <td class="n">${report.requests}</td>
+            <td class="n">${report.throttled}</td>
+            <td class="n">${report.durationMs > 0 ? formatDuration(report.durationMs) : ''}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 /** `/jobs/:name`: the spec (secrets masked), its schedule and health, the actions, charts and runs. */
@@ -129,6 +132,14 @@ export function renderJobPage(data: JobPageData): SafeHtml {
     }
     ${actions(data)}
     <h2>Over time</h2>
+    ${
+      spec?.incremental === undefined
+        ? ''
+        : html`<p class="muted">
+            An incremental run reads only what changed, so its rows per second say little: its duration and
+            requests show whether it keeps up.
+          </p>`
+    }
     <div class="charts">
       ${timeChart(
         started.map((item) => ({
@@ -137,6 +148,22 @@ export function renderJobPage(data: JobPageData): SafeHtml {
           label: `${item.record.runId}: ${formatFigure(rowsPerSecond(item.report))} rows/s`,
         })),
         { title: 'Rows written per second', unit: 'rows/s', color: '#2f6fdf' },
+      )}
+      ${timeChart(
+        started.map((item) => ({
+          x: at(item),
+          y: item.report.durationMs / 1000,
+          label: `${item.record.runId}: ${formatDuration(item.report.durationMs)}`,
+        })),
+        { title: 'Duration per run', unit: 'seconds', color: '#5b6b7f' },
+      )}
+      ${timeChart(
+        started.map((item) => ({
+          x: at(item),
+          y: item.report.requests,
+          label: `${item.record.runId}: ${item.report.requests} requests`,
+        })),
+        { title: 'Requests per run', unit: 'requests', color: '#2e7d32' },
       )}
       ${timeChart(
         started.map((item) => ({
@@ -159,5 +186,5 @@ export function renderJobPage(data: JobPageData): SafeHtml {
             </p>
             <pre class="spec"><code>${maskedSpecYaml(job.document ?? spec)}</code></pre>`
     }`;
-  return layout(`Job ${job.name}`, body);
+  return layout(`Job ${job.name}`, body, { live: data.runs.some(({ record }) => isActive(record)) });
 }

@@ -4,6 +4,7 @@ import type { SafeHtml } from './html.ts';
 import type { JobListing, ScheduleState } from './job-operations.ts';
 import { failureStreak, lastRun, modeOf, rowsWritten, sourceSummary, targetSummary } from './job-summary.ts';
 import { sparkline } from './svg-chart.ts';
+import { isActive } from './runs-page.ts';
 
 /** What the jobs page shows. */
 export interface JobsPageData {
@@ -109,5 +110,6 @@ export function renderJobsPage(data: JobsPageData): SafeHtml {
               ${data.unhealthyAfter} failed runs in a row. Times are in your browser's zone.
             </p>`
     }`;
-  return layout('Jobs', body);
+  const live = [...data.runs.values()].some((runs) => runs.some(({ record }) => isActive(record)));
+  return layout('Jobs', body, { live });
 }

@@ -3,6 +3,8 @@ import type { DeadLetterEntry } from '../../sync/state/dead-letter-entry.ts';
 import type { RunRecord, RunReport } from '../../sync/state/run-store.ts';
 import { deadLetterTable } from './dead-letter-table.ts';
 import { badge, formatDuration, formatTime, href, html, layout } from './html.ts';
+import { nextStepBox } from './next-step.ts';
+import { isActive } from './runs-page.ts';
 import type { HtmlValue, SafeHtml } from './html.ts';
 
 /** What the run page shows: the record, its report, and a page of its dead letters. */
@@ -13,6 +15,8 @@ export interface RunPageData {
   deadLetters: readonly DeadLetterEntry[];
   /** Cursor of the next page of dead letters, when there is one. */
   next?: string | undefined;
+  /** The run is the one `rowbridge run JOB` resumes. */
+  resumable?: boolean;
 }
 
 function item(label: string, value: HtmlValue): SafeHtml {
@@ -46,8 +50,9 @@ export function renderRunPage(data: RunPageData): SafeHtml {
   );
   const body = html`<h1>Run <code>${record.runId}</code> ${badge(record.status)}</h1>
     ${record.message === undefined ? '' : html`<p class="reason"><strong>${record.message}</strong></p>`}
+    ${nextStepBox(record, report, { resumable: data.resumable === true })}
     <dl>
-      ${item('Job', html`<a href="${href('/', { job: record.job })}">${record.job}</a>`)}
+      ${item('Job', html`<a href="/jobs/${encodeURIComponent(record.job)}">${record.job}</a>`)}
       ${item('Trigger', record.trigger)} ${item('Mode', record.mode)} ${item('Worksheet', record.worksheet)}
       ${item('Range', record.range)} ${item('Replay of', record.replay)}
       ${item('Queued', formatTime(record.createdAt))} ${item('Started', formatTime(record.startedAt))}
@@ -69,5 +74,5 @@ export function renderRunPage(data: RunPageData): SafeHtml {
     ${categories.length === 0 ? '' : html`<p class="counts">${categories}</p>`}
     ${deadLetterTable(data.deadLetters, { showRun: false })}
     ${data.next === undefined ? '' : html`<p><a href="${href(runPath, { cursor: data.next })}#dead-letters">Next page</a></p>`}`;
-  return layout(`Run ${record.runId}`, body);
+  return layout(`Run ${record.runId}`, body, { live: isActive(record) });
 }
