@@ -1,9 +1,14 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { RowbridgeError } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 
 /** A usage error: the CLI prints it with the command's usage and exits 64. */
-export class UsageError extends Error {
+export class UsageError extends RowbridgeError {
   override name = 'UsageError';
+  override readonly code: string = 'ROWBRIDGE_USAGE_ERROR';
+  // The command line is the caller's configuration: retrying it mends nothing.
+  override readonly category: ErrorCategory = 'config';
 }
 
 /** node:util's messages, said as the rest of the CLI says things (and naming the known options). */

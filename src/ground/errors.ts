@@ -35,10 +35,6 @@ export interface CategoryPolicy {
    * `never`: fail at once.
    */
   retry: 'backoff' | 'pace' | 'refresh' | 'reconcile' | 'never';
-  /** The whole run stops with one message instead of failing row by row. */
-  stopsRun: boolean;
-  /** The failing rows are isolated and dead-lettered; the run goes on. */
-  rowLevel: boolean;
   /**
    * What a run does when reading, planning or finalizing meets it: `fail` at once (it is
    * deterministic: a missing file, a bad header, a 401; the run stays resumable once the
@@ -50,30 +46,39 @@ export interface CategoryPolicy {
    * `delay` (put back without charging an attempt: the shared limiter slows everyone),
    * `pause` (put back for a while, a bounded number of times, then stop the run), or
    * `retry` with backoff and dead-letter the rows left open on the last attempt.
+   * A platform code may override it ({@link PLATFORM_ERROR_CODES}).
    */
-  batch: 'stop-run' | 'delay' | 'pause' | 'retry';
+  batch: BatchPolicy;
 }
 
+/** What a batch does when writing meets an error (see {@link CategoryPolicy.batch}). */
+export type BatchPolicy = 'stop-run' | 'delay' | 'pause' | 'retry';
+
 export const CATEGORY_POLICY: Readonly<Record<ErrorCategory, CategoryPolicy>> = {
-  throttled: { retry: 'pace', stopsRun: false, rowLevel: false, run: 'retry', batch: 'delay' },
-  transient: { retry: 'backoff', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
-  ambiguous: { retry: 'reconcile', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
-  'auth-refresh': { retry: 'refresh', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
-  auth: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
-  config: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
-  forbidden: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
-  'app-unavailable': { retry: 'never', stopsRun: true, rowLevel: false, run: 'retry', batch: 'pause' },
-  'invalid-row': { retry: 'never', stopsRun: false, rowLevel: true, run: 'fail', batch: 'retry' },
-  conflict: { retry: 'never', stopsRun: false, rowLevel: true, run: 'fail', batch: 'retry' },
-  'not-found': { retry: 'never', stopsRun: false, rowLevel: false, run: 'fail', batch: 'retry' },
-  quota: { retry: 'never', stopsRun: true, rowLevel: false, run: 'fail', batch: 'stop-run' },
+  throttled: { retry: 'pace', run: 'retry', batch: 'delay' },
+  transient: { retry: 'backoff', run: 'retry', batch: 'retry' },
+  ambiguous: { retry: 'reconcile', run: 'retry', batch: 'retry' },
+  'auth-refresh': { retry: 'refresh', run: 'retry', batch: 'retry' },
+  auth: { retry: 'never', run: 'fail', batch: 'stop-run' },
+  config: { retry: 'never', run: 'fail', batch: 'stop-run' },
+  forbidden: { retry: 'never', run: 'fail', batch: 'stop-run' },
+  'app-unavailable': { retry: 'never', run: 'retry', batch: 'pause' },
+  'invalid-row': { retry: 'never', run: 'fail', batch: 'retry' },
+  conflict: { retry: 'never', run: 'fail', batch: 'retry' },
+  'not-found': { retry: 'never', run: 'fail', batch: 'retry' },
+  quota: { retry: 'never', run: 'fail', batch: 'stop-run' },
   // An unknown code is most likely a new business failure: retrying it a few times is
   // safe for reads and for writes that the server answered (it did not apply them).
-  unknown: { retry: 'backoff', stopsRun: false, rowLevel: false, run: 'retry', batch: 'retry' },
+  unknown: { retry: 'backoff', run: 'retry', batch: 'retry' },
 };
 
-/** Every error code of spec §7 with its category and meaning. */
-export const PLATFORM_ERROR_CODES: Readonly<Record<number, { category: ErrorCategory; meaning: string }>> = {
+/**
+ * Every error code of spec §7 with its category and meaning, and where one code of a
+ * category calls for other batch behaviour than its category's, that `batch` policy.
+ */
+export const PLATFORM_ERROR_CODES: Readonly<
+  Record<number, { category: ErrorCategory; meaning: string; batch?: BatchPolicy }>
+> = {
   0: { category: 'unknown', meaning: 'failure' },
   51: { category: 'throttled', meaning: 'request rate limited' },
   10000: { category: 'forbidden', meaning: 'access denied, IP restricted' },
@@ -89,14 +94,16 @@ export const PLATFORM_ERROR_CODES: Readonly<Record<number, { category: ErrorCate
   100005: { category: 'invalid-row', meaning: 'duplicate field value' },
   100006: { category: 'invalid-row', meaning: 'option count has reached its limit' },
   100007: { category: 'invalid-row', meaning: 'attachment count has reached its limit' },
-  430013: { category: 'not-found', meaning: 'application has no such worksheet' },
+  // A worksheet that is gone stops the run: every batch would fail alike. A row that is
+  // gone (10007) is the row's business: its batch retries and dead-letters it.
+  430013: { category: 'not-found', meaning: 'application has no such worksheet', batch: 'stop-run' },
   430014: { category: 'forbidden', meaning: 'insufficient worksheet field permission' },
   430017: { category: 'quota', meaning: 'application attachment upload quota insufficient' },
   430018: { category: 'quota', meaning: 'draft-box record count has reached its limit' },
   430019: { category: 'invalid-row', meaning: 'required field value is empty' },
   430020: { category: 'invalid-row', meaning: 'sub-table data error' },
   430021: { category: 'invalid-row', meaning: 'data does not satisfy business rules' },
-  430022: { category: 'not-found', meaning: 'worksheet does not exist' },
+  430022: { category: 'not-found', meaning: 'worksheet does not exist', batch: 'stop-run' },
   90000: { category: 'throttled', meaning: 'number of requests exceeds the limit' },
   99999: { category: 'transient', meaning: 'data operation exception' },
   600100: { category: 'auth-refresh', meaning: 'access token missing, expired or with invalid signature' },
@@ -135,6 +142,14 @@ export class RowbridgeError extends Error {
   override name = 'RowbridgeError';
   readonly code: string = 'ROWBRIDGE_API_ERROR';
   readonly category: ErrorCategory = 'unknown';
+
+  /**
+   * What a batch does with this error, when not what its category says: a platform code
+   * of the table may override it, as may an error that always stops the run.
+   */
+  get batchPolicy(): BatchPolicy {
+    return CATEGORY_POLICY[this.category].batch;
+  }
 }
 
 /** Where a request went; never its headers or body. */
@@ -173,7 +188,14 @@ export class ApiError extends RowbridgeError {
   }
 
   get policy(): CategoryPolicy {
-    return CATEGORY_POLICY[this.category];
+    return { ...CATEGORY_POLICY[this.category], batch: this.batchPolicy };
+  }
+
+  override get batchPolicy(): BatchPolicy {
+    const code = this.errorCode === undefined ? undefined : PLATFORM_ERROR_CODES[this.errorCode];
+    // A code's override holds only for the category it was classified as (a 430022 that
+    // came back as a network failure is not a missing worksheet).
+    return (code?.category === this.category ? code.batch : undefined) ?? super.batchPolicy;
   }
 }
 
@@ -248,10 +270,12 @@ export function classifyError(err: unknown): ErrorCategory {
   return 'unknown';
 }
 
-/** What the run and a batch do with an error, from the one table. */
+/** What the run and a batch do with an error, from the tables (a code's override included). */
 export function policyOf(err: unknown): CategoryPolicy & { category: ErrorCategory } {
   const category = classifyError(err);
-  return { ...CATEGORY_POLICY[category], category };
+  const policy = { ...CATEGORY_POLICY[category], category };
+  if (err instanceof RowbridgeError) policy.batch = err.batchPolicy;
+  return policy;
 }
 
 /** Keeps the original as `cause` (graphile-worker's coerceError). */

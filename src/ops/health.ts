@@ -10,7 +10,8 @@
 import { secretVariables } from '../../config/settings.ts';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import { readEnvelope } from '../api/envelope.ts';
-import { ApiError, PLATFORM_ERROR_CODES, classifyError } from '../ground/errors.ts';
+import { ApiError, PLATFORM_ERROR_CODES, RowbridgeError, classifyError } from '../ground/errors.ts';
+import type { ErrorCategory } from '../ground/errors.ts';
 import { createTransport, resolveBaseUrl } from '../api/transport.ts';
 import type { Transport } from '../api/transport.ts';
 import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
@@ -84,8 +85,11 @@ export interface HealthOptions {
 
 const PROBE_PATH = '/v3/users/me';
 
-class ProbeTimeout extends Error {
+/** A probe got no answer in time: the next probe may. */
+class ProbeTimeout extends RowbridgeError {
   override name = 'ProbeTimeout';
+  override readonly code: string = 'ROWBRIDGE_PROBE_TIMEOUT';
+  override readonly category: ErrorCategory = 'transient';
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -2,7 +2,6 @@ import { DelayedError } from 'bullmq';
 import type { Job } from 'bullmq';
 import { ApiError, classifyError, policyOf } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
-import { stopsRun } from '../sync/write-batch.ts';
 
 /** What to do with a batch whose writing threw (category policy of issue #4). */
 export type BatchFailureAction =
@@ -27,7 +26,8 @@ const THROTTLED_DELAY_MS = 5_000;
 
 /**
  * The one place a batch failure becomes queue behaviour, read off the category table in
- * src/ground/errors.ts (`CATEGORY_POLICY[category].batch`): `stop-run` stops the run with
+ * src/ground/errors.ts (`CATEGORY_POLICY[category].batch`, or the override of the error's
+ * platform code in `PLATFORM_ERROR_CODES`): `stop-run` stops the run with
  * one message; `delay` puts the batch back without charging an attempt (the shared
  * limiter slows everyone); `pause` puts it back for a minute, at most an hour, then
  * stops the run; `retry` lets BullMQ retry with backoff and, on the last attempt,
@@ -36,7 +36,7 @@ const THROTTLED_DELAY_MS = 5_000;
 export function decideBatchFailure(err: unknown, ctx: FailureContext): BatchFailureAction {
   const { category, batch } = policyOf(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (stopsRun(err)) return { kind: 'stop-run', message, category };
+  if (batch === 'stop-run') return { kind: 'stop-run', message, category };
   if (batch === 'delay') {
     const retryAfter = err instanceof ApiError ? err.retryAfterMs : undefined;
     return { kind: 'delay', delayMs: retryAfter ?? THROTTLED_DELAY_MS, reason: 'throttled' };

@@ -1,4 +1,4 @@
-import { ApiError, policyOf } from '../ground/errors.ts';
+import { ApiError } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue, NormalisedRow } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
@@ -374,16 +374,4 @@ async function record(
 
 function apiFailure(err: ApiError): Failure {
   return { message: err.message, ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }) };
-}
-
-/**
- * Whether an error stops the run rather than the batch: the category table says so, and
- * a worksheet that is gone (430013, 430022) stops it too, while a row that is gone
- * (10007) is the row's business.
- */
-export function stopsRun(err: unknown): boolean {
-  if (err instanceof RunStoppedError) return true;
-  if (err instanceof ApiError && err.category === 'not-found')
-    return err.errorCode === 430013 || err.errorCode === 430022;
-  return policyOf(err).batch === 'stop-run';
 }

@@ -75,7 +75,7 @@ describe('error taxonomy', () => {
 
   it('gives unknown codes a safe default that retries a little and stops nothing', () => {
     expect(categoryOfCode(123456)).toBe('unknown');
-    expect(CATEGORY_POLICY.unknown).toMatchObject({ retry: 'backoff', stopsRun: false });
+    expect(CATEGORY_POLICY.unknown).toMatchObject({ retry: 'backoff', run: 'retry', batch: 'retry' });
   });
 
   it.each(EXPECTED)('an envelope carrying %i throws an ApiError of category %s', (code, category) => {
@@ -91,13 +91,13 @@ describe('error taxonomy', () => {
     }
   });
 
-  it('policies: throttled paces, ambiguous reconciles, auth stops the run, invalid rows are row-level', () => {
+  // What a run and a batch do with each category is asserted as behaviour, through
+  // decideBatchFailure, in test/unit/queue/queue-error-policy.test.ts.
+  it('client retries: throttled paces, ambiguous reconciles, an expired token refreshes, auth never retries', () => {
     expect(CATEGORY_POLICY.throttled.retry).toBe('pace');
     expect(CATEGORY_POLICY.ambiguous.retry).toBe('reconcile');
-    expect(CATEGORY_POLICY.auth.stopsRun).toBe(true);
-    expect(CATEGORY_POLICY.forbidden.stopsRun).toBe(true);
-    expect(CATEGORY_POLICY.quota.stopsRun).toBe(true);
-    expect(CATEGORY_POLICY['invalid-row'].rowLevel).toBe(true);
+    expect(CATEGORY_POLICY['auth-refresh'].retry).toBe('refresh');
+    expect(CATEGORY_POLICY.auth.retry).toBe('never');
   });
 
   it('classifies any thrown value', () => {

@@ -78,6 +78,42 @@ describe('batch failure policy (the one place categories become queue behaviour)
 
   it('treats a vanished row (10007) as row-level, not a reason to stop', () => {
     expect(decideBatchFailure(api('not-found', 10007), early)).toEqual({ kind: 'retry' });
+    expect(decideBatchFailure(api('not-found', 10007), last)).toMatchObject({
+      kind: 'dead-letter',
+      category: 'not-found',
+      errorCode: 10007,
+    });
+  });
+
+  it('stops the run when the worksheet is gone (430013, 430022), whatever the attempt', () => {
+    for (const code of [430013, 430022]) {
+      expect(decideBatchFailure(api('not-found', code), early)).toMatchObject({ kind: 'stop-run' });
+      expect(decideBatchFailure(api('not-found', code), last)).toMatchObject({ kind: 'stop-run' });
+    }
+  });
+
+  // Each category of the taxonomy, as a batch meets it: which stop the run, which put the
+  // batch back, and which dead-letter the rows left open on the last attempt.
+  const CATEGORY_OUTCOME: Record<ErrorCategory, 'stop-run' | 'delay' | 'dead-letter'> = {
+    throttled: 'delay',
+    transient: 'dead-letter',
+    ambiguous: 'dead-letter',
+    'auth-refresh': 'dead-letter',
+    auth: 'stop-run',
+    config: 'stop-run',
+    forbidden: 'stop-run',
+    'app-unavailable': 'delay',
+    'invalid-row': 'dead-letter',
+    conflict: 'dead-letter',
+    'not-found': 'dead-letter',
+    quota: 'stop-run',
+    unknown: 'dead-letter',
+  };
+  it.each(Object.entries(CATEGORY_OUTCOME))('on its last attempt, %s: %s', (category, kind) => {
+    const action = decideBatchFailure(api(category as ErrorCategory), last);
+    expect(action.kind).toBe(kind);
+    if (kind === 'dead-letter')
+      expect(decideBatchFailure(api(category as ErrorCategory), early).kind).toBe('retry');
   });
 });
 

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import { isLaterCursor } from '../../../src/sync/cursor.ts';
-import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
-import { stopsRun } from '../../../src/sync/write-batch.ts';
 
 describe('isLaterCursor: the cursor a run saves only moves forward', () => {
   it('anything is later than no cursor', () => {
@@ -52,32 +49,5 @@ describe('isLaterCursor: the cursor a run saves only moves forward', () => {
     expect(isLaterCursor(new Date('2024-01-01T09:00:00Z'), '2024-01-01T09:00:00.000001Z')).toBe(false);
     expect(isLaterCursor(new Date('2024-01-01T10:00:00Z'), '2024-01-01 09:30:00Z')).toBe(true);
     expect(isLaterCursor('2024-01-01 09:30:00Z', new Date('2024-01-01T10:00:00Z'))).toBe(false);
-  });
-});
-
-describe('stopsRun: which failures end the run instead of the batch', () => {
-  const api = (category: ApiError['category'], errorCode?: number) =>
-    new ApiError('x', {
-      method: 'POST',
-      path: '/v3/x',
-      category,
-      ...(errorCode === undefined ? {} : { errorCode }),
-    });
-
-  it('stops on configuration, authentication, permission and a missing worksheet', () => {
-    expect(stopsRun(new ConfigError('no key'))).toBe(true);
-    expect(stopsRun(new RunStoppedError('stop', 'unknown'))).toBe(true);
-    expect(stopsRun(api('auth', 10102))).toBe(true);
-    expect(stopsRun(api('forbidden', 10005))).toBe(true);
-    expect(stopsRun(api('not-found', 430022))).toBe(true);
-    expect(stopsRun(api('not-found', 430013))).toBe(true);
-  });
-
-  it('goes on after a bad row, a missing row, a transient failure, an unavailable app or any other error', () => {
-    expect(stopsRun(api('invalid-row', 10002))).toBe(false);
-    expect(stopsRun(api('not-found', 10007))).toBe(false);
-    expect(stopsRun(api('transient', 99999))).toBe(false);
-    expect(stopsRun(api('app-unavailable'))).toBe(false);
-    expect(stopsRun(new Error('boom'))).toBe(false);
   });
 });
