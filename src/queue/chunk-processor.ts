@@ -32,6 +32,7 @@ export function createChunkProcessor(
     | 'env'
     | 'redis'
     | 'statePrefix'
+    | 'sourceLimits'
   >,
   queues: RunQueues,
 ) {

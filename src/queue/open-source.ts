@@ -20,13 +20,21 @@ function platformZone(
   return rt.clientFor(spec.source.credentialsEnvPrefix).organisation.timeZone;
 }
 
+/** The job's shared `source.rateLimit` (one Bottleneck per job in Redis), when it has one. */
+function sourceGate(rt: Pick<Runtime, 'sourceLimits'>, spec: JobSpec): SourceDeps['sourceGate'] {
+  const source = spec.source;
+  if (source.type !== 'http' && source.type !== 'postgres' && source.type !== 'mysql') return undefined;
+  if (source.rateLimit === undefined) return undefined;
+  return rt.sourceLimits.gate(spec.name, source.type, source.rateLimit);
+}
+
 /**
  * How a replay reads rows again by their source id, for sources that can (SQL with a
  * keyColumn, worksheets); undefined for the others (files, http), which replay the
  * stored record.
  */
-function readByIds(
-  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
+export function readByIds(
+  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs' | 'sourceLimits'>,
   spec: JobSpec,
   file: string,
   signal?: AbortSignal,
@@ -44,6 +52,7 @@ function readByIds(
       platformTimeZone: platformZone(rt, spec),
       ids,
       signal,
+      sourceGate: sourceGate(rt, spec),
     });
 }
 
@@ -54,7 +63,7 @@ function readByIds(
  * requests and queries in flight, and between records.
  */
 export async function openSource(
-  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
+  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs' | 'sourceLimits'>,
   spec: JobSpec,
   file: string,
   data: Pick<RunJobData, 'replayIds'> & {
@@ -80,6 +89,7 @@ export async function openSource(
         cursorField: spec.incremental?.cursor,
         ...range,
         signal,
+        sourceGate: sourceGate(rt, spec),
       }),
     );
   }
@@ -100,6 +110,7 @@ export async function openSource(
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
     signal,
+    sourceGate: sourceGate(rt, spec),
   };
   // A file is read through once before the first write: a broken line fails the run
   // with nothing written, instead of after the rows above it landed.

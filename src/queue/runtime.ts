@@ -26,6 +26,8 @@ import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
 import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import type { RunStore } from '../sync/state/run-store.ts';
+import { createSourceLimits } from '../sync/sources/source-rate-limit.ts';
+import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import { createRedisConnection } from './redis-connection.ts';
 
 /** Requests, throttled answers and retries made on behalf of one run in this process. */
@@ -82,6 +84,8 @@ export interface Runtime {
   syncDeps(client: PlatformClient, log: Logger): SyncDeps;
   /** The clients made so far, by credentials prefix (metrics read their pace). */
   clients(): ReadonlyMap<string, PlatformClient>;
+  /** The `source.rateLimit` of each job, shared through Redis with every worker. */
+  sourceLimits: SourceLimits;
   /** Attributes client traffic to a run while `fn` runs. */
   withTraffic<T>(traffic: Traffic, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -138,6 +142,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ttlSeconds: settings.runRetentionDays * 86_400,
   });
   const lastGood = createStructureSnapshots({ redis, prefix: statePrefix });
+  const sourceLimits = createSourceLimits({ redis, prefix: statePrefix });
   // OAuth tokens are keyed by token URL and client id alone (no queue prefix): every
   // deployment of one credential must follow one rotating refresh-token chain.
   let tokenRedis: Redis | undefined;
@@ -242,11 +247,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clientFor,
     syncDeps: (client, log) => ({ client, redis, prefix: statePrefix, runs, deadLetters, log }),
     clients: () => clients,
+    sourceLimits,
     withTraffic: (t, fn) => traffic.run(t, fn),
     async close() {
       for (const client of [...clients.values()].reverse()) await client.close().catch(() => undefined);
       for (const client of [...clients.values()]) await client.limiter.stop().catch(() => undefined);
       clients.clear();
+      await sourceLimits.close();
       // QUIT waits for Redis; a connection that is down is just dropped.
       for (const client of [redis, connection]) {
         if (client.status === 'ready') await client.quit().catch(() => undefined);

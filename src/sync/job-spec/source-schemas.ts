@@ -52,6 +52,22 @@ const pagination = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
 ]);
 
+// The third party's limit on this job, across every worker reading its chunks.
+const rateLimit = z
+  .strictObject({
+    perSecond: z
+      .number()
+      .positive()
+      .max(10_000)
+      .optional()
+      .describe('Requests or queries started per second.'),
+    concurrent: intRange(1, 1000).optional().describe('Requests or queries in flight at once.'),
+  })
+  .refine((limit) => limit.perSecond !== undefined || limit.concurrent !== undefined, {
+    error: 'needs perSecond, concurrent or both',
+  })
+  .describe('Limit on the source across all workers (retries count); e.g. { perSecond: 5, concurrent: 2 }.');
+
 const httpSource = z.strictObject({
   type: z.literal('http'),
   url: z
@@ -93,6 +109,7 @@ const httpSource = z.strictObject({
   maxResponseBytes: intRange(1, 8 * 1024 ** 3)
     .optional()
     .describe('Largest response body in bytes; a larger one fails the read (default 268435456, 256 MiB).'),
+  rateLimit: rateLimit.optional(),
 });
 
 function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
@@ -113,6 +130,7 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
         .describe(
           'Read even with a login that can do more than SELECT (superuser, file, program or write rights); default false: such a login is refused.',
         ),
+      rateLimit: rateLimit.optional(),
     })
     .superRefine((source, ctx) => {
       const problem = source.query === undefined ? undefined : statementProblem(source.query, type);

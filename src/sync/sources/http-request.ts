@@ -15,6 +15,7 @@ import type { HttpLimits } from './http-limits.ts';
 import { redactSecrets, safeUrl } from './redact.ts';
 import { SourceError } from './source-error.ts';
 import { PRIVATE_ADDRESS_CODE } from './private-address-guard.ts';
+import type { SourceGate } from './source-rate-limit.ts';
 
 export interface JsonRequest {
   method: 'GET' | 'POST';
@@ -30,6 +31,8 @@ export interface JsonRequest {
   /** Carries the connect timeout (an undici Agent made per read). */
   dispatcher: Dispatcher;
   limits: HttpLimits;
+  /** The job's `source.rateLimit`: every attempt, retries included, takes its turn. */
+  gate?: SourceGate | undefined;
 }
 
 /** A 2xx response whose body is not read yet. */
@@ -38,6 +41,8 @@ export interface OpenResponse {
   contentType: string;
   /** `GET https://host/path (page 2)`, secrets masked: the prefix of every message. */
   where: string;
+  /** Gives back the rate-limit slot the request holds; call once the body is read or dropped. */
+  release: () => void;
 }
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -121,6 +126,15 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
   // An env reference may sit in the path (`/v1/${TOKEN}/items`): mask it there too.
   const where = redactSecrets(`${req.method} ${safeUrl(req.url.href)} (${req.label})`, req.secrets);
   const attempt = async (): Promise<OpenResponse> => {
+    const release = (await req.gate?.take()) ?? (() => undefined);
+    try {
+      return await send(release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  };
+  const send = async (release: () => void): Promise<OpenResponse> => {
     let response;
     try {
       response = await request(req.url, {
@@ -149,7 +163,8 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
       }
       // Only the error code is kept, not the error: a driver message may quote the request.
       const message = redactSecrets(`${where} failed: ${explainNetworkCode(code, req.limits)}`, secrets);
-      if (!NETWORK_CODES.has(code)) throw new AbortError(new AttemptError(message, undefined, undefined));
+      if (!NETWORK_CODES.has(code))
+        throw new AbortError(new AttemptError(message, undefined, undefined));
       throw new AttemptError(message, undefined, undefined);
     }
     const { statusCode, headers, body } = response;
@@ -169,7 +184,7 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
       discardBody(body);
       throw new AbortError(tooLarge(where, req.limits, `(content-length ${declared})`));
     }
-    return { body, contentType: String(headers['content-type'] ?? 'no content-type'), where };
+    return { body, contentType: String(headers['content-type'] ?? 'no content-type'), where, release };
   };
   const retries = req.retry?.retries ?? 3;
   const maxTimeout = req.retry?.maxTimeoutMs ?? 10_000;

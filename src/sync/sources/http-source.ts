@@ -18,9 +18,10 @@ import { readSetting } from '../../../config/settings.ts';
 import { createPrivateAddressGuard } from './private-address-guard.ts';
 import { streamJsonElements, type StreamRest } from './http-json-stream.ts';
 import { httpLimits } from './http-limits.ts';
-import { openResponse } from './http-request.ts';
+import { openResponse, type OpenResponse } from './http-request.ts';
 import { parseJsonObject } from './ndjson-source.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
+import { createLocalGate } from './source-rate-limit.ts';
 
 function parseBaseUrl(url: string): URL {
   try {
@@ -53,10 +54,17 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
         ? createPrivateAddressGuard(limits.connectTimeoutMs)
         : { timeout: limits.connectTimeoutMs },
   });
+  // Without the job's shared limit (validate, preview) the spec's limit holds for this read.
+  const local =
+    deps.sourceGate === undefined && spec.rateLimit !== undefined
+      ? createLocalGate(spec.rateLimit)
+      : undefined;
+  const gate = deps.sourceGate ?? local?.gate;
   try {
     yield* readPages();
   } finally {
     await agent.destroy().catch(() => undefined);
+    await local?.close();
   }
 
   async function* readPages(): AsyncGenerator<SourceItem> {
@@ -86,56 +94,70 @@ export async function* readHttpSource(spec: HttpSourceSpec, deps: SourceDeps): A
         retry: deps.httpRetry,
         dispatcher: agent,
         limits,
+        gate,
       });
-      const rest: StreamRest = {};
-      const elements = streamJsonElements(
-        res,
-        { itemsPath, keepOutside: pagination.type === 'cursor', limits, signal: deps.signal },
-        rest,
-      );
-      let count = 0;
-      for await (const element of elements) {
-        count++;
-        const parsed = parseJsonObject(element.text);
-        if ('problem' in parsed) {
-          yield invalidRecord(
-            { index: index++, page: pagesRead + 1 },
-            `${res.where}: item ${count}: ${parsed.problem}`,
-          );
-          continue;
-        }
-        const decision = keep(parsed.data);
-        if (!decision.keep) continue;
-        yield {
-          data: parsed.data,
-          position: { index: index++, page: pagesRead + 1 },
-          ...('cursor' in decision ? { cursor: decision.cursor } : {}),
-        };
+      let more: boolean;
+      try {
+        more = yield* readPage(res, pagesRead);
+      } finally {
+        // The request holds its slot while its body streams: `concurrent` counts open responses.
+        res.release();
       }
-      const where = res.where;
-      const body = rest.value;
-      if (pagination.type === 'none' || count === 0) return;
-      if (pagination.type === 'page') {
-        if (count < (pagination.pageSize ?? 100)) return;
-        page++;
+      if (!more) return;
+    }
+  }
+
+  /** Yields one page's items; says whether another page follows. */
+  async function* readPage(res: OpenResponse, pagesRead: number): AsyncGenerator<SourceItem, boolean> {
+    const rest: StreamRest = {};
+    const elements = streamJsonElements(
+      res,
+      { itemsPath, keepOutside: pagination.type === 'cursor', limits, signal: deps.signal },
+      rest,
+    );
+    let count = 0;
+    for await (const element of elements) {
+      count++;
+      const parsed = parseJsonObject(element.text);
+      if ('problem' in parsed) {
+        yield invalidRecord(
+          { index: index++, page: pagesRead + 1 },
+          `${res.where}: item ${count}: ${parsed.problem}`,
+        );
         continue;
       }
-      const next = getAtPath(body, splitDotPath(pagination.cursorPath));
-      if (isEmptyCursor(next)) return;
-      if (typeof next !== 'string' && typeof next !== 'number') {
-        throw new SourceError(
-          'SOURCE_FORMAT',
-          `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`,
-        );
-      }
-      // An API that hands back the cursor it was given would page forever.
-      if (String(next) === cursor) {
-        throw new SourceError(
-          'SOURCE_FORMAT',
-          `${where}: the API returned the same next cursor again; stopping instead of looping`,
-        );
-      }
-      cursor = String(next);
+      const decision = keep(parsed.data);
+      if (!decision.keep) continue;
+      yield {
+        data: parsed.data,
+        position: { index: index++, page: pagesRead + 1 },
+        ...('cursor' in decision ? { cursor: decision.cursor } : {}),
+      };
     }
+    const where = res.where;
+    const body = rest.value;
+    if (pagination.type === 'none' || count === 0) return false;
+    if (pagination.type === 'page') {
+      if (count < (pagination.pageSize ?? 100)) return false;
+      page++;
+      return true;
+    }
+    const next = getAtPath(body, splitDotPath(pagination.cursorPath));
+    if (isEmptyCursor(next)) return false;
+    if (typeof next !== 'string' && typeof next !== 'number') {
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${where}: cursorPath "${pagination.cursorPath}" is ${describeJsonType(next)}, expected a string or number`,
+      );
+    }
+    // An API that hands back the cursor it was given would page forever.
+    if (String(next) === cursor) {
+      throw new SourceError(
+        'SOURCE_FORMAT',
+        `${where}: the API returned the same next cursor again; stopping instead of looping`,
+      );
+    }
+    cursor = String(next);
+    return true;
   }
 }

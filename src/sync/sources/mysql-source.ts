@@ -16,6 +16,7 @@ import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { onAbort } from './on-abort.ts';
+import { limitCalls } from './source-rate-limit.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { MYSQL_WALL_CLOCK_TYPES } from './sql-wall-clock-types.ts';
@@ -140,45 +141,43 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
     deps.signal,
     () => void killQuery(url, timeoutMs, conn.threadId).finally(() => conn.destroy()),
   );
+  // One slot of the job's source.rateLimit per page query.
+  const queries = limitCalls(spec.rateLimit, deps.sourceGate, async (sql: string, params: unknown[]) => {
+    try {
+      return await readOnlyQuery(conn, sql, params);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const message = redactSecrets((err as Error).message, secrets);
+      if (code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION') {
+        throw new SourceError(
+          'SOURCE_CONFIG',
+          `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`,
+        );
+      }
+      // MariaDB 1969 (max_statement_time), MySQL 3024 (max_execution_time); mysql2 names only the latter.
+      const errno = (err as { errno?: unknown }).errno;
+      if (errno === 1969 || errno === 3024) {
+        throw new SourceError(
+          'SOURCE_UNAVAILABLE',
+          `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`,
+        );
+      }
+      const kind =
+        typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
+      throw new SourceError(kind, `${who}: query failed: ${message}`);
+    }
+  });
   try {
-    yield* readKeysetPages(
-      spec,
-      mysqlDialect,
-      async (sql, params) => {
-        try {
-          return await readOnlyQuery(conn, sql, params);
-        } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          const message = redactSecrets((err as Error).message, secrets);
-          if (code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION') {
-            throw new SourceError(
-              'SOURCE_CONFIG',
-              `${who}: the query tried to write (${message}); source queries run in a READ ONLY transaction`,
-            );
-          }
-          // MariaDB 1969 (max_statement_time), MySQL 3024 (max_execution_time); mysql2 names only the latter.
-          const errno = (err as { errno?: unknown }).errno;
-          if (errno === 1969 || errno === 3024) {
-            throw new SourceError(
-              'SOURCE_UNAVAILABLE',
-              `${who}: the query ran longer than ROWBRIDGE_SOURCE_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped`,
-            );
-          }
-          const kind =
-            typeof code === 'string' && CONFIG_ERRORS.has(code) ? 'SOURCE_CONFIG' : 'SOURCE_UNAVAILABLE';
-          throw new SourceError(kind, `${who}: query failed: ${message}`);
-        }
-      },
-      {
-        since: deps.since,
-        sinceInclusive: deps.sinceInclusive,
-        until: deps.until,
-        ids: deps.ids,
-        signal: deps.signal,
-      },
-    );
+    yield* readKeysetPages(spec, mysqlDialect, queries.call, {
+      since: deps.since,
+      sinceInclusive: deps.sinceInclusive,
+      until: deps.until,
+      ids: deps.ids,
+      signal: deps.signal,
+    });
   } finally {
     stop();
+    await queries.close();
     await conn.end().catch(() => undefined);
   }
 }

@@ -14,6 +14,7 @@ import type { SourceDeps } from './source-deps.ts';
 import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { onAbort } from './on-abort.ts';
+import { limitCalls } from './source-rate-limit.ts';
 import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { pgWallClockTypes } from './sql-wall-clock-types.ts';
@@ -114,27 +115,25 @@ export async function* readPostgresSource(
         .finally(() => client.end())
         .catch(() => undefined),
   );
+  // One slot of the job's source.rateLimit per page query.
+  const queries = limitCalls(spec.rateLimit, deps.sourceGate, async (sql: string, params: unknown[]) => {
+    try {
+      return await readOnlyQuery(client, sql, params, timeoutMs);
+    } catch (err) {
+      throw queryError(err, who, secrets, timeoutMs);
+    }
+  });
   try {
-    yield* readKeysetPages(
-      spec,
-      postgresDialect,
-      async (sql, params) => {
-        try {
-          return await readOnlyQuery(client, sql, params, timeoutMs);
-        } catch (err) {
-          throw queryError(err, who, secrets, timeoutMs);
-        }
-      },
-      {
-        since: deps.since,
-        sinceInclusive: deps.sinceInclusive,
-        until: deps.until,
-        ids: deps.ids,
-        signal: deps.signal,
-      },
-    );
+    yield* readKeysetPages(spec, postgresDialect, queries.call, {
+      since: deps.since,
+      sinceInclusive: deps.sinceInclusive,
+      until: deps.until,
+      ids: deps.ids,
+      signal: deps.signal,
+    });
   } finally {
     stop();
+    await queries.close();
     await client.end().catch(() => undefined);
   }
 }

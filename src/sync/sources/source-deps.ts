@@ -1,6 +1,7 @@
 /** What `createSource` needs besides the spec: where to find things and what was read before. */
 import type { Filter } from '../../api/types.ts';
 import type { NormalisedRow } from '../../api/types.ts';
+import type { SourceGate } from './source-rate-limit.ts';
 
 /** What the worksheet source asks the other application's client for. */
 export interface WorksheetReadQuery {
@@ -67,4 +68,10 @@ export interface SourceDeps {
   /** Stops the read between records (and aborts http requests in flight). */
   signal?: AbortSignal | undefined;
   httpRetry?: HttpRetryOptions | undefined;
+  /**
+   * The job's `source.rateLimit` shared with every worker reading its chunks (one
+   * Bottleneck per job in Redis, made by the runtime). Without it an http or SQL source
+   * with a rateLimit keeps it within this read only.
+   */
+  sourceGate?: SourceGate | undefined;
 }

@@ -4,6 +4,7 @@
  * a schema cannot (files exist, environment variables are set, responses have the shape).
  */
 import type { Filter } from '../../api/types.ts';
+import type { SourceRateLimit } from './source-rate-limit.ts';
 
 /** A CSV file read as a stream. */
 export interface CsvSourceSpec {
@@ -88,6 +89,8 @@ export interface HttpSourceSpec {
   bodyTimeoutMs?: number;
   /** Largest response body read (256 MiB); a larger one fails the read. @defaultValue `268435456` */
   maxResponseBytes?: number;
+  /** Pace and concurrency the API allows this job, across all workers (retries count). */
+  rateLimit?: SourceRateLimit;
 }
 
 /**
@@ -120,6 +123,8 @@ export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
    * the query. @defaultValue `false`
    */
   allowPrivilegedSource?: boolean;
+  /** Queries started per second and running at once, across all workers reading the job. */
+  rateLimit?: SourceRateLimit;
 }
 
 export type PostgresSourceSpec = SqlSourceSpec<'postgres'>;
