@@ -24,7 +24,8 @@ describe('two deployments sharing one OAuth credential', () => {
   const runtimes: Runtime[] = [];
 
   beforeAll(async () => {
-    emulator = await startEmulator({ accessTokenTtlMs: 60_000 });
+    // Longer than the client's refresh margin (60 s): a token that young is used, not renewed.
+    emulator = await startEmulator({ accessTokenTtlMs: 600_000 });
     appId = emulator.createApp({ name: 'shared' }).appId;
     oauth = emulator.createOAuthClient([appId]);
     redis = new Redis(REDIS_URL);
@@ -66,15 +67,29 @@ describe('two deployments sharing one OAuth credential', () => {
     const a = deployment(`rbtest-sec-oauth-a-${process.pid}`);
     const b = deployment(`rbtest-sec-oauth-b-${process.pid}`);
     const get = { method: 'GET', path: '/v3/app', write: false } as const;
+    const tokenPath = new URL(emulator.tokenUrl).pathname;
+    /** Token requests the platform has answered so far, and whether each gave a token. */
+    const refreshes = () => {
+      const asked = emulator.requests.filter((r) => r.path === tokenPath);
+      return { asked: asked.length, refused: asked.filter((r) => r.httpStatus !== 200).length };
+    };
     await a.call(get);
-    // b starts with the env's refresh token, which a's refresh has revoked.
+    expect(refreshes()).toEqual({ asked: 1, refused: 0 });
+    // b starts with the env's refresh token, which a's refresh has revoked: it takes a's.
     await b.call(get);
+    expect(refreshes()).toEqual({ asked: 1, refused: 0 });
     emulator.expireAccessTokens();
     await b.call(get);
     await a.call(get);
+    // One expiry, one refresh: a takes the token b's refresh stored.
+    expect(refreshes()).toEqual({ asked: 2, refused: 0 });
     emulator.expireAccessTokens();
     await a.call(get);
     await b.call(get);
+    expect(refreshes()).toEqual({ asked: 3, refused: 0 });
+    // Every API call was answered with data: none failed and none was sent twice.
+    const calls = emulator.requests.filter((r) => r.path === '/v3/app');
+    expect(calls.filter((r) => r.errorCode === 1)).toHaveLength(6);
   });
 
   it('names the chain by token URL and client id only', () => {
