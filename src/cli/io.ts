@@ -7,7 +7,11 @@ export const EXIT = {
   failure: 1,
   /** `run` finished, but some rows were dead-lettered. */
   deadLettered: 2,
+  /** `run` finished, but the job's `expect:` did not hold (docs/expectations.md). */
+  expectationNotMet: 3,
   usage: 64,
+  /** `run`: another process (a worker, another `run`) is working the job: nothing was done. */
+  busy: 75,
   /** Stopped by Ctrl-C (or SIGTERM) after handing back what it held: the run stays resumable. */
   interrupted: 130,
 } as const;

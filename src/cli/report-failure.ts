@@ -9,6 +9,7 @@ import type { CliIo } from './io.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
 import { RedisUnreachableError } from './redis-reachable.ts';
 import { RunInterruptedError } from './run-interrupted-error.ts';
+import { JobBusyError } from './job-busy-error.ts';
 
 /** The first error in the cause chain that carries a socket address (a refused or timed-out connect). */
 function socketAddress(err: unknown): { host: string; port?: number } | undefined {
@@ -56,6 +57,10 @@ export function reportFailure(err: unknown, io: CliIo): number {
   if (err instanceof UsageError || err instanceof BackfillRangeError) {
     io.err(err.message);
     return EXIT.usage;
+  }
+  if (err instanceof JobBusyError) {
+    io.err(err.message);
+    return EXIT.busy;
   }
   if (err instanceof RunInterruptedError) {
     io.err(err.message);

@@ -1,4 +1,4 @@
-import { startOrResumeRun } from '../queue/start-or-resume-run.ts';
+import type { Runtime } from '../queue/runtime.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { findUnfinishedRun } from '../queue/resume-run.ts';
@@ -14,17 +14,21 @@ import { loadSettings } from '../../config/settings.ts';
 /** How long `run` tries to reach Redis before saying it cannot (well inside 5 s). */
 const FIRST_REACH_MS = 3_000;
 import { workRunsInProcess } from './work-run.ts';
+import { deliverOwnNotifications } from '../queue/notify-worker.ts';
+import { localQueuePrefix, startLocalRun } from './local-run.ts';
 
 const RUN = defineCommand({
   name: 'run',
   usage: ['run JOB [--json] [--force] [--full] [--fresh] [--concurrency N]'],
   description:
-    'Runs a job now, in this process: queues it and works it here until it is done.\n' +
+    'Runs a job now, in this process and with its environment, in queues of its own that no\n' +
+    'worker takes from; when a worker (or another run) is working the job, says so, exit 75.\n' +
     'A run of the job that did not finish (killed, interrupted, or failed on a cause since\n' +
     'fixed) is resumed under its own id instead: rows it already wrote are not written again.\n' +
     'JOB is a name in jobs/ (orders) or a file (jobs/orders.yaml).\n' +
-    'Exit 0 every row landed, 2 some rows were dead-lettered, 1 failure, 64 misuse,\n' +
-    '130 interrupted (Ctrl-C; the run stays resumable).',
+    'Exit 0 every row landed, 2 some rows were dead-lettered, 3 an expectation was not met,\n' +
+    '1 failure, 64 misuse,\n' +
+    '75 the job is being worked elsewhere, 130 interrupted (Ctrl-C; the run stays resumable).',
   options: {
     json: { type: 'boolean', help: 'print the run and its report as JSON' },
     force: { type: 'boolean', help: "mirror: delete past the job's safety threshold" },
@@ -64,8 +68,11 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   try {
     const concurrency = positiveInt(parsed.values.concurrency, 'concurrency');
     // Redis restarting as the command starts is waited for, like one restarting mid-run.
+    // The run lives in queues of its own, which no worker listens to (./local-run.ts).
+    const local: Runtime = { ...rt, queuePrefix: localQueuePrefix(rt.queuePrefix, job.name) };
     const { runId, resumed } = await createRedisWatch(rt, io, 'no run was started').outlast(() =>
-      startOrResumeRun(rt, job.name, {
+      startLocalRun(local, job.name, {
+        command: cmd(io),
         ...(parsed.values.force === true ? { force: true } : {}),
         ...(parsed.values.full === true ? { full: true } : {}),
         ...(parsed.values.fresh === true ? { fresh: true } : {}),
@@ -80,12 +87,14 @@ export async function main(args: string[], io: CliIo): Promise<number> {
           '(--fresh starts anew)',
       );
     }
-    const [result] = await workRunsInProcess(rt, [runId], io, {
+    const [result] = await workRunsInProcess(local, [runId], io, {
       ...(concurrency === undefined ? {} : { concurrency }),
       showProgress: parsed.values.json !== true,
       label: `run ${job.name}`,
     });
     const { record, report } = result!;
+    // Its own notifications go out before the command ends; what fails is the workers' to retry.
+    for (const line of await deliverOwnNotifications(rt, runId)) io.err(line);
     if (parsed.values.json === true) io.out(JSON.stringify({ run: record, report }, null, 2));
     else if (record?.status === 'failed' && io.isTty) {
       const resumable = (await findUnfinishedRun(rt, job.name))?.runId === runId;

@@ -16,6 +16,7 @@ import { decidePullStart } from '../sync/pull-start.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
+import { accountingError, unmetExpectations } from '../sync/run-checks.ts';
 import { LANDED_OUTCOMES } from '../sync/resolve-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
@@ -24,8 +25,12 @@ import type { SyncContext } from '../sync/sync-context.ts';
 import { createChunkProcessor } from './chunk-processor.ts';
 import { describeUnwritten, findUnwritten, reviveFailedChildren } from './failed-children.ts';
 import { fanOutBatches } from './fan-out.ts';
+import { createHintRuns } from './hint-run.ts';
+import { createHookInbox } from './hook-inbox.ts';
 import { openSource } from './open-source.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
+import { hasRunWorkers } from './has-run-workers.ts';
+import { notifyRunFinished } from './notify-run.ts';
 import { requeueRun } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
 import type { Runtime, Traffic } from './runtime.ts';
@@ -55,6 +60,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
   const processChunk = createChunkProcessor(rt, queues);
   const snapshots = createStructureSnapshots({ redis: rt.redis, prefix: rt.statePrefix });
   const adoptions = createIndexAdoptions({ redis: rt.redis, prefix: rt.statePrefix });
+  const hints = createHintRuns(rt, createHookInbox({ redis: rt.redis, prefix: rt.statePrefix }), runQueue);
 
   return async function processRun(
     job: Job<RunJobData>,
@@ -72,6 +78,9 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
   async function isAbandoned(holder: string): Promise<boolean> {
     const held = await rt.runs.get(holder);
     if (held?.queueJobId === undefined) return false;
+    // A run of `run JOB` lives in that command's own queues: lost only when nobody listens there.
+    const queues = held.queues ?? rt.settings.queuePrefix;
+    if (queues !== rt.queuePrefix) return !(await hasRunWorkers(rt, queues));
     const queued = await runQueue.getJob(held.queueJobId);
     if (queued === undefined) return true;
     const state = await queued.getState();
@@ -99,7 +108,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     const record =
       (await rt.runs.get(runId)) ??
       (await rt.runs.create({ runId, job: job.data.job, trigger: job.data.trigger }));
-    if (record.status === 'completed' || record.status === 'skipped') return { kind: 'done', record };
+    if (record.status === 'completed' || record.status === 'unmet' || record.status === 'skipped')
+      return { kind: 'done', record };
     if (record.status === 'failed') {
       // A batch stopped the run while this job waited for it: the job fails too, and
       // the run stays resumable for the next `run JOB`.
@@ -138,6 +148,22 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     const log = rt.logger.child({ job: job.data.job, runId });
 
     const holder = await acquire(job.data.job, runId);
+    // A hint run waits for the run ahead of it: its hints are not in that run.
+    if (holder !== undefined && job.data.trigger === 'hook')
+      return delay(job, token, await hints.retryDelayMs(job.data.job));
+    if (holder === undefined && job.data.trigger === 'hook' && job.data.step !== 'finalize') {
+      const gate = await hints.begin(job.data.job, runId);
+      if (gate.go !== 'read') {
+        await rt.runs.releaseJob(job.data.job, runId);
+        if (gate.go === 'wait') return delay(job, token, gate.delayMs);
+        await rt.runs.update(runId, {
+          status: 'skipped',
+          message: 'its hints were taken by an earlier run',
+          finishedAt: new Date().toISOString(),
+        });
+        return rt.runs.get(runId);
+      }
+    }
     if (holder !== undefined) {
       await rt.runs.update(runId, {
         status: 'skipped',
@@ -165,6 +191,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     } catch (err) {
       if (
         err instanceof WaitingChildrenError ||
+        err instanceof DelayedError ||
         err instanceof UnrecoverableError ||
         signal?.aborted === true
       )
@@ -177,6 +204,11 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       const message = (err as Error).message;
       log.error({ err: { message, category: policy.category } }, 'run failed');
       await rt.runs.fail(runId, message);
+      const code = (err as { code?: unknown }).code;
+      await rt.runs.update(runId, {
+        category: policy.category,
+        ...(typeof code === 'string' ? { errorCode: code } : {}),
+      });
       await finish();
       throw new UnrecoverableError(message);
     } finally {
@@ -208,7 +240,10 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         await addChunkJobs(job, job.data.range);
         return;
       }
-      const source = await openSource(rt, run.spec, run.file, job.data, runId, undefined, signal);
+      const source =
+        job.data.trigger === 'hook'
+          ? await hints.source(run, ctx, runId, signal)
+          : await openSource(rt, run.spec, run.file, job.data, runId, undefined, signal);
       const { progress, batches: batchNo } = await fanOutBatches(rt, batches, job, readCtx, source, signal);
       await rt.runs.update(runId, {
         read: progress.read,
@@ -238,7 +273,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       };
       const decided = await decideKeyScan(target, {
         full: job.data.full === true,
-        replay: job.data.replayIds !== undefined,
+        // A hint run names a few rows: their keys are looked up, never a full scan.
+        replay: job.data.replayIds !== undefined || job.data.trigger === 'hook',
       });
       log.info(
         { keyMatch: decided },
@@ -293,12 +329,23 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         await finish();
         throw new UnrecoverableError(message);
       }
+      // Every row read has one outcome, or the run is no success (issue 27 §2): checked
+      // before deletes and the cursor, so a miscounted run changes nothing more.
+      const miscount = accountingError(await rt.runs.report(runId));
+      if (miscount !== undefined) {
+        await rt.runs.fail(runId, miscount);
+        await finish();
+        throw new UnrecoverableError(miscount);
+      }
       await rt.runs.update(runId, { status: 'finalizing' });
       // A replay read dead letters, not the source: what it did not see is not gone.
-      const result =
-        job.data.replayIds === undefined
-          ? await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true))
-          : { deleted: 0 };
+      // A hint run deletes only the rows it named that the source no longer has.
+      const result: { deleted: number; refused?: string } =
+        job.data.trigger === 'hook'
+          ? await rt.withTraffic(traffic, () => hints.finish(spec, ctx, runId))
+          : job.data.replayIds === undefined
+            ? await rt.withTraffic(traffic, () => mirrorDeletes(spec, ctx, job.data.force === true))
+            : { deleted: 0 };
       if (result.refused !== undefined) {
         await rt.runs.fail(runId, result.refused);
         await finish();
@@ -308,6 +355,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         spec.incremental !== undefined &&
         current?.cursor !== undefined &&
         job.data.replayIds === undefined &&
+        job.data.trigger !== 'hook' &&
         job.data.range === undefined
       ) {
         // Saved only now that every write the cursor covers is confirmed. A backfill
@@ -321,7 +369,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       // The structure this mapping last worked with: the next run compares against it.
       await snapshots.save(spec.name, structure, spec.mappings);
       await rt.runs.update(runId, {
-        status: 'completed',
+        ...verdict(spec, { ...(await rt.runs.report(runId)), deleted: result.deleted }),
         deleted: result.deleted,
         finishedAt: new Date().toISOString(),
       });
@@ -374,8 +422,15 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       if (spec.incremental !== undefined && progress.cursor !== undefined && range === undefined) {
         await rt.runs.setCursor(spec.name, JSON.stringify(progress.cursor), start.shape);
       }
+      const counts = { ...(await rt.runs.report(runId)), read: progress.read };
+      const miscount = accountingError(counts);
+      if (miscount !== undefined) {
+        await rt.runs.fail(runId, miscount);
+        await finish();
+        throw new UnrecoverableError(miscount);
+      }
       await rt.runs.update(runId, {
-        status: 'completed',
+        ...verdict(spec, counts),
         read: progress.read,
         finishedAt: new Date().toISOString(),
       });
@@ -421,16 +476,31 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       await flushTraffic();
       await rt.runs.releaseJob(job.data.job, runId);
       const final = await rt.runs.get(runId);
-      if (final?.status === 'completed') {
+      // A run short of its expectations wrote every row all the same: its state goes too.
+      if (final?.status === 'completed' || final?.status === 'unmet') {
         await rt.runs.dropRowState(runId);
         // The job is whole again: an older failed run of it is no longer to be resumed.
         const stale = await rt.runs.takeResumable(job.data.job);
         if (stale !== undefined && stale !== runId) await rt.runs.dropRowState(stale);
       }
       logFinished(log, final, await rt.runs.report(runId));
+      // A notifier that fails never fails the run: it shows in the notify queue and the log.
+      await notifyRunFinished(rt, job.data.job, runId).catch((err: unknown) =>
+        log.warn({ err: { message: (err as Error).message } }, 'notifications of the run not queued'),
+      );
       return final;
     }
   }
+}
+
+/** `completed`, or `unmet` with what the job's `expect:` missed (docs/expectations.md). */
+function verdict(
+  spec: JobSpec,
+  counts: Parameters<typeof unmetExpectations>[1],
+): { status: 'completed' } | { status: 'unmet'; message: string; category: string } {
+  const unmet = unmetExpectations(spec.expect, counts);
+  if (unmet.length === 0) return { status: 'completed' };
+  return { status: 'unmet', message: `expectation not met: ${unmet.join('; ')}`, category: 'expectation' };
 }
 
 function logFinished(log: Logger, final: RunRecord | undefined, report: unknown): void {
@@ -461,6 +531,12 @@ async function handBackOnAbort<T>(
     await job.moveToDelayed(Date.now(), token);
     throw new DelayedError();
   }
+}
+
+/** Puts a run job back to be taken again in `delayMs`, without charging it an attempt. */
+async function delay(job: Job<RunJobData>, token: string | undefined, delayMs: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + delayMs, token);
+  throw new DelayedError();
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { localQueuePrefix } from '../../src/cli/local-run.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/packed-rows.ts';
 import { killChildren, spawnCli, until, writeBackfillJob, writeLedgerJob } from '../helpers/cli-process.ts';
@@ -44,18 +45,25 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
     }
   }
 
-  /** The ledger job and `workers` worker processes; batch jobs are held until `release`. */
-  async function setUp(name: string, workers: number) {
+  /**
+   * The ledger job and `workers` worker processes; batch jobs are held until `release`.
+   * `queues` are those of `run JOB` (the job's own) or, with `shared`, the workers'.
+   */
+  async function setUp(name: string, workers: number, queuesOf: 'run ledger' | 'shared' = 'run ledger') {
     // Two quick attempts: a job that no worker reads fails for good in well under a second.
     h = await createHarness(name, {}, { ROWBRIDGE_BATCH_ATTEMPTS: '2', ROWBRIDGE_BATCH_BACKOFF_MS: '10' });
     const ws = await writeLedgerJob(h, ROWS, 'upsert');
-    const queues = createQueues(h.rt);
+    const sharedQueues = createQueues(h.rt);
+    const runQueues = createQueues({ ...h.rt, queuePrefix: localQueuePrefix(h.rt.queuePrefix, 'ledger') });
+    const queues = queuesOf === 'shared' ? sharedQueues : runQueues;
     for (let i = 0; i < workers; i += 1) cli(['worker', '--concurrency', '2', '--no-schedules']);
     await queues.batches.pause();
+    const all = [sharedQueues, runQueues];
     const entries = () => h!.emulator.state.rows(ws).map((r) => String(r.values.entry));
     return {
       queues,
       entries,
+      close: () => Promise.all(all.map((q) => q.close())),
       /** Rewrites batch job `id` as a newer rowbridge would add it, lets the jobs go, and returns its entries. */
       async release(id: string): Promise<string[]> {
         const job = (await queues.batches.getJob(id))!;
@@ -86,9 +94,16 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
         expect(new Set(keys).size).toBe(ROWS);
         expect(report).toMatchObject({ created: ROWS, updated: 0, unchanged: 0, deadLetteredTotal: 0 });
         expect(await h!.rt.runs.resumableRun(job)).toBeUndefined();
-        // Nothing of the failed job is left behind in the queues.
-        expect(await queues.batches.getFailedCount()).toBe(0);
-        expect(await queues.runs.getFailedCount()).toBe(0);
+        // Nothing of the failed job is left behind in the queues, the workers' or run's.
+        const local = createQueues({ ...h!.rt, queuePrefix: localQueuePrefix(h!.rt.queuePrefix, job) });
+        try {
+          for (const q of [sharedQueues, local]) {
+            expect(await q.batches.getFailedCount()).toBe(0);
+            expect(await q.runs.getFailedCount()).toBe(0);
+          }
+        } finally {
+          await local.close();
+        }
       },
     };
   }
@@ -115,7 +130,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
   }
 
   it('fails the run (exit 1, resumable, that job rows missing), and `run JOB` writes them: every row once, counted once', async () => {
-    // One worker process shares the Redis with the `run` command's own workers.
+    // A worker process shares the Redis; it takes nothing of `run`'s (its queues are its own).
     const t = await setUp('unwritten-batch', 1);
     try {
       const { runId, lost, failed } = await failedLedgerRun(t);
@@ -133,7 +148,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       // This version reads what it adds: the resumed run reads the failed job's rows again.
       await t.resumeWritesAll('ledger', runId);
     } finally {
-      await t.queues.close();
+      await t.close();
     }
   });
 
@@ -158,13 +173,13 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       expect(await t.queues.batches.getFailedCount()).toBe(1);
       await t.resumeWritesAll('ledger', runId);
     } finally {
-      await t.queues.close();
+      await t.close();
     }
   });
 
   it('in a backfill, fails the run over the chunk whose batch job failed, and `run JOB` writes its rows once', async () => {
     // A backfill is worked by the workers: two processes share it.
-    const t = await setUp('unwritten-chunk', 2);
+    const t = await setUp('unwritten-chunk', 2, 'shared');
     try {
       await writeBackfillJob(h!);
       const enqueued = await ended(
@@ -197,7 +212,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
 
       await t.resumeWritesAll('backfill', runId);
     } finally {
-      await t.queues.close();
+      await t.close();
     }
   });
 });

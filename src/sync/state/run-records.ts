@@ -1,8 +1,9 @@
 import type { RunKeys } from './run-keys.ts';
 
-export type RunStatus = 'queued' | 'running' | 'finalizing' | 'completed' | 'failed' | 'skipped';
+/** `unmet`: every row was written, but the job's `expect:` did not hold (docs/expectations.md). */
+export type RunStatus = 'queued' | 'running' | 'finalizing' | 'completed' | 'unmet' | 'failed' | 'skipped';
 
-export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'skipped']);
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'unmet', 'failed', 'skipped']);
 
 export interface RunRecord {
   runId: string;
@@ -15,6 +16,9 @@ export interface RunRecord {
   finishedAt?: string;
   /** Why the run failed or was stopped, in one sentence. */
   message?: string;
+  /** A failed run: its error's category and code (`ROWBRIDGE_SCHEMA_DRIFT`...), for notifications. */
+  category?: string;
+  errorCode?: string;
   /** Incremental cursor the run read up to (saved as the job's cursor when it completes). */
   cursor?: string;
   /** Number of batches the reader produced; set when reading is done. */
@@ -33,6 +37,8 @@ export interface RunRecord {
   phase?: string;
   /** Id of the run's job in the runs queue (a scheduled run's differs from its run id). */
   queueJobId?: string;
+  /** The BullMQ prefix of the queues the run lives in when not the shared ones (`run JOB` works its runs in its own). */
+  queues?: string;
   /** What started the run: `cli`, `schedule`, `enqueue`, `replay`. */
   trigger?: string;
   /** A backfill range, or the dead letters replayed. */
@@ -123,7 +129,7 @@ export function createRunRecords(keys: RunKeys): RunRecords {
     async reopen(runId) {
       await redis
         .multi()
-        .hdel(keys.run(runId), 'message', 'finishedAt')
+        .hdel(keys.run(runId), 'message', 'finishedAt', 'category', 'errorCode')
         .hset(keys.run(runId), 'status', 'queued')
         .persist(keys.ledger(runId))
         .persist(keys.outcomes(runId))
