@@ -13,7 +13,8 @@ export interface RunJobData {
   /** Absent on jobs a scheduler made: the processor gives them a run id. */
   runId?: string;
   job: string;
-  trigger: 'cli' | 'enqueue' | 'schedule' | 'replay';
+  /** `hook`: a hint run, which writes the rows webhook calls named (hint-run.ts). */
+  trigger: 'cli' | 'enqueue' | 'schedule' | 'replay' | 'hook';
   step?: 'read' | 'finalize';
   /** Mirror: delete past the safety threshold. */
   force?: boolean;

@@ -68,7 +68,7 @@ export async function mirrorDeletes(
 }
 
 /** Deletes are idempotent: an unknown outcome is sent again, a row already gone is done. */
-async function deleteChunk(ctx: SyncContext, rowIds: string[], permanent: boolean): Promise<void> {
+export async function deleteChunk(ctx: SyncContext, rowIds: string[], permanent: boolean): Promise<void> {
   for (let round = 0; ; round += 1) {
     try {
       await ctx.rows.batchDelete(ctx.worksheetId, {
