@@ -120,20 +120,39 @@ describe('rate limiter on a Redis budget', () => {
     expect(ran).toBe(false);
   });
 
-  it('forgets an idle budget, so the next run starts from the initial rate', async () => {
+  it('forgets an idle budget but not its learned rate: the next run starts there, a 51 still lowers it', async () => {
     const budgetKey = env.key('idle');
     const options = { budgetKey, initialRatePerSec: 8, backoff51Ms: 100, idleTtlMs: 300 };
+    const gone = async (key: string): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while ((await env.redis.exists(key)) === 1 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await env.redis.exists(key)).toBe(0);
+    };
     const first = open(options);
     await first.onThrottled({ code: 51 });
-    expect(first.currentRate()).toBeLessThan(8);
-    const deadline = Date.now() + 10_000;
-    while ((await env.redis.exists(budgetKey)) === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await env.redis.exists(budgetKey)).toBe(0);
+    const learned = first.currentRate();
+    expect(learned).toBeLessThan(8);
+    await gone(budgetKey);
+
     const next = open(options);
     await next.schedule(() => Promise.resolve());
-    expect(next.currentRate()).toBe(8);
+    expect(next.currentRate()).toBe(learned);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await next.onThrottled({ code: 51 });
+    expect(next.currentRate()).toBeLessThan(learned);
+    expect(Number(await env.redis.hget(`${budgetKey}:learned`, 'rate'))).toBe(next.currentRate());
+    await gone(budgetKey);
+
+    // ROWBRIDGE_MAX_RATE bounds the start; once the learned rate expires too, the initial rate is back.
+    const capped = open({ ...options, initialRatePerSec: 1, maxRatePerSec: 2 });
+    await capped.schedule(() => Promise.resolve());
+    expect(capped.currentRate()).toBe(2);
+    await env.redis.del(budgetKey, `${budgetKey}:learned`);
+    const fresh = open(options);
+    await fresh.schedule(() => Promise.resolve());
+    expect(fresh.currentRate()).toBe(8);
   });
 
   it('fails closed, naming the budget, when Redis is unreachable', async () => {

@@ -16,7 +16,10 @@ const C = BUDGET_CONSTANTS;
  * decreaseFactor, increasePerSec, increaseIntervalMs, burstMs, idleTtlMs, pauseMs,
  * nowMs ("" in production: Redis server TIME, so the clocks of the machines running
  * the workers never matter; a number only when a test replays a fixed timeline),
- * count (tokens wanted by an acquire; "" means 1).
+ * count (tokens wanted by an acquire; "" means 1), learnedTtlMs.
+ * KEYS[2] (optional): the credential's learned rate (fields rate, probeBaseRate), written
+ * whenever the rate changes and kept learnedTtlMs; a budget created while it exists
+ * starts from it instead of initialRate (see `initial` in budget-transitions.ts).
  * Returns { waitMs, rate, granted } as strings: Redis would truncate Lua numbers to integers.
  * Numbers are stored with 17 significant digits so a double survives the round trip.
  */
@@ -52,11 +55,21 @@ local function fmt(v) return string.format('%.17g', v) end
 
 local raw = redis.call('HMGET', key, 'tokens', 'lastRefillMs', 'rate', 'pausedUntilMs', 'lastIncreaseMs', 'lastWaitMs',
   'windowStartMs', 'windowGrants', 'probeBaseRate', 'probeFromMs')
+local learnedKey = KEYS[2]
 local s
 if not raw[1] then
   s = { tokens = 1, lastRefillMs = now, rate = clamp(initialRate, minRate, maxRate),
         pausedUntilMs = 0, lastIncreaseMs = now, lastWaitMs = 0,
         windowStartMs = 0, windowGrants = 0, probeBaseRate = 0, probeFromMs = 0 }
+  if learnedKey then
+    local learned = redis.call('HMGET', learnedKey, 'rate', 'probeBaseRate')
+    local learnedRate = tonumber(learned[1])
+    if learnedRate and learnedRate > 0 then
+      s.rate = clamp(learnedRate, minRate, maxRate)
+      s.probeBaseRate = math.min(maxRate, math.max(0, tonumber(learned[2]) or 0))
+      if s.probeBaseRate > 0 then s.probeFromMs = now end
+    end
+  end
 else
   s = { tokens = tonumber(raw[1]), lastRefillMs = tonumber(raw[2]), rate = tonumber(raw[3]),
         pausedUntilMs = tonumber(raw[4]), lastIncreaseMs = tonumber(raw[5]), lastWaitMs = tonumber(raw[6]),
@@ -72,6 +85,8 @@ local function refill()
   s.lastRefillMs = math.max(s.lastRefillMs, now)
 end
 
+local rateBefore = s.rate
+local probeBefore = s.probeBaseRate
 local waitMs = 0
 local granted = 0
 if op == 'acquire' then
@@ -147,6 +162,10 @@ redis.call('HSET', key, 'tokens', fmt(s.tokens), 'lastRefillMs', fmt(s.lastRefil
   'probeBaseRate', fmt(s.probeBaseRate), 'probeFromMs', fmt(s.probeFromMs))
 -- An idle budget disappears; a pause outlives the idle TTL so a quota pause is not forgotten.
 redis.call('PEXPIRE', key, math.ceil(math.max(idleTtlMs, s.pausedUntilMs - now + idleTtlMs)))
+if learnedKey and (s.rate ~= rateBefore or s.probeBaseRate ~= probeBefore) then
+  redis.call('HSET', learnedKey, 'rate', fmt(s.rate), 'probeBaseRate', fmt(s.probeBaseRate))
+  redis.call('PEXPIRE', learnedKey, math.ceil(tonumber(ARGV[13])))
+end
 return { fmt(waitMs), fmt(s.rate), tostring(granted) }
 `;
 

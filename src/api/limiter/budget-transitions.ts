@@ -87,8 +87,24 @@ function capacity(rate: number, config: BudgetConfig): number {
   return Math.max(1, (rate * config.burstMs) / 1000);
 }
 
-function initial(config: BudgetConfig, nowMs: number): BudgetState {
-  const rate = clamp(config.initialRate, config.minRate, config.maxRate);
+/**
+ * What a budget of the same credential learned before (kept apart from the budget, which
+ * expires when idle): its last rate and the rate its last measured decrease settled on.
+ */
+export interface LearnedRate {
+  rate: number;
+  probeBaseRate: number;
+}
+
+/**
+ * A new budget. With a learned rate it starts there (within this process's bounds) and,
+ * when that rate was measured, probes above it slowly: a run after an idle spell does
+ * not climb from initialRate into the limit it already found (issue 24 §6).
+ */
+function initial(config: BudgetConfig, nowMs: number, learned?: LearnedRate): BudgetState {
+  const fromLearned = learned !== undefined && learned.rate > 0;
+  const rate = clamp(fromLearned ? learned.rate : config.initialRate, config.minRate, config.maxRate);
+  const probeBaseRate = fromLearned ? Math.min(config.maxRate, Math.max(0, learned.probeBaseRate)) : 0;
   // A fresh budget starts with a single token, not a full bucket: the previous run may
   // have ended seconds ago against the same short-window server limit.
   return {
@@ -100,8 +116,8 @@ function initial(config: BudgetConfig, nowMs: number): BudgetState {
     lastWaitMs: 0,
     windowStartMs: 0,
     windowGrants: 0,
-    probeBaseRate: 0,
-    probeFromMs: 0,
+    probeBaseRate,
+    probeFromMs: probeBaseRate > 0 ? nowMs : 0,
   };
 }
 

@@ -50,6 +50,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         budgetKey: settings.budgetKey,
         config: settings.budget,
         idleTtlMs: settings.idleTtlMs,
+        learnedTtlMs: settings.learnedTtlMs,
       })
     : createMemoryBudgetStore({ config: settings.budget, now });
   const slots = createSlotQueue(settings.maxConcurrent);

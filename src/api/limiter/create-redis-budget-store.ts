@@ -9,8 +9,13 @@ export interface RedisBudgetStoreDeps {
   /** The budget's hash key; every process with the same key shares one budget. */
   budgetKey: string;
   config: BudgetConfig;
-  /** An untouched budget is deleted after this long; the next run starts at initialRate again. */
+  /** An untouched budget is deleted after this long; the next one starts at the learned rate. */
   idleTtlMs: number;
+  /**
+   * How long the rate a budget learned outlives it (key `${budgetKey}:learned`, refreshed
+   * whenever the rate changes); a budget created meanwhile starts from it.
+   */
+  learnedTtlMs: number;
 }
 
 type Op = 'acquire' | 'throttled' | 'success';
@@ -36,6 +41,8 @@ function parseReply(reply: unknown, budgetKey: string): AcquireReply {
 export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore {
   const { redis, budgetKey, config } = deps;
   const idleTtlMs = String(Math.ceil(deps.idleTtlMs));
+  const learnedTtlMs = String(Math.ceil(deps.learnedTtlMs));
+  const learnedKey = `${budgetKey}:learned`;
 
   async function run(op: Op, pauseMs = 0, count = 1): Promise<AcquireReply> {
     const args = [
@@ -51,16 +58,17 @@ export function createRedisBudgetStore(deps: RedisBudgetStoreDeps): BudgetStore 
       String(pauseMs),
       '',
       String(count),
+      learnedTtlMs,
     ];
     let reply: unknown;
     try {
-      reply = await redis.evalsha(BUDGET_SCRIPT_SHA, 1, budgetKey, ...args);
+      reply = await redis.evalsha(BUDGET_SCRIPT_SHA, 2, budgetKey, learnedKey, ...args);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) {
         throw new Error(`rate limiter: budget ${op} failed for ${budgetKey}`, { cause: err });
       }
       try {
-        reply = await redis.eval(BUDGET_SCRIPT, 1, budgetKey, ...args);
+        reply = await redis.eval(BUDGET_SCRIPT, 2, budgetKey, learnedKey, ...args);
       } catch (evalErr) {
         throw new Error(`rate limiter: budget ${op} failed for ${budgetKey}`, { cause: evalErr });
       }

@@ -5,8 +5,8 @@ import type { Redis } from 'ioredis';
  * Options of {@link createRateLimiter}. Rates are for the whole budget, i.e. all
  * processes sharing `budgetKey`, not per process.
  *
- * The shared state expires after `idleTtlMs` without use: the next run then starts
- * again from `initialRatePerSec` rather than from what the last run learned.
+ * The shared state expires after `idleTtlMs` without use; the rate it learned is kept
+ * `learnedTtlMs` longer, and a new budget starts there rather than at `initialRatePerSec`.
  */
 export interface RateLimiterOptions {
   /** Shared-budget key; the client derives it from a hash of the credential identity, never the secret. e.g. "rowbridge:budget:3f9a..." */
@@ -39,6 +39,8 @@ export interface RateLimiterOptions {
   backoff90000Ms?: number;
   /** A budget nobody touched for this long is deleted from Redis. @defaultValue 600000 */
   idleTtlMs?: number;
+  /** The rate a shared budget learned is kept this long after it last changed. @defaultValue 3600000 */
+  learnedTtlMs?: number;
   /** Receives failures of the background update behind onSuccess (the rate then just does not rise). */
   onError?: (err: Error) => void;
   /** Clock of the in-process budget, for tests; the Redis budget always uses Redis server time. @defaultValue Date.now */
@@ -53,6 +55,7 @@ export interface ResolvedLimiterSettings {
   backoff51Ms: number;
   backoff90000Ms: number;
   idleTtlMs: number;
+  learnedTtlMs: number;
 }
 
 /** The numeric settings as a caller may pass them (documented on RateLimiterOptions). */
@@ -71,6 +74,7 @@ export const LIMITER_DEFAULTS = {
   backoff51Ms: 1000,
   backoff90000Ms: 60_000,
   idleTtlMs: 10 * 60_000,
+  learnedTtlMs: 60 * 60_000,
 } as const;
 
 function positive(name: string, value: number): number {
@@ -138,5 +142,6 @@ export function resolveLimiterSettings(input: LimiterSettingsInput): ResolvedLim
     backoff51Ms: nonNegative('backoff51Ms', input.backoff51Ms ?? d.backoff51Ms),
     backoff90000Ms: nonNegative('backoff90000Ms', input.backoff90000Ms ?? d.backoff90000Ms),
     idleTtlMs: positive('idleTtlMs', input.idleTtlMs ?? d.idleTtlMs),
+    learnedTtlMs: positive('learnedTtlMs', input.learnedTtlMs ?? d.learnedTtlMs),
   };
 }
