@@ -83,7 +83,10 @@ describe('the dashboard for the operator who keeps it open', () => {
     ticks.push(await h.runJob('ticks'));
     await h.writeFile('ticks.csv', 'code,seq\nT-1,1\nT-2,2\nT-3,3\nT-4,4\n');
     ticks.push(await h.runJob('ticks'));
-    expect(ticks.map((t) => t.report.created)).toEqual([3, 1]);
+    expect(ticks.map((t) => `${t.record.status} ${t.record.message ?? ''}`)).toEqual([
+      'completed ',
+      'completed ',
+    ]);
     metrics = createMetrics(undefined, { defaultMetrics: false });
     server = await startOpsServer({
       rt: h.rt,
