@@ -297,6 +297,36 @@ export const SETTINGS = {
     secret: true,
     parse: hookSecret,
   },
+  notify: {
+    env: 'ROWBRIDGE_NOTIFY',
+    description:
+      'notification channels of every job, as a YAML or JSON list ([{type: webhook, url: "${ALERTS_URL}", on: [failed]}]); see docs/notifications.md',
+    parse: text,
+  },
+  notifySecret: {
+    env: 'ROWBRIDGE_NOTIFY_SECRET',
+    description: 'Standard Webhooks secret (whsec_...) that signs generic webhook notifications',
+    secret: true,
+    parse: text,
+  },
+  notifyCooldownMs: {
+    env: 'ROWBRIDGE_NOTIFY_COOLDOWN_MS',
+    description: 'one notification per event per job within this long; the next says how many were held back',
+    default: 900_000,
+    parse: positiveInt,
+  },
+  staleCheckMs: {
+    env: 'ROWBRIDGE_STALE_CHECK_MS',
+    description:
+      'how often workers check each job with expect.freshness for a successful run that is overdue',
+    default: 60_000,
+    parse: positiveInt,
+  },
+  dashboardUrl: {
+    env: 'ROWBRIDGE_DASHBOARD_URL',
+    description: "the dashboard's public address: notifications link to the job's page",
+    parse: text,
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Schema = typeof SETTINGS;

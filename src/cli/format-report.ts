@@ -34,8 +34,12 @@ export function formatReport(record: RunRecord, report: RunReport): string {
   return lines.join('\n');
 }
 
-/** Exit code of a finished run: 0 every row landed, 2 some were dead-lettered, 1 failed. */
+/**
+ * Exit code of a finished run (io.ts EXIT): 0 every row landed, 2 some were
+ * dead-lettered, 3 an expectation was not met, 1 failed.
+ */
 export function runExitCode(record: RunRecord | undefined, report: RunReport): number {
+  if (record?.status === 'unmet') return 3;
   if (record === undefined || record.status !== 'completed') return 1;
   return report.deadLetteredTotal > 0 ? 2 : 0;
 }

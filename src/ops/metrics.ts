@@ -61,6 +61,8 @@ export interface Metrics {
    * BullMQ) is counted once; non-terminal records are ignored.
    */
   observeRun(record: RunRecord, report: RunReport): void;
+  /** Counts one notification delivery attempt by channel type and result (`sent`, `failed`). */
+  onNotification(result: { channelType: string; ok: boolean }): void;
   /** Reads queue depths and pace from `source` at every scrape. Call once. */
   collectFrom(source: MetricsSource): void;
   /** The exposition text and its content type, for `GET /metrics`. */
@@ -100,6 +102,12 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
     name: 'rowbridge_rows_total',
     help: 'Source rows by outcome of their run; dead_lettered rows carry the error category.',
     labelNames: ['outcome', 'category'] as const,
+    registers,
+  });
+  const notifications = new Counter({
+    name: 'rowbridge_notifications_total',
+    help: 'Notification delivery attempts by channel type and result (sent, failed); a failed one is retried.',
+    labelNames: ['channel', 'result'] as const,
     registers,
   });
   const resolved = new Counter({
@@ -176,6 +184,9 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
         if (event.category === 'throttled') throttled.inc();
       } else if (event.type === 'retry') retries.inc();
       else refreshes.inc();
+    },
+    onNotification(result) {
+      notifications.inc({ channel: result.channelType, result: result.ok ? 'sent' : 'failed' });
     },
     onRowOutcomes(moved) {
       for (const [outcome, n] of Object.entries(moved)) {

@@ -9,10 +9,20 @@
  */
 import { createHash } from 'node:crypto';
 import { fieldTypeName } from '../api/field-types.ts';
+import { ConfigError } from '../ground/errors.ts';
 import type { WorksheetField, WorksheetStructure } from '../api/types.ts';
 import type { RedisClient } from './state/redis-types.ts';
 import { stateKey } from './state/redis-types.ts';
 import type { FieldMapping } from './types.ts';
+
+/** The code of {@link SchemaDriftError}: notifications tell `schema-drift` by it. */
+export const SCHEMA_DRIFT_CODE = 'ROWBRIDGE_SCHEMA_DRIFT';
+
+/** Drift stopped the run before its first write: a config error (fixing it is a person's move). */
+export class SchemaDriftError extends ConfigError {
+  override name = 'SchemaDriftError';
+  override readonly code: string = SCHEMA_DRIFT_CODE;
+}
 
 /** What is kept of a structure: enough to tell what changed, nothing else. */
 export interface StructureSnapshot {

@@ -1,0 +1,113 @@
+/**
+ * Delivering queued notifications: the workers' notify worker (retries with backoff,
+ * see notify-queue.ts), and `run`'s delivery of its own run's notifications before it
+ * exits. The channel's URL and secrets are resolved from the job spec and the
+ * environment here, at delivery. A notifier that fails never fails a run: it is counted
+ * (`onResult`, /metrics) and its last failure is kept for the job's page.
+ */
+import { Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import { createRepeatGate } from '../ground/repeat-gate.ts';
+import { sendNotification } from '../sync/notify/send-notification.ts';
+import type { ChannelAnswer } from '../sync/notify/send-notification.ts';
+import { channelsOf, NOTIFY_QUEUE, notifyKey, openNotifyQueue } from './notify-queue.ts';
+import type { NotifyJobData } from './notify-queue.ts';
+import type { Runtime } from './runtime.ts';
+
+/** One delivery attempt's outcome, for metrics. */
+export interface NotifyResult {
+  job: string;
+  channelType: string;
+  ok: boolean;
+}
+
+/** Sends one queued notification; records a failure on the job; rethrows it for BullMQ's retry. */
+async function deliver(
+  rt: Runtime,
+  job: Job<NotifyJobData>,
+  onResult?: (r: NotifyResult) => void,
+  signal?: AbortSignal,
+): Promise<ChannelAnswer> {
+  const { data } = job;
+  const named = (await channelsOf(rt, data.job)).find((c) => c.id === data.channel);
+  const channelType = named?.channel.type ?? 'unknown';
+  try {
+    if (named === undefined)
+      throw new Error(`channel ${data.channel} is no longer configured for job ${data.job}`);
+    const answer = await sendNotification(named, data.payload, job.id ?? job.name, rt.env, signal);
+    onResult?.({ job: data.job, channelType, ok: true });
+    return answer;
+  } catch (err) {
+    const message = (err as Error).message;
+    onResult?.({ job: data.job, channelType, ok: false });
+    await rt.redis.hset(notifyKey(rt, 'failure', data.job), {
+      at: new Date().toISOString(),
+      channel: data.channel,
+      event: data.payload.event,
+      message,
+    });
+    throw err;
+  }
+}
+
+/** The workers' notify worker, on the shared queue prefix. */
+export function createNotifyWorker(
+  rt: Runtime,
+  options: { onResult?: (r: NotifyResult) => void } = {},
+): Worker<NotifyJobData> {
+  const worker = new Worker<NotifyJobData>(
+    NOTIFY_QUEUE,
+    async (job, _token, signal) => {
+      await deliver(rt, job, options.onResult, signal);
+    },
+    { connection: rt.connection, prefix: rt.settings.queuePrefix, concurrency: 4 },
+  );
+  const errors = createRepeatGate(10_000);
+  worker.on('error', (err) => {
+    if (errors(err.message)) rt.logger.error({ err: { message: err.message } }, 'worker notify');
+  });
+  worker.on('failed', (job, err) => {
+    rt.logger.warn(
+      {
+        job: job?.data.job,
+        channel: job?.data.channel,
+        attempt: job?.attemptsMade,
+        err: { message: err.message },
+      },
+      'notification not delivered',
+    );
+  });
+  return worker;
+}
+
+/**
+ * `run`'s own notifications (held back from the workers, notify-queue.ts): delivered now,
+ * within `timeoutMs` in all. What is delivered is removed; what fails is left to the
+ * workers' retries. Resolves to one line per notification, for the command to print.
+ */
+export async function deliverOwnNotifications(
+  rt: Runtime,
+  runId: string,
+  timeoutMs = 10_000,
+): Promise<string[]> {
+  const queue = openNotifyQueue(rt);
+  const signal = AbortSignal.timeout(timeoutMs);
+  const lines: string[] = [];
+  try {
+    const held = (await queue.getDelayed(0, 999)).filter((j) => j.data.payload.runId === runId);
+    for (const job of held) {
+      if (signal.aborted) break;
+      const what = `notification ${job.data.payload.event} to ${job.data.channel}`;
+      try {
+        await deliver(rt, job, undefined, signal);
+        await job.remove().catch(() => undefined);
+        lines.push(`${what}: delivered`);
+      } catch (err) {
+        lines.push(`${what}: ${(err as Error).message}; the workers retry it`);
+      }
+    }
+  } finally {
+    await queue.close();
+  }
+  return lines;
+}
