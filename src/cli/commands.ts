@@ -12,6 +12,7 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
   dlq: () => import('./dlq.ts'),
   dashboard: () => import('./dashboard.ts'),
   emulator: () => import('./emulator.ts'),
+  hooks: () => import('./hooks.ts'),
   start: () => import('./start.ts'),
 };
 
@@ -31,6 +32,8 @@ const SUMMARY: Record<string, string> = {
   dlq: 'dlq list|show|replay|purge          the dead-letter store',
   dashboard: 'dashboard [--port N] [--host H]     runs, dead letters, queues, /metrics, /healthz, /readyz',
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
+  hooks:
+    'hooks serve|show JOB                receive webhook calls (POST /hooks/JOB); print the workflow settings',
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
 };
 

@@ -3,8 +3,9 @@
  * `/readyz`, and the dashboard when asked. Served by `rowbridge dashboard` and by a
  * worker started with `--dashboard`. The probes and `/metrics` need no login
  * (orchestrators and scrapers have none) but answer only known hosts (421 otherwise,
- * host-allow-list.ts); the dashboard sits behind its access guard, and every answer
- * carries the security headers.
+ * host-allow-list.ts); the dashboard sits behind its access guard; `POST /hooks/JOB`,
+ * when served, checks each call's own token or signature and answers any Host (the
+ * platform calls by a public name). Every answer carries the security headers.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -21,6 +22,8 @@ import { createHealthCheck } from './health.ts';
 import { createHostAllowList, hostName } from './host-allow-list.ts';
 import type { HealthCheck, Readiness } from './health.ts';
 import type { Metrics } from './metrics.ts';
+import type { HookMetrics } from './hooks/hook-metrics.ts';
+import type { HookRoutes } from './hooks/hook-routes.ts';
 
 /** Options of {@link startOpsServer}. */
 export interface OpsServerOptions {
@@ -51,6 +54,11 @@ export interface OpsServerOptions {
   opsHosts?: string | undefined;
   /** @defaultValue a check of the runtime's Redis and its default API credential */
   health?: HealthCheck;
+  /**
+   * Serve `POST /hooks/JOB` (ops/hooks/hook-routes.ts), counted in these metrics. Hooks
+   * answer any Host: each call carries its own credential.
+   */
+  hooks?: { metrics?: HookMetrics | undefined } | undefined;
   /** Longest wait for open requests on close before their connections are cut. @defaultValue 5000 */
   closeTimeoutMs?: number;
 }
@@ -103,6 +111,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       ? undefined
       : (await import('./dashboard/create-dashboard.ts')).createDashboard({ rt, access });
 
+  const hooks: HookRoutes | undefined =
+    options.hooks === undefined
+      ? undefined
+      : (await import('./hooks/hook-routes.ts')).createHookRoutes({ rt, metrics: options.hooks.metrics });
+
   const probeHosts = createHostAllowList({
     bindHost: host,
     names: [settings.hosts, options.opsHosts ?? rt.settings.opsHosts],
@@ -112,6 +125,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const app = express();
   app.disable('x-powered-by');
   app.use(securityHeaders);
+  if (hooks !== undefined) app.use(hooks.router);
   app.use(PROBE_PATHS, (req, res, next) => {
     const given = req.get('host') ?? '';
     if (probeHosts.allows(given)) {
@@ -160,6 +174,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     await listen(server, options.port ?? 3000, host);
   } catch (err) {
     await dashboard?.close();
+    await hooks?.close();
     if (ownsHealth) await health.close();
     throw err;
   }
@@ -184,6 +199,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         await Promise.race([closed, late]);
         clearTimeout(timer);
         await dashboard?.close();
+        await hooks?.close();
         if (ownsHealth) await health.close();
       })();
       return closing;
