@@ -14,9 +14,13 @@
  * batchSize); `throttledShare` = throttled answers / requests, both counted by the
  * emulator. `perWorkerRequests` shows that both processes took part.
  *
+ * `--learn-rows N` (issue 24 §6): a first run of N rows, then the shared budget deleted as
+ * its idle expiry would, keeping the rate it learned; figures are the second run's,
+ * `learnRun` the first's (as bench/throttled.ts).
+ *
  * Usage: node bench/throttled-shared.ts [--rows 60000] [--batch-size 100] [--rate 10]
  *        [--burst 10] [--initial-rate 20] [--max-rate 50] [--workers 2] [--concurrency 4]
- *        [--timeout-s 1800]
+ *        [--learn-rows 0] [--timeout-s 1800]
  * Prints one JSON object on stdout; logs go to stderr.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,12 +35,16 @@ import { spawnEmulator } from './lib/spawn-emulator.ts';
 import { spawnJsonChild } from './lib/spawn-json-child.ts';
 import type { JsonChild } from './lib/spawn-json-child.ts';
 import { ceilingFigures, throttledFlags } from './lib/throttled-figures.ts';
+import type { EmulatorProcessStats } from './lib/emulator-process.ts';
+import { expireBudgets, statsSince } from './lib/learned-budget.ts';
 
 const flags = throttledFlags('bench/throttled-shared.ts', {
   workers: { default: 2 },
   concurrency: { default: 4 },
+  'learn-rows': { default: 0, min: 0 },
   'timeout-s': { default: 1800 },
 });
+const learnRows = flags['learn-rows'];
 const rows = flags.rows;
 const batchSize = flags['batch-size'];
 const { rate, burst, concurrency } = flags;
@@ -65,12 +73,33 @@ try {
   const start: QueueWorkerStart = { cmd: 'start', env, jobsDir: dir, concurrency };
   for (const worker of workers) await worker.ask(start);
 
-  const run = await runEnqueuedJob({ env, jobsDir: dir, jobName: JOB, timeoutMs: flags['timeout-s'] * 1000 });
-  const perWorker = await Promise.all(workers.map((w) => w.ask<QueueWorkerStats>({ cmd: 'stats' })));
-  const landed = await emulator.stats();
+  const timeoutMs = flags['timeout-s'] * 1000;
+  const workerStats = () => Promise.all(workers.map((w) => w.ask<QueueWorkerStats>({ cmd: 'stats' })));
+  let learnRun: ReturnType<typeof ceilingFigures> | undefined;
+  let before: EmulatorProcessStats | undefined;
+  let workersBefore: QueueWorkerStats[] | undefined;
+  if (learnRows > 0) {
+    await writeOrdersCsv(path.join(dir, 'learn.csv'), learnRows);
+    await writeFile(
+      path.join(dir, `${JOB}-learn.yaml`),
+      fixture.jobYaml({ jobName: `${JOB}-learn`, batchSize, csvPath: './learn.csv' }),
+    );
+    const first = await runEnqueuedJob({ env, jobsDir: dir, jobName: `${JOB}-learn`, timeoutMs });
+    learnRun = ceilingFigures(first, await emulator.stats(), { rows: learnRows, batchSize, rate });
+    await expireBudgets(env);
+    before = await emulator.stats();
+    workersBefore = await workerStats();
+  }
+  const run = await runEnqueuedJob({ env, jobsDir: dir, jobName: JOB, timeoutMs });
+  const perWorker = (await workerStats()).map((w, i) => ({
+    requests: w.requests - (workersBefore?.[i]?.requests ?? 0),
+    throttled: w.throttled - (workersBefore?.[i]?.throttled ?? 0),
+  }));
+  const total = await emulator.stats();
+  const landed = before === undefined ? total : statsSince(total, before);
   const verified =
     run.record.status === 'completed' &&
-    landed.rowCount === rows &&
+    landed.rowCount === rows + learnRows &&
     run.report.created === rows &&
     perWorker.every((w) => w.requests > 0);
   if (!verified) {
@@ -95,6 +124,7 @@ try {
       initialRate: flags['initial-rate'],
       maxRate: flags['max-rate'],
       concurrencyPerWorker: concurrency,
+      ...(learnRun === undefined ? {} : { learnRows, learnRun }),
       verified,
       status: run.record.status,
       worksheetRows: landed.rowCount,

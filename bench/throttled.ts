@@ -18,8 +18,12 @@
  * enqueue-to-seen. `throttledAnswers`, `requests` and `throttledShare` are counted by the
  * emulator, so they hold whatever rowbridge's own report says.
  *
+ * `--learn-rows N` (issue 24 §6) runs the job once on N rows first, then deletes the
+ * shared budget as its 10 min idle expiry would and keeps the rate it learned: the
+ * measured run is the next run of an hourly job. `learnRun` holds the first run's figures.
+ *
  * Usage: node bench/throttled.ts [--rows 60000] [--batch-size 100] [--rate 10] [--burst 10]
- *        [--initial-rate 20] [--max-rate 50] [--concurrency 4] [--timeout-s 1800]
+ *        [--initial-rate 20] [--max-rate 50] [--concurrency 4] [--learn-rows 0] [--timeout-s 1800]
  * Prints one JSON object on stdout; logs go to stderr.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,11 +34,15 @@ import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 import { runQueuedJob } from './lib/run-queued-job.ts';
 import { spawnEmulator } from './lib/spawn-emulator.ts';
 import { ceilingFigures, throttledFlags } from './lib/throttled-figures.ts';
+import type { EmulatorProcessStats } from './lib/emulator-process.ts';
+import { expireBudgets, statsSince } from './lib/learned-budget.ts';
 
 const flags = throttledFlags('bench/throttled.ts', {
   concurrency: { default: 4 },
+  'learn-rows': { default: 0, min: 0 },
   'timeout-s': { default: 1800 },
 });
+const learnRows = flags['learn-rows'];
 const rows = flags.rows;
 const batchSize = flags['batch-size'];
 const { rate, burst, concurrency } = flags;
@@ -53,16 +61,25 @@ try {
     fixture.jobYaml({ jobName: JOB, batchSize, csvPath: './orders.csv' }),
   );
   const env = benchEnv(emulator, 'throttled', { initial: flags['initial-rate'], max: flags['max-rate'] });
-  const run = await runQueuedJob({
-    env,
-    jobsDir: dir,
-    jobName: JOB,
-    concurrency,
-    timeoutMs: flags['timeout-s'] * 1000,
-  });
-  const landed = await emulator.stats();
+  const queued = { env, jobsDir: dir, concurrency, timeoutMs: flags['timeout-s'] * 1000 };
+  let learnRun: ReturnType<typeof ceilingFigures> | undefined;
+  let before: EmulatorProcessStats | undefined;
+  if (learnRows > 0) {
+    await writeOrdersCsv(path.join(dir, 'learn.csv'), learnRows);
+    await writeFile(
+      path.join(dir, `${JOB}-learn.yaml`),
+      fixture.jobYaml({ jobName: `${JOB}-learn`, batchSize, csvPath: './learn.csv' }),
+    );
+    const first = await runQueuedJob({ ...queued, jobName: `${JOB}-learn`, keepKeys: true });
+    learnRun = ceilingFigures(first, await emulator.stats(), { rows: learnRows, batchSize, rate });
+    await expireBudgets(env);
+    before = await emulator.stats();
+  }
+  const run = await runQueuedJob({ ...queued, jobName: JOB });
+  const total = await emulator.stats();
+  const landed = before === undefined ? total : statsSince(total, before);
   const verified =
-    run.record.status === 'completed' && landed.rowCount === rows && run.report.created === rows;
+    run.record.status === 'completed' && landed.rowCount === rows + learnRows && run.report.created === rows;
   if (!verified) {
     console.error(
       `NOT VERIFIED: run ${run.record.status}${run.record.message === undefined ? '' : ` (${run.record.message})`}, ` +
@@ -81,6 +98,7 @@ try {
       initialRate: flags['initial-rate'],
       maxRate: flags['max-rate'],
       concurrency,
+      ...(learnRun === undefined ? {} : { learnRows, learnRun }),
       verified,
       status: run.record.status,
       worksheetRows: landed.rowCount,

@@ -17,6 +17,8 @@ export interface QueuedJobOptions {
   concurrency: number;
   /** Give up (and fail) when the run has not ended after this long. */
   timeoutMs: number;
+  /** Leave the keys under the queue prefix (for a next run); the caller deletes them. @defaultValue false */
+  keepKeys?: boolean;
 }
 
 /** The ended run, its report, and the time from enqueue to the end being seen. */
@@ -53,11 +55,13 @@ export async function runQueuedJob(options: QueuedJobOptions): Promise<QueuedJob
   } finally {
     await workers.close();
     await rt.close();
-    const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
-    try {
-      await deleteKeys(redis, `${settings.queuePrefix}:*`);
-    } finally {
-      await redis.quit().catch(() => undefined);
+    if (options.keepKeys !== true) {
+      const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+      try {
+        await deleteKeys(redis, `${settings.queuePrefix}:*`);
+      } finally {
+        await redis.quit().catch(() => undefined);
+      }
     }
   }
 }

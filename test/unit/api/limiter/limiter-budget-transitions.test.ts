@@ -167,3 +167,23 @@ describe('budget probing (additive increase)', () => {
     expect(mean).toBeGreaterThan(limit * 0.7);
   });
 });
+
+describe('a budget started from a learned rate (issue 24 §6)', () => {
+  it('starts at the learned rate, within maxRate, and probes slowly above a measured one', () => {
+    const s = budgetTransitions.initial(config, 5000, { rate: 14, probeBaseRate: 14 });
+    expect(s).toMatchObject({ rate: 14, probeBaseRate: 14, probeFromMs: 5000 });
+    expect(budgetTransitions.initial(config, 0, { rate: 30, probeBaseRate: 30 })).toMatchObject({
+      rate: 20,
+      probeBaseRate: 20,
+    });
+    // Demand-bound one second later: a plain budget climbs increasePerSec, this one barely.
+    const waited = { ...s, lastWaitMs: 5500 };
+    expect(budgetTransitions.success(waited, config, 6000).rate).toBeLessThan(14.01);
+    const unlearned = { ...budgetTransitions.initial(config, 5000), rate: 14, lastWaitMs: 5500 };
+    expect(budgetTransitions.success(unlearned, config, 6000).rate).toBe(16);
+  });
+
+  it('ignores a learned rate of 0 and starts at initialRate', () => {
+    expect(budgetTransitions.initial(config, 0, { rate: 0, probeBaseRate: 0 }).rate).toBe(10);
+  });
+});
