@@ -33,6 +33,7 @@ import { hasRunWorkers } from './has-run-workers.ts';
 import { notifyRunFinished } from './notify-run.ts';
 import { requeueRun } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
+import { runTwoWayJob } from './two-way-job.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
 /** How often a key scan's progress is written to the run record. */
@@ -176,6 +177,10 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     try {
       const run = await rt.withTraffic(traffic, () => rt.prepareRun(job.data.job, runId));
       if (run.spec.sink !== undefined) return await runPullJob(run);
+      if (run.spec.target?.mode === 'two-way') {
+        await rt.withTraffic(traffic, () => runTwoWayJob(rt, run, runId, record.startedAt, log));
+        return await finish();
+      }
       const ctx = createSyncContext(
         run.spec,
         run.prepared!,

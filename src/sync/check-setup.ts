@@ -220,7 +220,7 @@ export async function checkJob(
   if (spec.target !== undefined) {
     try {
       const plan = validateMapping(spec.mappings, structure, {
-        mode: spec.target.mode,
+        mode: spec.target.mode === 'two-way' ? 'upsert' : spec.target.mode,
         key: spec.target.key,
         jobFile: file,
         targetTimezone: facts.timeZone,

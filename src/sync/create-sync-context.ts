@@ -100,11 +100,13 @@ export function createSyncContext(
     return found;
   }
 
+  // A two-way job reaches here only through check and plan; it matches keys as upsert does.
+  const mode = target.mode === 'two-way' ? 'upsert' : target.mode;
   return {
     runId: run.runId,
     job: spec.name,
     attempt: run.attempt,
-    mode: target.mode,
+    mode,
     worksheetId,
     triggerWorkflow: target.triggerWorkflow,
     batchSize: target.batchSize,
@@ -113,13 +115,13 @@ export function createSyncContext(
     full: deps.full === true,
     indexComplete: deps.indexComplete !== false,
     index:
-      target.mode === 'append'
+      mode === 'append'
         ? undefined
         : createKeyIndex({
             redis: deps.redis,
             prefix: deps.prefix,
             job: spec.name,
-            format: indexFormatOf(target.mode),
+            format: indexFormatOf(mode),
           }),
     runs: deps.runs,
     deadLetters: deps.deadLetters,

@@ -1,16 +1,14 @@
-import type { PlatformClient } from "../api/create-platform-client.ts";
-import type { WorksheetStructure } from "../api/types.ts";
-import { ConfigError } from "../ground/errors.ts";
-import {
-  createReferenceLookups,
-  createRowReader,
-} from "./create-reference-lookups.ts";
-import type { JobSpec } from "./job-spec/job-spec-schema.ts";
-import type { MappingPlan } from "./mapping/plan-types.ts";
-import type { ReferenceLookups } from "./mapping/resolve-references.ts";
-import { validateMapping } from "./mapping/validate-mapping.ts";
-import { SchemaDriftError, structureDrift } from "./schema-drift.ts";
-import type { StructureSnapshot } from "./schema-drift.ts";
+import type { PlatformClient } from '../api/create-platform-client.ts';
+import type { WorksheetStructure } from '../api/types.ts';
+import { ConfigError } from '../ground/errors.ts';
+import { createReferenceLookups, createRowReader } from './create-reference-lookups.ts';
+import type { JobSpec } from './job-spec/job-spec-schema.ts';
+import type { MappingPlan } from './mapping/plan-types.ts';
+import type { ReferenceLookups } from './mapping/resolve-references.ts';
+import { validateMapping } from './mapping/validate-mapping.ts';
+import { SchemaDriftError, structureDrift } from './schema-drift.ts';
+import type { StructureSnapshot } from './schema-drift.ts';
+import { worksheetWrittenTargets } from './two-way/two-way-fields.ts';
 
 /** What planJob prepares for a run; keep it for the run so lookups are shared by its batches. */
 export interface PreparedJob {
@@ -30,23 +28,16 @@ export async function planJob(
 ): Promise<Required<PreparedJob>> {
   const target = spec.target;
   if (target === undefined)
-    throw new ConfigError(
-      `job ${spec.name} has no target worksheet (it is a pull job with a sink)`,
-    );
+    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
   const structure = await client.worksheets.get(target.worksheet);
   // Drift first: "field Spend was deleted" says more than "no field spend".
   const before = await lastGood?.get(spec.name);
   if (before !== undefined) {
-    const drift = structureDrift(
-      before,
-      structure,
-      spec.mappings,
-      target.mode !== "update",
-    );
+    const drift = structureDrift(before, structure, spec.mappings, target.mode !== 'update');
     if (drift.length > 0) {
       throw new SchemaDriftError(
         `${file ?? `job ${spec.name}`}: worksheet ${structure.name} changed since the job's last successful run; nothing was written:\n` +
-          drift.map((d) => `  - ${d}`).join("\n") +
+          drift.map((d) => `  - ${d}`).join('\n') +
           "\n  fix the worksheet, or update the job's mapping to fit (an edited mapping counts as reviewed)",
       );
     }
@@ -67,15 +58,14 @@ export function compilePlan(
 ): Required<PreparedJob> {
   const target = spec.target;
   if (target === undefined)
-    throw new ConfigError(
-      `job ${spec.name} has no target worksheet (it is a pull job with a sink)`,
-    );
+    throw new ConfigError(`job ${spec.name} has no target worksheet (it is a pull job with a sink)`);
+  // A two-way field marked to-source is only read from the worksheet, never written there.
+  const written = target.mode === 'two-way' ? worksheetWrittenTargets(spec) : undefined;
+  const own = written === undefined ? spec.mappings : spec.mappings.filter((m) => written.has(m.target));
   // options.createMissingOptions is the job-wide default of each mapping's createOptions.
-  const mappings = spec.options.createMissingOptions
-    ? spec.mappings.map((m) => ({ createOptions: true, ...m }))
-    : spec.mappings;
+  const mappings = spec.options.createMissingOptions ? own.map((m) => ({ createOptions: true, ...m })) : own;
   const plan = validateMapping(mappings, structure, {
-    mode: target.mode,
+    mode: target.mode === 'two-way' ? 'upsert' : target.mode,
     key: target.key,
     jobFile: file,
     targetTimezone: client.organisation.timeZone,

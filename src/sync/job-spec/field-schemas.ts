@@ -32,6 +32,16 @@ const mappingObject = z
       .optional()
       .describe('Member and department fields: source value -> accountId (or department id).'),
     default: z.unknown().optional().describe('Used when the source value is empty.'),
+    conflict: z
+      .enum(['newest', 'source', 'worksheet', 'manual'])
+      .optional()
+      .describe("two-way: this field's conflict policy, instead of target.conflict."),
+    direction: z
+      .enum(['to-worksheet', 'to-source'])
+      .optional()
+      .describe(
+        'two-way: copy this field one way only (a constant, or a field one side cannot write: formula, auto number, generated column).',
+      ),
     trim: z.boolean().optional().describe('Take spaces off both ends of text values first.'),
     map: z
       .record(z.string(), z.unknown())

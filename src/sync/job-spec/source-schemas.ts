@@ -121,8 +121,16 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
       query: nonEmptyString
         .optional()
         .describe('A SELECT; the cursor condition and order are added by rowbridge.'),
-      cursorColumn: sqlIdentifier.describe('Column whose growing value marks progress (e.g. updated_at).'),
+      cursorColumn: sqlIdentifier
+        .optional()
+        .describe('Column whose growing value marks progress (e.g. updated_at); a table defaults to keyColumn.'),
       keyColumn: sqlIdentifier.optional(),
+      updatedAtColumn: sqlIdentifier
+        .optional()
+        .describe('two-way: column holding when a row last changed; conflict: newest needs it.'),
+      writeUrlEnv: envVarName(example)
+        .optional()
+        .describe('two-way: env var with the connection URL writes use (default urlEnv).'),
       batchSize: intRange(1, 100_000).optional(),
       allowPrivilegedSource: z
         .boolean()
@@ -140,6 +148,13 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
           code: 'custom',
           path: ['query'],
           message: `must be one SELECT statement (it is wrapped as a subquery and run read-only); ${problem}`,
+        });
+      }
+      if (source.cursorColumn === undefined && (source.table === undefined || source.keyColumn === undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['cursorColumn'],
+          message: 'is required unless the source reads a table with a keyColumn (it then defaults to keyColumn)',
         });
       }
       if ((source.table === undefined) === (source.query === undefined)) {

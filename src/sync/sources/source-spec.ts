@@ -115,6 +115,10 @@ export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
   keyColumn?: string;
   /** @defaultValue `1000` */
   batchSize?: number;
+  /** two-way: the column holding when a row last changed (`conflict: newest` compares it). */
+  updatedAtColumn?: string;
+  /** two-way: env var with the URL writes connect with, when not `urlEnv`. */
+  writeUrlEnv?: string;
   /**
    * Read even when the login can do more than SELECT (a Postgres superuser or member of
    * pg_read_server_files, pg_write_server_files, pg_execute_server_program or

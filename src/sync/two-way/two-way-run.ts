@@ -1,0 +1,273 @@
+/**
+ * One two-way run: read both sides whole, plan (plan-two-way.ts), then write in the
+ * order that keeps it exactly-once. Before a write the run records what it intends: the
+ * value it will write as each link's `pending` hashes, and an intent per record it will
+ * create. A run killed at any point leaves state the next run reads correctly: a side
+ * holding a pending value did not edit it, and a created record that was never linked is
+ * found again by its key (matching by key comes before any create, which is also how a
+ * lost link table is rebuilt). Links and hashes are saved only after the write they
+ * describe is confirmed (a table batch after its COMMIT).
+ */
+import type { PlatformClient } from '../../api/create-platform-client.ts';
+import { createZoneClock } from '../../api/zone-clock.ts';
+import type { Logger } from '../../ground/logger.ts';
+import type { JobSpec } from '../job-spec/job-spec-schema.ts';
+import type { PreparedJob } from '../plan-job.ts';
+import type { PostgresSourceSpec } from '../sources/source-spec.ts';
+import type { RedisClient } from '../state/redis-types.ts';
+import { createLinkStore } from './link-store.ts';
+import type { Intent } from './link-store.ts';
+import { planTwoWay } from './plan-two-way.ts';
+import type { SideRecord, TwoWayPlan } from './plan-two-way.ts';
+import { openTableSide } from './table-side.ts';
+import type { TableSide } from './table-side.ts';
+import { comparable, instantOf, twoWayFields, valueHash } from './two-way-fields.ts';
+import type { TwoWayField } from './two-way-fields.ts';
+import { createWorksheetSide } from './worksheet-side.ts';
+
+/** What a run wrote on each side and what it left for a person. */
+export interface TwoWayReport {
+  counts: TwoWayPlan['counts'];
+  read: { source: number; worksheet: number };
+  worksheet: { created: number; updated: number; deleted: number };
+  source: { created: number; updated: number; deleted: number };
+  conflicts: number;
+  heldDeletes: number;
+  kept: TwoWayPlan['kept'];
+  /** Records a side refused (an option the worksheet lacks...), with the reasons. */
+  rejected: Array<{ key: string; reason: string }>;
+}
+
+export interface TwoWayDeps {
+  spec: JobSpec;
+  file: string;
+  client: PlatformClient;
+  prepared: Required<PreparedJob>;
+  redis: RedisClient;
+  prefix: string;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Test hook: called at each phase, so a test can stop the process there. */
+  onPhase?: (phase: 'read' | 'write-worksheet' | 'write-source') => Promise<void> | void;
+}
+
+/** Rows per table transaction. */
+const TABLE_BATCH = 500;
+
+/** Runs the job once; `planOnly` reads and plans and writes nothing. */
+export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<TwoWayReport> {
+  const { spec, prepared } = deps;
+  const target = spec.target!;
+  const source = spec.source as PostgresSourceSpec;
+  const store = createLinkStore({ redis: deps.redis, prefix: deps.prefix, job: spec.name });
+  await store.checkFormat();
+  const table = await openTableSide(source, deps.env);
+  try {
+    const generated = new Set([...table.columns].filter(([, c]) => c.generated).map(([name]) => name));
+    const fields = twoWayFields(spec, prepared.structure, generated, deps.file);
+    const keyTargets = [target.key!].flat();
+    const worksheetSide = createWorksheetSide(
+      deps.client,
+      target.worksheet,
+      prepared.plan,
+      prepared.lookups,
+      target.triggerWorkflow,
+    );
+    const orgClock = createZoneClock(deps.client.organisation.timeZone);
+    const updatedClock = createZoneClock(spec.options.timezone ?? 'UTC');
+    const record = (
+      id: string,
+      values: Record<string, unknown>,
+      side: 'source' | 'worksheet',
+      at?: number,
+    ) => {
+      const c: Record<string, string> = {};
+      const h: Record<string, string> = {};
+      for (const f of fields) {
+        const raw =
+          side === 'worksheet'
+            ? values[f.fieldId]
+            : f.column === undefined
+              ? constantOf(spec, f)
+              : values[f.column];
+        c[f.target] = comparable(f.type, raw, side === 'worksheet' ? orgClock : f.sourceZone);
+        h[f.target] = valueHash(c[f.target]!);
+      }
+      const parts = keyTargets.map((t) => (c[t] ?? '').trim());
+      const r: SideRecord = {
+        id,
+        values,
+        comparable: c,
+        hashes: h,
+        matchKey: parts.includes('') ? '' : parts.join('\u001f'),
+      };
+      if (at !== undefined) r.updatedAt = at;
+      return r;
+    };
+
+    await deps.onPhase?.('read');
+    const columns = fields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
+    if (source.updatedAtColumn !== undefined) columns.push(source.updatedAtColumn);
+    const tableRows = await table.readAll(columns);
+    const sourceRecords = tableRows.map((row) =>
+      record(
+        row.key,
+        row.values,
+        'source',
+        source.updatedAtColumn === undefined
+          ? undefined
+          : instantOf(row.values[source.updatedAtColumn], updatedClock),
+      ),
+    );
+    const worksheetRecords: SideRecord[] = [];
+    for await (const row of worksheetSide.readAll())
+      worksheetRecords.push(record(row.id, row.values, 'worksheet', row.updatedAt?.getTime()));
+
+    const [links, intents, conflicts, pendingDeletes] = await Promise.all([
+      store.links(),
+      store.intents(),
+      store.conflicts(),
+      store.pendingDeletes(),
+    ]);
+    const plan = planTwoWay({
+      fields,
+      columns: table.columns,
+      source: sourceRecords,
+      worksheet: worksheetRecords,
+      links,
+      intents,
+      conflicts,
+      pendingDeletes,
+      deletes: target.deletes ?? 'both',
+      deleteThreshold: spec.options.deleteThreshold,
+      now: new Date().toISOString(),
+    });
+    const report: TwoWayReport = {
+      counts: plan.counts,
+      read: { source: sourceRecords.length, worksheet: worksheetRecords.length },
+      worksheet: { created: 0, updated: 0, deleted: 0 },
+      source: { created: 0, updated: 0, deleted: 0 },
+      conflicts: plan.raiseConflicts.length,
+      heldDeletes:
+        plan.holdDeletes.length +
+        [...pendingDeletes.keys()].filter((id) => !plan.forgetDeletes.includes(id)).length,
+      kept: plan.kept,
+      rejected: [],
+    };
+    if (planOnly) return report;
+    await apply(plan, report, { store, table, worksheetSide, fields, deps, intents: [...intents.values()] });
+    return report;
+  } finally {
+    await table.close();
+  }
+}
+
+interface ApplyDeps {
+  store: ReturnType<typeof createLinkStore>;
+  table: TableSide;
+  worksheetSide: ReturnType<typeof createWorksheetSide>;
+  fields: readonly TwoWayField[];
+  deps: TwoWayDeps;
+  intents: Intent[];
+}
+
+async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Promise<void> {
+  const { store, table, worksheetSide } = a;
+  await store.saveConflicts(plan.raiseConflicts);
+  await store.savePendingDeletes(plan.holdDeletes);
+  await store.saveLinks(plan.settle);
+  // Intent first: what each link will hold, and each record about to be created.
+  await store.saveLinks(plan.writes.map((w) => ({ ...w.link, pending: w.next.base })));
+  const creates = await worksheetSide.map(
+    plan.createInWorksheet.map((c) => ({ ref: c.record.id, record: c.record.values })),
+  );
+  for (const r of creates.rejected) report.rejected.push({ key: r.write.ref, reason: describe(r.errors) });
+  const createBase = new Map(plan.createInWorksheet.map((c) => [c.record.id, c]));
+  await store.saveIntents([
+    ...creates.ok.map(({ write }) => ({
+      side: 'worksheet' as const,
+      origin: write.ref,
+      matchKey: createBase.get(write.ref)!.record.matchKey,
+      base: createBase.get(write.ref)!.base,
+    })),
+    ...plan.createInSource.map((c) => ({
+      side: 'source' as const,
+      origin: c.record.id,
+      matchKey: c.record.matchKey,
+      base: c.base,
+    })),
+  ]);
+
+  await a.deps.onPhase?.('write-worksheet');
+  const failed = new Set<string>();
+  const updates = await worksheetSide.map(
+    plan.writes
+      .filter((w) => w.toWorksheet.length > 0)
+      .map((w) => ({
+        ref: w.link.key,
+        rowId: w.link.rowId,
+        record: w.worksheetRecord,
+        targets: w.toWorksheet,
+      })),
+  );
+  for (const r of updates.rejected) {
+    failed.add(r.write.ref);
+    report.rejected.push({ key: r.write.ref, reason: describe(r.errors) });
+  }
+  for (const u of updates.ok) {
+    await worksheetSide.update(u.write.rowId!, u.fields);
+    report.worksheet.updated++;
+  }
+  for (let i = 0; i < creates.ok.length; i += 100) {
+    const part = creates.ok.slice(i, i + 100);
+    const ids = await worksheetSide.create(part.map((p) => ({ fields: p.fields })));
+    await store.saveLinks(
+      part.map((p, j) => ({ key: p.write.ref, rowId: ids[j]!, base: createBase.get(p.write.ref)!.base })),
+    );
+    await store.dropIntents(part.map((p) => ({ side: 'worksheet', origin: p.write.ref })));
+    report.worksheet.created += part.length;
+  }
+  if (plan.deleteInWorksheet.length > 0) {
+    await worksheetSide.remove(plan.deleteInWorksheet.map((l) => l.rowId));
+    await store.dropLinks(plan.deleteInWorksheet);
+    report.worksheet.deleted += plan.deleteInWorksheet.length;
+  }
+
+  await a.deps.onPhase?.('write-source');
+  const sourceUpdates = plan.writes.filter((w) => Object.keys(w.toSource).length > 0);
+  const total = Math.max(sourceUpdates.length, plan.createInSource.length, plan.deleteInSource.length);
+  for (let i = 0; i < total; i += TABLE_BATCH) {
+    const ups = sourceUpdates.slice(i, i + TABLE_BATCH);
+    const ins = plan.createInSource.slice(i, i + TABLE_BATCH);
+    const dels = plan.deleteInSource.slice(i, i + TABLE_BATCH);
+    const keys = await table.write({
+      updates: ups.map((w) => ({ key: w.link.key, set: w.toSource })),
+      inserts: ins.map((c) => ({ ref: c.record.id, values: c.values })),
+      deletes: dels.map((l) => l.key),
+    });
+    // Committed: now the links may say so.
+    await store.saveLinks(
+      ins.map((c) => ({ key: keys.get(c.record.id)!, rowId: c.record.id, base: c.base })),
+    );
+    await store.dropIntents(ins.map((c) => ({ side: 'source', origin: c.record.id })));
+    await store.dropLinks(dels);
+    report.source.updated += ups.length;
+    report.source.created += ins.length;
+    report.source.deleted += dels.length;
+  }
+
+  await store.saveLinks(plan.writes.filter((w) => !failed.has(w.link.key)).map((w) => w.next));
+  await store.dropLinks(plan.dropLinks);
+  // Every intent of an earlier run was matched by key this run, or its record is gone.
+  await store.dropIntents(a.intents);
+  await store.dropConflicts(plan.clearConflicts);
+  await store.dropPendingDeletes(plan.forgetDeletes);
+}
+
+function describe(errors: ReadonlyArray<{ field: string; reason: string }>): string {
+  return errors.map((e) => `${e.field}: ${e.reason}`).join('; ');
+}
+
+function constantOf(spec: JobSpec, field: TwoWayField): unknown {
+  return spec.mappings.find((m) => m.target === field.target)?.value;
+}
