@@ -63,6 +63,7 @@ describe('every command answers --help with its options', () => {
     plan: '--json',
     run: '--concurrency N',
     enqueue: '--from X',
+    cancel: '--abandon',
     worker: '--ops-port N',
     status: '--limit N',
     dlq: 'dlq list [--category C]',

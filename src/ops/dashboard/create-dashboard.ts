@@ -16,6 +16,7 @@ import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { RunJobData } from '../../queue/queues.ts';
+import { cancelRun } from '../../queue/cancel-run.ts';
 import { batchRowIndexes } from '../../sync/packed-rows.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
 import { addDeadLetterRoutes } from './dead-letter-routes.ts';
@@ -102,6 +103,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     runs: rt.runs,
     deadLetters: rt.deadLetters,
     jobNames,
+    allowWrites: options.access.allowWrites,
+    logger: rt.logger,
+    cancel: (runId, abandon) => cancelRun(rt, runId, { abandon, by: 'the dashboard' }),
   });
   addDeadLetterRoutes(router, {
     deadLetters: rt.deadLetters,

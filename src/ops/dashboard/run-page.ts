@@ -17,6 +17,37 @@ export interface RunPageData {
   next?: string | undefined;
   /** The run is the one `rowbridge run JOB` resumes. */
   resumable?: boolean;
+  /** Show the Cancel buttons (a writable dashboard). */
+  allowWrites?: boolean;
+}
+
+/**
+ * Cancel, as `rowbridge cancel`: a running run can be stopped and kept resumable, or
+ * given up; a stopped one that would be resumed can still be given up.
+ */
+function cancelButtons(data: RunPageData): SafeHtml {
+  if (data.allowWrites !== true) return html``;
+  const base = `/runs/${encodeURIComponent(data.record.runId)}`;
+  const active = isActive(data.record);
+  if (!active && data.resumable !== true) return html``;
+  return html`<div class="actions">
+      ${
+        active
+          ? html`<button
+              type="button"
+              data-action="${base}/cancel"
+              data-reload="true"
+              data-pending="Cancelling…"
+            >
+              Cancel (keep resumable)
+            </button>`
+          : ''
+      }
+      <button type="button" data-action="${base}/abandon" data-reload="true" data-pending="Abandoning…">
+        ${active ? 'Cancel and abandon' : 'Abandon (no resume)'}
+      </button>
+    </div>
+    <p id="action-status" role="status"></p>`;
 }
 
 function item(label: string, value: HtmlValue): SafeHtml {
@@ -50,7 +81,7 @@ export function renderRunPage(data: RunPageData): SafeHtml {
   );
   const body = html`<h1>Run <code>${record.runId}</code> ${badge(record.status)}</h1>
     ${record.message === undefined ? '' : html`<p class="reason"><strong>${record.message}</strong></p>`}
-    ${nextStepBox(record, report, { resumable: data.resumable === true })}
+    ${nextStepBox(record, report, { resumable: data.resumable === true })} ${cancelButtons(data)}
     <dl>
       ${item('Job', html`<a href="/jobs/${encodeURIComponent(record.job)}">${record.job}</a>`)}
       ${item('Trigger', record.trigger)} ${item('Mode', record.mode)} ${item('Worksheet', record.worksheet)}

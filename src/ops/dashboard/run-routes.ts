@@ -3,7 +3,9 @@
  * chosen from lists) and `/runs/:id` (a run's report, its next step and dead letters).
  * `/` is the runs page under its old address.
  */
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
+import type { Logger } from '../../ground/logger.ts';
+import type { CancelOutcome } from '../../queue/cancel-run.ts';
 import { findUnfinishedRun } from '../../queue/resume-run.ts';
 import type { DeadLetterStore } from '../../sync/state/dead-letter-store.ts';
 import { createRunPages } from '../../sync/state/run-pages.ts';
@@ -22,6 +24,15 @@ export interface RunRoutesOptions {
   deadLetters: DeadLetterStore;
   /** The job names offered as a filter. */
   jobNames(): Promise<string[]>;
+  /** Whether the Cancel buttons show and their POSTs are taken (behind the access guard too). */
+  allowWrites?: boolean;
+  /** Stops a run as `rowbridge cancel` does (queue/cancel-run.ts). */
+  cancel?: (runId: string, abandon: boolean) => Promise<CancelOutcome>;
+  logger?: Logger;
+}
+
+function answer(res: Response, status: number, message: string): void {
+  res.status(status).set('cache-control', 'no-store').json({ message });
 }
 
 const DEFAULT_RUNS = 50;
@@ -113,7 +124,45 @@ export function addRunRoutes(router: Router, options: RunRoutesOptions): void {
         deadLetters: page.entries,
         next: page.next,
         resumable: unfinished?.runId === runId,
+        allowWrites: options.allowWrites === true && options.cancel !== undefined,
       }),
     );
   });
+
+  for (const action of ['cancel', 'abandon'] as const) {
+    router.post(`/runs/:id/${action}`, (req, res) => {
+      cancelFromPage(action === 'abandon', req.params.id, res).catch((err: unknown) => {
+        options.logger?.error({ err, runId: req.params.id, action }, 'dashboard run action failed');
+        if (!res.headersSent) answer(res, 500, `The ${action} failed; the error is in the rowbridge log.`);
+      });
+    });
+  }
+
+  async function cancelFromPage(abandon: boolean, runId: string, res: Response): Promise<void> {
+    if (options.allowWrites !== true || options.cancel === undefined) {
+      answer(res, 403, 'the dashboard is read-only: start it with --allow-writes');
+      return;
+    }
+    const outcome = await options.cancel(runId, abandon);
+    switch (outcome.kind) {
+      case 'unknown':
+        answer(res, 404, `no run ${runId}`);
+        return;
+      case 'finished':
+        answer(res, 409, `Run ${runId} already finished (${outcome.record.status}): nothing to cancel.`);
+        return;
+      case 'stopped':
+        answer(res, 200, `Run ${runId} was already stopped; it stays resumable.`);
+        return;
+      case 'cancelled':
+        options.logger?.info({ runId, job: outcome.record.job, abandon }, 'run cancelled from the dashboard');
+        answer(
+          res,
+          200,
+          outcome.abandoned
+            ? `Run ${runId} abandoned: the next run of ${outcome.record.job} starts anew.`
+            : `Run ${runId} cancelled: it stays resumable (rowbridge run ${outcome.record.job} resumes it).`,
+        );
+    }
+  }
 }
