@@ -7,6 +7,7 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
   plan: () => import('./plan.ts'),
   run: () => import('./run.ts'),
   enqueue: () => import('./enqueue.ts'),
+  cancel: () => import('./cancel.ts'),
   worker: () => import('./worker.ts'),
   status: () => import('./status.ts'),
   dlq: () => import('./dlq.ts'),
@@ -25,6 +26,7 @@ const SUMMARY: Record<string, string> = {
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
   enqueue:
     'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',
+  cancel: 'cancel RUN [--abandon]             stop a run cleanly: resumable, or given up with --abandon',
   worker:
     'worker [--concurrency N]            work queued runs; registers the schedules of jobs/;\n' +
     '                                      --ops-port N serves /metrics, /healthz, /readyz (--dashboard too)',
