@@ -19,15 +19,18 @@ export interface HookCredentials {
 /** Headers as node gives them: lower-case names. */
 export type HookHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** The job's own variables when it names them, else the ROWBRIDGE_HOOK_* settings. */
+/** The job's own variables when it names one (and then only those), else the ROWBRIDGE_HOOK_* settings. */
 export function hookCredentialsOf(
   trigger: HookTrigger,
   settings: Pick<Settings, 'hookToken' | 'hookSecret'>,
   env: NodeJS.ProcessEnv,
 ): HookCredentials {
   const own = (name: string | undefined) => (name === undefined ? undefined : env[name]?.trim() || undefined);
-  const token = trigger.tokenEnv === undefined ? settings.hookToken : own(trigger.tokenEnv);
-  const secret = trigger.secretEnv === undefined ? settings.hookSecret : own(trigger.secretEnv);
+  // A job that names a credential of its own takes only its own: the shared ones would
+  // let any caller of another job's hooks in.
+  const owns = trigger.tokenEnv !== undefined || trigger.secretEnv !== undefined;
+  const token = owns ? own(trigger.tokenEnv) : settings.hookToken;
+  const secret = owns ? own(trigger.secretEnv) : settings.hookSecret;
   return {
     ...(token === undefined ? {} : { token }),
     ...(secret === undefined ? {} : { secret }),
