@@ -10,10 +10,10 @@
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
+import { ConfigError } from '../../ground/errors.ts';
 import type { Logger } from '../../ground/logger.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { PreparedJob } from '../plan-job.ts';
-import type { PostgresSourceSpec } from '../sources/source-spec.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import { createLinkStore } from './link-store.ts';
 import type { Intent } from './link-store.ts';
@@ -58,7 +58,11 @@ const TABLE_BATCH = 500;
 export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<TwoWayReport> {
   const { spec, prepared } = deps;
   const target = spec.target!;
-  const source = spec.source as PostgresSourceSpec;
+  if (spec.source.type !== 'postgres')
+    throw new ConfigError(
+      `${deps.file}: source.type ${spec.source.type}: two-way runs support postgres tables only so far (docs/two-way.md)`,
+    );
+  const source = spec.source;
   const store = createLinkStore({ redis: deps.redis, prefix: deps.prefix, job: spec.name });
   await store.checkFormat();
   const table = await openTableSide(source, deps.env);
