@@ -65,6 +65,7 @@ export async function workRunsInProcess(
     `; \`${cmd(io)} run\` of the job resumes the run`,
   );
   try {
+    await workers.ready;
     const results: Array<{ record: RunRecord | undefined; report: RunReport }> = [];
     for (const runId of runIds) {
       const progress = createProgress({

@@ -148,6 +148,8 @@ export async function main(args: string[], io: CliIo, tuning?: ProcessTuning): P
     if (taken > 0) rt.logger.info({ jobs: taken }, 'took over the jobs of a worker that is gone');
     const workers = createWorkers(rt, concurrency === undefined ? {} : { concurrency });
     cleanups.push(() => workers.close());
+    // Another version's state in this Redis: refused here, exit 1, no job taken.
+    await workers.ready;
     // Notifications are delivered (and retried) by every worker; stale jobs checked too.
     const { createNotifyWorker } = await import('../queue/notify-worker.ts');
     const notifier = createNotifyWorker(rt, {

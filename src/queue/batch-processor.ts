@@ -3,7 +3,7 @@ import { createSyncContext } from '../sync/create-sync-context.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
-import { batchRows } from '../sync/packed-rows.ts';
+import { batchRows } from '../sync/batch-job-rows.ts';
 import { resolveLanded } from '../sync/resolve-dead-letters.ts';
 import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
@@ -48,9 +48,8 @@ export function createBatchProcessor(
 
   return async function processBatch(job, token) {
     const { runId, batchNo } = job.data;
-    // Rows in a format this worker does not read throw here, before anything is written:
-    // BullMQ retries the job (a newer worker sharing the queue may take it) and keeps it
-    // failed with its rows after the last attempt, never completed with none written.
+    // Rows in another format throw here, before anything is written: BullMQ keeps the job
+    // failed with its rows after its attempts, never completed with none written.
     const rows = batchRows(job.data);
     const record = await rt.runs.get(runId);
     const summary = (outcomes: Record<string, number>): BatchSummary => ({

@@ -1,6 +1,7 @@
 import { DelayedError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
+import { checkStateVersion } from '../sync/state/state-version.ts';
 import { createQueues, BATCH_QUEUE, RUN_QUEUE } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
@@ -51,6 +52,12 @@ export interface Workers {
   runWorker: Worker<RunJobData>;
   batchWorker: Worker<BatchJobData>;
   /**
+   * Settles once the workers take jobs: after the Redis's state version is checked (and
+   * stamped when it has none). Rejects with a `StateVersionError` when the Redis holds
+   * another version's state: the workers then never take a job.
+   */
+  ready: Promise<void>;
+  /**
    * Stops taking jobs and waits (bounded) for the ones in flight. A job still running
    * when the wait ends is left to BullMQ's stalled-job check, which hands it to another
    * worker: its rows are kept exactly-once by their recorded outcomes.
@@ -69,6 +76,8 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     maxStalledCount: 5,
     lockDuration,
     stalledInterval: lockDuration,
+    // Started by `ready`, once the state version is checked.
+    autorun: false,
   };
   const runWorker = new Worker<RunJobData>(
     RUN_QUEUE,
@@ -110,10 +119,20 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
       );
     });
   }
+  // The one check of the state version: every job a worker takes comes after it.
+  const ready = checkStateVersion(rt.redis, rt.statePrefix).then(() => {
+    for (const w of [runWorker, batchWorker])
+      w.run().catch((err: unknown) => w.emit('error', err instanceof Error ? err : new Error(String(err))));
+  });
+  // A caller that does not wait for `ready` still hears of a refusal.
+  ready.catch((err: unknown) =>
+    rt.logger.error({ err: { message: (err as Error).message } }, 'workers not started'),
+  );
   const timeout = options.closeTimeoutMs ?? rt.settings.shutdownTimeoutMs;
   return {
     runWorker,
     batchWorker,
+    ready,
     async close(closeTimeoutMs = timeout) {
       // Run and chunk jobs may read a source for a long time: they hand back at once.
       runWorker.cancelAllJobs('worker stopping');

@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { batchRowIndexes, batchRows } from '../sync/packed-rows.ts';
+import { batchRowIndexes } from '../sync/batch-job-rows.ts';
 import type { OutcomeLedger } from '../sync/state/outcome-ledger.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 
@@ -48,9 +48,9 @@ function childOf(key: string, queues: RunQueues): { kind: keyof RunQueues; id: s
  * The rows a run's failed children left without a final outcome, or undefined when there
  * are none. Rows are checked against the outcome ledger: a job that failed after every
  * row of it had an outcome (a dead letter written, then an error) lost nothing. A job in
- * a format this version does not read counts all its rows, never asks the ledger about
- * indexes it cannot be sure of. A chunk that failed once its batch jobs were done failed
- * over them (chunk-processor.ts): its own children are counted instead.
+ * another format is reported uncounted: its indexes are not known. A chunk that failed
+ * once its batch jobs were done failed over them (chunk-processor.ts): its own children
+ * are counted instead.
  */
 export async function findUnwritten(
   parent: Job,
@@ -86,12 +86,8 @@ export async function findUnwritten(
   }
 
   async function openRows(data: BatchJobData): Promise<number | undefined> {
-    let indexes: number[];
-    try {
-      indexes = batchRows(data).map((r) => r.index);
-    } catch {
-      return batchRowIndexes(data)?.length || undefined;
-    }
+    const indexes = batchRowIndexes(data);
+    if (indexes === undefined) return undefined;
     const known = await ledger.getOutcomes(runId, indexes);
     return indexes.filter((i) => {
       const outcome = known.get(i);
@@ -109,7 +105,7 @@ export function describeUnwritten(found: Unwritten, jobName: string): string {
       ? count(found.rows, 'row')
       : found.rows > 0
         ? `at least ${count(found.rows, 'row')}`
-        : 'rows no longer in Redis to count';
+        : 'rows not counted: gone from Redis or in another format';
     parts.push(`${count(found.batchJobs, 'batch job')} (${rows}) failed without being written`);
   }
   if (found.chunks > 0)

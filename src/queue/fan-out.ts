@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
-import { batchJobRows } from '../sync/packed-rows.ts';
+import { batchJobRows } from '../sync/batch-job-rows.ts';
 import { readBatches } from '../sync/read-batches.ts';
 import type { ReadProgress } from '../sync/read-batches.ts';
 import { settleUnchanged } from '../sync/settle-unchanged.ts';
@@ -45,10 +45,9 @@ export async function fanOutBatches(
   const progress: ReadProgress = { read: 0, cursor: undefined };
   const { plan } = ctx;
   let batchNo = 0;
-  const cut = await cutOf(parent, ctx.batchSize);
-  const perJob = cut.rowsPerJob;
+  const perJob = rowsPerBatchJob(ctx.batchSize);
   const outstanding = maxOutstandingJobs(ctx.batchSize, perJob);
-  const cuts = cut.byChanges ? await createCuts(rt, ctx.runId, parent) : undefined;
+  const cuts = await createCuts(rt, ctx.runId, parent);
 
   const room = createRoom(parent, outstanding);
   const fieldSources = plan.fields.map((f) => f.column);
@@ -110,10 +109,6 @@ export async function fanOutBatches(
         ctx.runId,
         rows.map((r) => r.mapped.key ?? ''),
       );
-    if (cuts === undefined) {
-      await addJob(rows);
-      continue;
-    }
     // Rows are cut by their place in the mapped stream, which a re-read repeats. The rows
     // to write come back in the order they were given, so their places are found by
     // walking both lists.
@@ -141,37 +136,16 @@ export async function fanOutBatches(
     await showProgress();
     signal?.throwIfAborted();
   }
-  if (cuts !== undefined) {
-    while (batchNo < cuts.stored.length) {
-      await addJob(pending);
-      pending = [];
-    }
-    if (pending.length > 0) {
-      await cuts.store(last);
-      await addJob(pending);
-    }
+  while (batchNo < cuts.stored.length) {
+    await addJob(pending);
+    pending = [];
+  }
+  if (pending.length > 0) {
+    await cuts.store(last);
+    await addJob(pending);
   }
   await showProgress(true);
   return { progress, batches: batchNo };
-}
-
-/**
- * How this parent cuts its batch jobs, kept in its data on the first read. Batch job
- * ids are `<parent>-<n>`, so a re-read must cut as the first read did, or a row could
- * sit in two live jobs at once. A read begun by an older version (children, nothing
- * kept) goes on its way: one job per `rowsPerJob` rows, or per platform batch.
- */
-async function cutOf(
-  parent: Job<RunJobData>,
-  batchSize: number,
-): Promise<{ rowsPerJob: number; byChanges: boolean }> {
-  const { rowsPerJob, cutByChanges } = parent.data;
-  if (typeof rowsPerJob === 'number') return { rowsPerJob, byChanges: cutByChanges === true };
-  const counts = await parent.getDependenciesCount();
-  const begun = Object.values(counts).some((n) => (n ?? 0) > 0);
-  const rows = begun ? batchSize : rowsPerBatchJob(batchSize);
-  await parent.updateData({ ...parent.data, rowsPerJob: rows, cutByChanges: !begun });
-  return { rowsPerJob: rows, byChanges: !begun };
 }
 
 /**

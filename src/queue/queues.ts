@@ -1,7 +1,5 @@
 import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
-import type { BatchRow } from '../sync/batch-row.ts';
-import type { PackedRows } from '../sync/packed-rows.ts';
 import type { ColumnarRows } from '../sync/columnar-rows.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -26,10 +24,6 @@ export interface RunJobData {
   range?: { from: string; to: string; chunks: number };
   /** Set on a chunk job of a backfill: the piece of the range it reads. */
   chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
-  /** Rows per batch job, fixed when the read first starts, so a re-read cuts the same jobs. */
-  rowsPerJob?: number;
-  /** Unchanged rows are settled while reading and jobs hold rows to write only (fan-out.ts). */
-  cutByChanges?: boolean;
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */
@@ -37,17 +31,10 @@ export interface BatchJobData {
   runId: string;
   job: string;
   batchNo: number;
-  /**
-   * The format of the rows (`BATCH_ROWS_FORMAT` of sync/packed-rows.ts), written from
-   * format 2 on; without it, `packed` means 2 and `rows` 1.
-   */
-  format?: number;
-  /** The rows, packed row by row (format 2, sync/packed-rows.ts); null in formats 3 and 4. */
-  packed?: PackedRows | null;
-  /** The rows by column (formats 3 and 4, sync/columnar-rows.ts): regular batches. */
-  columnar?: ColumnarRows;
-  /** The rows as objects: jobs added by versions before the packing, still in Redis. */
-  rows?: BatchRow[];
+  /** The format of the rows: `BATCH_ROWS_FORMAT` of sync/batch-job-rows.ts. */
+  format: number;
+  /** The rows by column (sync/columnar-rows.ts). */
+  columnar: ColumnarRows;
   /** Times the batch was put back because the application was unavailable. */
   pauses?: number;
 }

@@ -18,7 +18,6 @@ import type { SyncContext } from './sync-context.ts';
 import type { PreparedJob } from './plan-job.ts';
 import type { NormalisedRow } from '../api/types.ts';
 import type { Failure } from './batch-row.ts';
-import { marksOf } from './columnar-rows.ts';
 
 /** What the sync engine is given by whoever composes it (the queue worker, the CLI). */
 export interface SyncDeps {
@@ -128,7 +127,7 @@ export function createSyncContext(
     log: deps.log,
     async resolveReferences(batch) {
       const failures = new Map<number, Failure>();
-      if (!batch.some((r) => marksOf(r).pending !== undefined)) return failures;
+      if (!batch.some((r) => r.pending !== undefined)) return failures;
       const resolved = await resolveReferences(
         plan,
         batch.map((r) => r.mapped),

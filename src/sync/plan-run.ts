@@ -4,6 +4,7 @@ import { createSyncContext, readWorksheetKeys } from './create-sync-context.ts';
 import type { SyncDeps } from './create-sync-context.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { MappingPlan } from './mapping/plan-types.ts';
+import { rowToWrite } from './batch-row.ts';
 import { classifyRow } from './classify-row.ts';
 import { keyOfRecord } from './key-of-record.ts';
 import { readBatches } from './read-batches.ts';
@@ -117,13 +118,14 @@ export async function planRun(
   };
   const onRejected = (records: RejectedRecord[]) => Promise.resolve(reject(records));
   const progress = { read: 0, cursor: undefined as unknown };
-  for await (const rows of readBatches(source, {
+  for await (const read of readBatches(source, {
     plan: prepared.plan,
     batchSize: ctx.batchSize,
     onRejected,
     progress,
   })) {
     deps.onProgress?.(result, progress.read);
+    const rows = read.map(rowToWrite);
     const failures = await ctx.resolveReferences(rows);
     const ready = rows.filter((r) => !failures.has(r.index));
     for (const row of ready.slice(0, SAMPLE_ROWS - result.sample.length)) {

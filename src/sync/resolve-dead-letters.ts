@@ -1,5 +1,4 @@
-import type { BatchRow } from './batch-row.ts';
-import { marksOf } from './columnar-rows.ts';
+import type { RowToWrite } from './batch-row.ts';
 import { rowIdentity } from './state/dead-letter-entry.ts';
 import type { DeadLetterStore } from './state/dead-letter-store.ts';
 import type { RowOutcome, RunStore } from './state/run-store.ts';
@@ -16,14 +15,14 @@ export const LANDED_OUTCOMES: ReadonlySet<RowOutcome> = new Set(['created', 'upd
 export async function resolveLanded(
   stores: { deadLetters: DeadLetterStore; runs: RunStore },
   run: { job: string; runId: string },
-  rows: readonly Pick<BatchRow, 'index' | 'source' | 'mapped'>[],
+  rows: readonly Pick<RowToWrite, 'index' | 'position' | 'key'>[],
   outcomes: ReadonlyMap<number, RowOutcome>,
 ): Promise<number> {
   const identities: string[] = [];
   for (const row of rows) {
     const outcome = outcomes.get(row.index);
     if (outcome === undefined || !LANDED_OUTCOMES.has(outcome)) continue;
-    const { position, key } = marksOf(row);
+    const { position, key } = row;
     const identity = rowIdentity(position, key);
     if (identity !== undefined) identities.push(identity);
   }

@@ -48,7 +48,8 @@ export async function settleUnchanged(ctx: SyncContext, rows: readonly BatchRow[
   if (settled.size > 0) {
     // Before the outcomes: a reader that dies in between settles these rows again on its
     // re-read, and resolving finds the entries gone then, counting nothing twice.
-    await resolveLanded(ctx, { job: ctx.job, runId: ctx.runId }, open, settled);
+    const landed = open.map((r) => ({ index: r.index, position: r.source.position, key: r.mapped.key }));
+    await resolveLanded(ctx, { job: ctx.job, runId: ctx.runId }, landed, settled);
     await ctx.runs.setOutcomes(ctx.runId, settled);
   }
   return toWrite;

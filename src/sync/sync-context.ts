@@ -8,7 +8,7 @@ import type { DeadLetterStore } from './state/dead-letter-store.ts';
 import type { KeyIndex } from './state/key-index.ts';
 import type { RunStore } from './state/run-store.ts';
 import type { NormalisedRow } from '../api/types.ts';
-import type { BatchRow, Failure } from './batch-row.ts';
+import type { Failure, RowToWrite } from './batch-row.ts';
 
 /**
  * Everything writing a batch needs, decided once per run and process: the compiled
@@ -45,7 +45,7 @@ export interface SyncContext {
    * Resolves members, departments and relations of the rows in place; rows that
    * cannot be resolved come back with the reason.
    */
-  resolveReferences(rows: BatchRow[]): Promise<Map<number, Failure>>;
+  resolveReferences(rows: RowToWrite[]): Promise<Map<number, Failure>>;
   /** Worksheet rows holding these keys → their row ids. */
   lookupKeys(keys: readonly string[]): Promise<Map<string, string>>;
   /** Worksheet rows holding these keys, whole (for comparing without another read). */

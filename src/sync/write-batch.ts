@@ -2,10 +2,9 @@ import { ApiError } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import type { FieldValue, NormalisedRow } from '../api/types.ts';
 import type { RowOutcome } from './state/run-store.ts';
-import type { BatchRow, DeadRow, Failure } from './batch-row.ts';
+import type { DeadRow, Failure, RowToWrite } from './batch-row.ts';
 import { RunStoppedError } from './run-stopped-error.ts';
 import { classifyRow } from './classify-row.ts';
-import { fieldsOf, marksOf } from './columnar-rows.ts';
 import { inPool } from './in-pool.ts';
 import type { SyncContext } from './sync-context.ts';
 import { deadLetterRows } from './dead-letter-rows.ts';
@@ -21,7 +20,7 @@ const MAX_AMBIGUOUS_ROUNDS = 3;
 const SINGLE_UPDATES_AT_ONCE = 4;
 
 /** The row's key as the key index and lookups take it ('' for none). */
-const indexKey = (row: BatchRow): string => marksOf(row).key ?? '';
+const indexKey = (row: RowToWrite): string => row.key ?? '';
 
 function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiError {
   return err instanceof ApiError && categories.includes(err.category);
@@ -34,14 +33,14 @@ function isCategory(err: unknown, ...categories: ErrorCategory[]): err is ApiErr
  * before creating anything again. Bad rows are isolated by bisection and dead-lettered;
  * the good ones land.
  */
-export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): Promise<BatchOutcomes> {
+export async function writeBatch(ctx: SyncContext, rows: readonly RowToWrite[]): Promise<BatchOutcomes> {
   const outcomes: BatchOutcomes = new Map();
   const known = await ctx.runs.getOutcomes(
     ctx.runId,
     rows.map((r) => r.index),
   );
-  const todo: BatchRow[] = [];
-  const pending: BatchRow[] = [];
+  const todo: RowToWrite[] = [];
+  const pending: RowToWrite[] = [];
   for (const row of rows) {
     const outcome = known.get(row.index);
     if (outcome === undefined) todo.push(row);
@@ -52,7 +51,7 @@ export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): P
   if (todo.length === 0) return outcomes;
 
   const resolved = await ctx.resolveReferences(todo);
-  const ready: BatchRow[] = [];
+  const ready: RowToWrite[] = [];
   for (const row of todo) {
     const failure = resolved.get(row.index);
     if (failure === undefined) ready.push(row);
@@ -70,9 +69,9 @@ export async function writeBatch(ctx: SyncContext, rows: readonly BatchRow[]): P
 /** Rows whose create was in flight when a worker died: found by key, or created again. */
 async function reconcilePending(
   ctx: SyncContext,
-  pending: BatchRow[],
+  pending: RowToWrite[],
   outcomes: BatchOutcomes,
-): Promise<BatchRow[]> {
+): Promise<RowToWrite[]> {
   if (ctx.plan.keyIndex === undefined) {
     // Without a key nothing can tell whether the create landed: never guess, never
     // create twice. The rows go to the dead-letter store for a person to check.
@@ -84,11 +83,11 @@ async function reconcilePending(
     return [];
   }
   const found = await ctx.lookupKeys(pending.map(indexKey));
-  const again: BatchRow[] = [];
+  const again: RowToWrite[] = [];
   const landed = new Map<number, RowOutcome>();
   const indexed = new Map<string, { rowId: string; hash: string }>();
   for (const row of pending) {
-    const { key, hash } = marksOf(row);
+    const { key, hash } = row;
     const rowId = found.get(key ?? '');
     if (rowId === undefined) again.push(row);
     else {
@@ -104,13 +103,13 @@ async function reconcilePending(
 }
 
 /** A row to compare with the worksheet row `rowId`; `current` when a lookup already read it. */
-type Update = { row: BatchRow; rowId: string; current?: NormalisedRow };
+type Update = { row: RowToWrite; rowId: string; current?: NormalisedRow };
 
 async function classify(
   ctx: SyncContext,
-  rows: BatchRow[],
+  rows: RowToWrite[],
   outcomes: BatchOutcomes,
-): Promise<{ creates: BatchRow[]; updates: Update[] }> {
+): Promise<{ creates: RowToWrite[]; updates: Update[] }> {
   if (ctx.mode === 'append' || ctx.index === undefined) return { creates: rows, updates: [] };
   const entries = await ctx.index.getMany(rows.map(indexKey));
   // An index no full scan of this run filled may miss rows: people add rows between
@@ -118,11 +117,11 @@ async function classify(
   // not know is asked of the platform before anything is created for it.
   const unknown = ctx.indexComplete ? [] : rows.map(indexKey).filter((k) => k !== '' && !entries.has(k));
   const found = unknown.length === 0 ? new Map<string, NormalisedRow>() : await ctx.findByKeys(unknown);
-  const creates: BatchRow[] = [];
+  const creates: RowToWrite[] = [];
   const updates: Update[] = [];
   const settled = new Map<number, RowOutcome>();
   for (const row of rows) {
-    const { key, hash } = marksOf(row);
+    const { key, hash } = row;
     const current = found.get(key ?? '');
     const matched = entries.get(key ?? '') ?? (current && { rowId: current.id, hash: '' });
     const decided = classifyRow(ctx.mode, matched, hash, !ctx.full);
@@ -140,16 +139,16 @@ async function classify(
  * the rows for the body, which the client writes to bytes at once) are not held by a
  * frame waiting for the answer: they die young instead of being promoted.
  */
-function sendCreate(ctx: SyncContext, chunk: readonly BatchRow[]): Promise<{ rowIds: unknown }> {
+function sendCreate(ctx: SyncContext, chunk: readonly RowToWrite[]): Promise<{ rowIds: unknown }> {
   return ctx.rows.batchCreate(ctx.worksheetId, {
-    rows: chunk.map((r) => ({ fields: fieldsOf(r) })),
+    rows: chunk.map((r) => ({ fields: r.fields })),
     triggerWorkflow: ctx.triggerWorkflow,
   });
 }
 
 async function createChunk(
   ctx: SyncContext,
-  chunk: BatchRow[],
+  chunk: RowToWrite[],
   outcomes: BatchOutcomes,
   round: number,
 ): Promise<void> {
@@ -212,13 +211,13 @@ async function writeUpdates(ctx: SyncContext, updates: Update[], outcomes: Batch
   // The index knows only hashes; the rows themselves tell which fields really changed,
   // so that rows sharing one change set go out as one batch update.
   const existing = await ctx.fetchRows(updates.filter((u) => u.current === undefined).map((u) => u.rowId));
-  const unchanged: Array<{ row: BatchRow; rowId: string; outcome: RowOutcome }> = [];
-  const changes: Array<{ row: BatchRow; rowId: string; changed: FieldValue[] }> = [];
-  const gone: BatchRow[] = [];
+  const unchanged: Array<{ row: RowToWrite; rowId: string; outcome: RowOutcome }> = [];
+  const changes: Array<{ row: RowToWrite; rowId: string; changed: FieldValue[] }> = [];
+  const gone: RowToWrite[] = [];
   for (const { row, rowId, current = existing.get(rowId) } of updates) {
     if (current === undefined) gone.push(row);
     else {
-      const diff = ctx.compare(row.mapped.fields, current);
+      const diff = ctx.compare(row.fields, current);
       if (diff.same) unchanged.push({ row, rowId, outcome: 'unchanged' });
       else changes.push({ row, rowId, changed: diff.changed });
     }
@@ -227,7 +226,7 @@ async function writeUpdates(ctx: SyncContext, updates: Update[], outcomes: Batch
   if (gone.length > 0) await rowGone(ctx, gone, outcomes);
 
   const byRowId = new Map(changes.map((c) => [c.rowId, c]));
-  const singles: Array<{ item: { row: BatchRow; rowId: string }; fields: FieldValue[] }> = [];
+  const singles: Array<{ item: { row: RowToWrite; rowId: string }; fields: FieldValue[] }> = [];
   for (const group of ctx.groupChangeSets(changes.map((c) => ({ rowId: c.rowId, changed: c.changed })))) {
     const members = group.rowIds.map((id) => byRowId.get(id)!);
     if (members.length === 1) singles.push({ item: members[0]!, fields: group.fields });
@@ -245,7 +244,7 @@ async function writeUpdates(ctx: SyncContext, updates: Update[], outcomes: Batch
 /** Writes one change set to rows that all get exactly it: one batch PATCH, or one PATCH for a lone row. */
 async function updateGroup(
   ctx: SyncContext,
-  members: Array<{ row: BatchRow; rowId: string }>,
+  members: Array<{ row: RowToWrite; rowId: string }>,
   fields: FieldValue[],
   outcomes: BatchOutcomes,
 ): Promise<void> {
@@ -273,7 +272,7 @@ async function updateGroup(
 
 async function updateOne(
   ctx: SyncContext,
-  item: { row: BatchRow; rowId: string },
+  item: { row: RowToWrite; rowId: string },
   fields: FieldValue[],
   outcomes: BatchOutcomes,
 ): Promise<void> {
@@ -295,14 +294,14 @@ async function updateOne(
  * again by a person, or an index older than the worksheet): asked by key first and
  * updated there. Otherwise upsert and mirror create it again; update reports it.
  */
-async function rowGone(ctx: SyncContext, gone: BatchRow[], outcomes: BatchOutcomes): Promise<void> {
+async function rowGone(ctx: SyncContext, gone: RowToWrite[], outcomes: BatchOutcomes): Promise<void> {
   await ctx.index?.removeMany(gone.map(indexKey));
   const found =
     ctx.plan.keyIndex === undefined
       ? new Map<string, NormalisedRow>()
       : await ctx.findByKeys(gone.map(indexKey));
   const elsewhere: Update[] = [];
-  const rows: BatchRow[] = [];
+  const rows: RowToWrite[] = [];
   for (const row of gone) {
     const current = found.get(indexKey(row));
     if (current === undefined) rows.push(row);
@@ -335,14 +334,14 @@ async function ambiguousSafe<T>(send: () => Promise<T>): Promise<T> {
 async function landed(
   ctx: SyncContext,
   outcomes: BatchOutcomes,
-  items: Array<{ row: BatchRow; rowId: string; outcome: RowOutcome }>,
+  items: Array<{ row: RowToWrite; rowId: string; outcome: RowOutcome }>,
 ): Promise<void> {
   if (items.length === 0) return;
   if (ctx.index !== undefined) {
     await ctx.index.setMany(
       new Map(
         items.map((i) => {
-          const { key, hash } = marksOf(i.row);
+          const { key, hash } = i.row;
           return [key ?? '', { rowId: i.rowId, hash }];
         }),
       ),

@@ -1,4 +1,5 @@
-import type { BatchRow } from '../../src/sync/batch-row.ts';
+import { batchJobRows, batchRows } from '../../src/sync/batch-job-rows.ts';
+import type { BatchRow, RowToWrite } from '../../src/sync/batch-row.ts';
 
 /**
  * An orders CSV record as the reader hands it on (a row of test/unit/sync's packing
@@ -35,8 +36,19 @@ export function orderRow(
 }
 
 /**
+ * `rows` as a worker reads them from a batch job the reader added: packed, through
+ * Redis's JSON and unpacked. `fieldSources` names the column each field is read from.
+ */
+export function throughJob(
+  rows: readonly BatchRow[],
+  fieldSources: ReadonlyArray<string | undefined> = [],
+): RowToWrite[] {
+  return batchRows(JSON.parse(JSON.stringify(batchJobRows(rows, fieldSources))) as Record<string, unknown>);
+}
+
+/**
  * What the code that writes reads of each row (`index`, `source`, `mapped`), as plain
- * objects: rows of formats 3 and 4 are views of their job's columns (src/sync/columnar-rows.ts)
+ * objects: a batch job's rows are views of their job's columns (src/sync/columnar-rows.ts)
  * whose `source` and `mapped` are built at each read, so they are compared through it.
  */
 export function readRows(rows: readonly BatchRow[]): BatchRow[] {

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData } from '../../src/queue/queues.ts';
-import { BATCH_ROWS_FORMAT } from '../../src/sync/packed-rows.ts';
+import { BATCH_ROWS_FORMAT } from '../../src/sync/batch-job-rows.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 /**
- * Workers of different versions share one Redis during an upgrade. A batch job whose rows
- * are in a format the worker does not read must not complete with none written (what a
- * worker did before the format check when the rows were in a field it did not know):
- * it fails, is retried, and stays in Redis with its rows.
+ * A batch job whose rows are in another format than this worker's (another version of
+ * rowbridge added it) must not complete with none written: it fails, is retried, and
+ * stays in Redis with its rows.
  */
-describe('batch jobs in a format the worker does not read', () => {
+describe('batch jobs in another format than the worker reads', () => {
   let h: Harness;
   let ws: string;
 
@@ -39,7 +38,7 @@ fields: { no: no, amount: amount }
     await h?.close();
   });
 
-  it('fails and keeps a job of a newer format after its attempts, writing nothing and completing nothing', async () => {
+  it('fails and keeps a job of another format after its attempts, writing nothing and completing nothing', async () => {
     const workers = h.startWorkers(2);
     let written: BatchJobData | undefined;
     workers.batchWorker.on('completed', (job) => {
@@ -50,7 +49,7 @@ fields: { no: no, amount: amount }
     expect(written?.format).toBe(BATCH_ROWS_FORMAT);
     const requestsBefore = h.emulator.requests.length;
 
-    // The same rows as a newer rowbridge might add them: a format this worker does not know.
+    // The same rows as another rowbridge might add them: a format this worker does not read.
     const queues = createQueues(h.rt);
     try {
       const failed = new Promise<void>((resolve) => {
@@ -67,7 +66,9 @@ fields: { no: no, amount: amount }
       const job = await queues.batches.getJob('newer');
       expect(await job?.getState()).toBe('failed');
       expect(job?.attemptsMade).toBe(2);
-      expect(job?.failedReason).toMatch(/format 5, newer than this worker reads \(4\).*upgrade every worker/);
+      expect(job?.failedReason).toMatch(
+        /not rows of format 1, the one this worker reads \(format 2, .*run workers of one version on one Redis/,
+      );
       // The rows are still there for a worker that reads them.
       expect(job?.data.columnar?.n).toBe(6);
       expect(h.emulator.state.rowCount(ws)).toBe(6);

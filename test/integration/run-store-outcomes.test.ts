@@ -146,13 +146,7 @@ describe('run store outcome ledger', () => {
     expect((await runs.getOutcomes(runId, [])).size).toBe(0);
     await runs.clearOutcomes(runId, []);
     expect(recorded).toEqual([]);
-    expect(
-      await redis.exists(
-        `${PREFIX}:run:${runId}:ledger`,
-        `${PREFIX}:run:${runId}:outcomes`,
-        `${PREFIX}:run:${runId}:counts`,
-      ),
-    ).toBe(0);
+    expect(await redis.exists(`${PREFIX}:run:${runId}:ledger`, `${PREFIX}:run:${runId}:counts`)).toBe(0);
   });
 
   it('the mirror seen-set answers per key, in order; nothing asked, nothing answered', async () => {
@@ -273,38 +267,6 @@ describe('run store outcome ledger', () => {
     ]);
     expect([...after.keys()]).toEqual([1022, 1025, chunk2 + 1022, chunk2 + 1024]);
     expect((await runs.report(runId)).created + (await runs.report(runId)).updated).toBe(rows.length - 3);
-  });
-
-  it('a run started by a version with a field per row is read and moved on without counting a row twice', async () => {
-    const runs = store();
-    const runId = newRun();
-    // What such a version left: rows 0-2 created, 3-4 pending (a create in flight), counted.
-    const legacy = `${PREFIX}:run:${runId}:outcomes`;
-    await redis.hset(legacy, '0', 'created', '1', 'created', '2', 'created', '3', 'pending', '4', 'pending');
-    await redis.hset(`${PREFIX}:run:${runId}:counts`, 'created', 3, 'pending', 2);
-    expect([...(await runs.getOutcomes(runId, [0, 1, 2, 3, 4, 5]))]).toEqual([
-      [0, 'created'],
-      [1, 'created'],
-      [2, 'created'],
-      [3, 'pending'],
-      [4, 'pending'],
-    ]);
-    // The retried batch records all five again, and a sixth row: only 3, 4 and 5 move.
-    const moved = await runs.setOutcomes(
-      runId,
-      new Map([0, 1, 2, 3, 4, 5].map((i) => [i, 'created'] as const)),
-    );
-    expect(moved).toEqual({ created: 3 });
-    expect(await redis.hgetall(`${PREFIX}:run:${runId}:counts`)).toMatchObject({
-      created: '6',
-      pending: '0',
-    });
-    await runs.clearOutcomes(runId, [1]);
-    expect(await redis.hexists(legacy, '1')).toBe(0);
-    expect([...(await runs.getOutcomes(runId, [0, 1, 2])).keys()]).toEqual([0, 2]);
-    expect(await redis.hget(`${PREFIX}:run:${runId}:counts`, 'created')).toBe('5');
-    await runs.dropRowState(runId);
-    expect(await redis.exists(legacy, `${PREFIX}:run:${runId}:ledger`)).toBe(0);
   });
 
   it('refuses a row index that is not a natural number before anything is written', async () => {

@@ -1,16 +1,16 @@
 /**
- * README, "When a run does not finish" (workers of two versions): a batch job that fails
+ * README, "When a run does not finish": a batch job that fails
  * every attempt before writing must not let its run be recorded complete without its
  * rows, and `run JOB` must then write them. Walked from the CLI, with `rowbridge worker`
  * processes sharing the Redis: the batch jobs are held (their queue paused) while the run
- * reads, one of them is rewritten as a newer rowbridge would add it (a format no worker
+ * reads, one of them is rewritten as another rowbridge would add it (a format no worker
  * here reads, as in batch-job-format.test.ts), and the queue goes on.
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localQueuePrefix } from '../../src/cli/local-run.ts';
 import { createQueues } from '../../src/queue/queues.ts';
-import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/packed-rows.ts';
+import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/batch-job-rows.ts';
 import { killChildren, spawnCli, until, writeBackfillJob, writeLedgerJob } from '../helpers/cli-process.ts';
 import type { CliProcess, Finished } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
@@ -18,7 +18,9 @@ import type { Harness } from '../helpers/sync-harness.ts';
 
 /** Rows of the ledger: its batchSize 50 makes batch jobs of 500 rows. */
 const ROWS = 1500;
-const UNREADABLE = `batch job rows are in format ${BATCH_ROWS_FORMAT + 1}, newer than this worker reads`;
+/** A job of another format: its rows cannot be counted. */
+const UNCOUNTED = 'rows not counted: gone from Redis or in another format';
+const UNREADABLE = `batch job data is not rows of format ${BATCH_ROWS_FORMAT}, the one this worker reads`;
 
 describe('a batch job that fails every attempt without writing', { timeout: 90_000 }, () => {
   let h: Harness | undefined;
@@ -64,7 +66,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       queues,
       entries,
       close: () => Promise.all(all.map((q) => q.close())),
-      /** Rewrites batch job `id` as a newer rowbridge would add it, lets the jobs go, and returns its entries. */
+      /** Rewrites batch job `id` as another rowbridge would add it, lets the jobs go, and returns its entries. */
       async release(id: string): Promise<string[]> {
         const job = (await queues.batches.getJob(id))!;
         const lost = batchRows(job.data).map((r) => String(r.source.data.entry));
@@ -136,7 +138,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       const { runId, lost, failed } = await failedLedgerRun(t);
       expect(failed.code, failed.stderr).toBe(1);
       expect(failed.stdout).toContain(
-        `run ${runId} (ledger): failed - 1 batch job (500 rows) failed without being written: ${UNREADABLE}`,
+        `run ${runId} (ledger): failed - 1 batch job (${UNCOUNTED}) failed without being written: ${UNREADABLE}`,
       );
       expect(failed.stdout).toContain('run `rowbridge run ledger` to retry them');
       // Exactly that job's rows are missing, and the report does not count them.
@@ -205,7 +207,7 @@ describe('a batch job that fails every attempt without writing', { timeout: 90_0
       expect((await h!.waitForRun(runId, 45_000)).record.status).toBe('failed');
       const status = await ended(cli(['status', runId]));
       expect(status.stdout).toContain(
-        `run ${runId} (backfill): failed - 1 batch job (500 rows) failed without being written: ${UNREADABLE}`,
+        `run ${runId} (backfill): failed - 1 batch job (${UNCOUNTED}) failed without being written: ${UNREADABLE}`,
       );
       expect(status.stdout).toMatch(/created +1000\n/);
       t.missingExactly(lost);

@@ -6,7 +6,8 @@ import type { WorksheetStructure } from '../../src/api/types.ts';
 import { ApiError } from '../../src/ground/errors.ts';
 import type { ErrorCategory } from '../../src/ground/errors.ts';
 import { createLogger } from '../../src/ground/logger.ts';
-import type { BatchRow } from '../../src/sync/batch-row.ts';
+import type { BatchRow, RowToWrite } from '../../src/sync/batch-row.ts';
+import { throughJob } from '../helpers/batch-rows.ts';
 import { createSyncContext } from '../../src/sync/create-sync-context.ts';
 import { parseJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { mapRecord } from '../../src/sync/mapping/map-record.ts';
@@ -92,13 +93,18 @@ describe('writeBatch failures', () => {
     return createSyncContext(spec, { structure, plan }, { runId: `run-${++run}`, attempt: 1 }, deps);
   }
 
-  function batch(ctx: SyncContext, names: string[]): BatchRow[] {
-    return names.map((name, index) => {
+  /** Rows as a worker reads them from a batch job. */
+  function batch(ctx: SyncContext, names: string[]): RowToWrite[] {
+    const rows = names.map((name, index): BatchRow => {
       const data = { no: `N-${index}`, name };
       const mapped = mapRecord(ctx.plan, data, { position: { index } });
       if (!mapped.ok) throw new Error(JSON.stringify(mapped.errors));
       return { index, source: { data, position: { index } }, mapped };
     });
+    return throughJob(
+      rows,
+      ctx.plan.fields.map((f) => f.column),
+    );
   }
 
   const names = () => [...platform.rows.values()].map((r) => r[NAME]).sort();

@@ -12,7 +12,8 @@ import { createDeadLetterStore } from '../../src/sync/state/dead-letter-store.ts
 import { createRunStore } from '../../src/sync/state/run-store.ts';
 import type { SyncContext } from '../../src/sync/sync-context.ts';
 import { writeBatch } from '../../src/sync/write-batch.ts';
-import type { BatchRow } from '../../src/sync/batch-row.ts';
+import type { BatchRow, RowToWrite } from '../../src/sync/batch-row.ts';
+import { throughJob } from '../helpers/batch-rows.ts';
 import { startScriptedPlatform } from '../helpers/scripted-platform.ts';
 import type { ScriptedPlatform } from '../helpers/scripted-platform.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
@@ -82,14 +83,19 @@ describe('writeBatch', () => {
     return createSyncContext(spec, { structure, plan }, { runId, attempt: 1 }, deps);
   }
 
-  function batch(ctx: SyncContext, names: string[], from = 0): BatchRow[] {
-    return names.map((name, i) => {
+  /** Rows as a worker reads them from a batch job. */
+  function batch(ctx: SyncContext, names: string[], from = 0): RowToWrite[] {
+    const rows = names.map((name, i): BatchRow => {
       const index = from + i;
       const data = { no: `N-${index}`, name };
       const mapped = mapRecord(ctx.plan, data, { position: { index } });
       if (!mapped.ok) throw new Error(JSON.stringify(mapped.errors));
       return { index, source: { data, position: { index } }, mapped };
     });
+    return throughJob(
+      rows,
+      ctx.plan.fields.map((f) => f.column),
+    );
   }
 
   // Rows are written with field ids (the plan's FieldValue ids).

@@ -75,7 +75,6 @@ export function createJobState(keys: RunKeys, records: Pick<RunRecords, 'get'>):
         .multi()
         .hset(keys.job(job), 'resumable', runId)
         .expire(keys.ledger(runId), ttlSeconds)
-        .expire(keys.outcomes(runId), ttlSeconds)
         .expire(keys.seen(runId), ttlSeconds)
         .expire(keys.counts(runId), Math.max(ttlSeconds, keys.retentionSeconds))
         .exec();

@@ -66,37 +66,28 @@ const OUTCOME_OF_CODE = new Map<string, RowOutcome>(
  */
 const SEGMENT = 1024;
 
-// Lua shared by the scripts: the segment size and both directions of the code table.
+// Lua shared by the scripts: the segment size and the outcome of each code.
 const LUA_TABLES = `
 local SEG = ${SEGMENT}
 local NAME = {${Object.entries(OUTCOME_CODES)
   .map(([outcome, code]) => `[${JSON.stringify(code)}]=${JSON.stringify(outcome)}`)
   .join(',')}}
-local CODE = {}
-for code, name in pairs(NAME) do CODE[name] = code end
 local function int(x) return string.format('%d', x) end
 `;
 
 // Moves each outcome once: a batch retried after a crash re-sets the same outcomes
-// without counting them twice. KEYS: the ledger, the counters, the ledger of older
-// versions. ARGV holds pairs of an outcome's code and the ranges of row indexes that get
+// without counting them twice. KEYS: the ledger, the counters. ARGV holds pairs of an outcome's code and the ranges of row indexes that get
 // it ("first-last,first-last"): a batch is mostly one range with one outcome, so a call
 // reads and writes one or two segments, and compares a range whose bytes are all alike
 // at once. Counters move once per outcome per call. Returns the final outcomes it moved,
 // as flat pairs.
 const SET_OUTCOMES = `${LUA_TABLES}
-local legacy = redis.call('EXISTS', KEYS[3]) == 1
 local segs, delta, moved = {}, {}, {}
 local function count(old, new, n)
   if old == new then return end
   if old then delta[old] = (delta[old] or 0) - n end
   delta[new] = (delta[new] or 0) + n
   if new ~= 'pending' then moved[new] = (moved[new] or 0) + n end
-end
-local function was(byte, index)
-  if byte ~= '\\0' then return NAME[byte] end
-  if legacy then return redis.call('HGET', KEYS[3], int(index)) or nil end
-  return nil
 end
 for i = 1, #ARGV, 2 do
   local code = ARGV[i]
@@ -112,10 +103,10 @@ for i = 1, #ARGV, 2 do
       if #s <= to then s = s .. string.rep('\\0', to + 1 - #s) end
       local slice = string.sub(s, from + 1, to + 1)
       local first = string.sub(slice, 1, 1)
-      if slice == string.rep(first, len) and (first ~= '\\0' or not legacy) then
+      if slice == string.rep(first, len) then
         count(NAME[first], new, len)
       else
-        for k = 1, len do count(was(string.sub(slice, k, k), index + k - 1), new, 1) end
+        for k = 1, len do count(NAME[string.sub(slice, k, k)], new, 1) end
       end
       segs[n] = string.sub(s, 1, from) .. string.rep(code, len) .. string.sub(s, to + 2)
       index = base + to + 1
@@ -139,9 +130,8 @@ end
 return out`;
 
 // The codes of the rows in each range of ARGV[1] ("first-last,..."): one string per
-// range, a byte 0 where a row has no outcome. KEYS: the ledger, the older ledger.
+// range, a byte 0 where a row has no outcome. KEYS: the ledger.
 const GET_OUTCOMES = `${LUA_TABLES}
-local legacy = redis.call('EXISTS', KEYS[2]) == 1
 local segs, out = {}, {}
 for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
   local first, last = tonumber(a), tonumber(b)
@@ -159,27 +149,13 @@ for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
     parts[#parts + 1] = slice .. string.rep('\\0', to - (index - base) + 1 - #slice)
     index = base + to + 1
   end
-  local codes = table.concat(parts)
-  if legacy and string.find(codes, '%z') then
-    local chars = {}
-    for k = 1, #codes do
-      local c = string.sub(codes, k, k)
-      if c == '\\0' then
-        local old = redis.call('HGET', KEYS[2], int(first + k - 1))
-        if old then c = CODE[old] or '?' end
-      end
-      chars[k] = c
-    end
-    codes = table.concat(chars)
-  end
-  out[#out + 1] = codes
+  out[#out + 1] = table.concat(parts)
 end
 return out`;
 
 // Forgets the outcomes of the rows in the ranges of ARGV[1] and takes them out of the
-// counters. KEYS: the ledger, the counters, the older ledger.
+// counters. KEYS: the ledger, the counters.
 const CLEAR_OUTCOMES = `${LUA_TABLES}
-local legacy = redis.call('EXISTS', KEYS[3]) == 1
 local segs = {}
 for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
   for index = tonumber(a), tonumber(b) do
@@ -188,13 +164,6 @@ for a, b in string.gmatch(ARGV[1], '(%d+)-(%d+)') do
     local s = segs[n] or redis.call('HGET', KEYS[1], int(n)) or ''
     local old = NAME[string.sub(s, at, at)]
     if old then segs[n] = string.sub(s, 1, at - 1) .. '\\0' .. string.sub(s, at + 1) end
-    if legacy then
-      local before = redis.call('HGET', KEYS[3], int(index))
-      if before then
-        redis.call('HDEL', KEYS[3], int(index))
-        old = old or before
-      end
-    end
     if old then redis.call('HINCRBY', KEYS[2], old, -1) end
   end
 end
@@ -242,7 +211,7 @@ export function createOutcomeLedger(
       // every resume gone) does not keep its row bookkeeping forever.
       const results = await redis
         .multi()
-        .eval(SET_OUTCOMES, 3, keys.ledger(runId), keys.counts(runId), keys.outcomes(runId), ...args)
+        .eval(SET_OUTCOMES, 2, keys.ledger(runId), keys.counts(runId), ...args)
         .expire(keys.ledger(runId), keys.rowStateTtl)
         .expire(keys.counts(runId), Math.max(keys.rowStateTtl, keys.retentionSeconds))
         .exec();
@@ -259,13 +228,7 @@ export function createOutcomeLedger(
       const out = new Map<number, RowOutcome>();
       if (indexes.length === 0) return out;
       const ranges = indexRanges(indexes);
-      const codes = (await redis.eval(
-        GET_OUTCOMES,
-        2,
-        keys.ledger(runId),
-        keys.outcomes(runId),
-        rangesArg(ranges),
-      )) as string[];
+      const codes = (await redis.eval(GET_OUTCOMES, 1, keys.ledger(runId), rangesArg(ranges))) as string[];
       ranges.forEach(([first], r) => {
         const range = codes[r] ?? '';
         for (let k = 0; k < range.length; k++) {
@@ -285,10 +248,9 @@ export function createOutcomeLedger(
       if (indexes.length === 0) return;
       await redis.eval(
         CLEAR_OUTCOMES,
-        3,
+        2,
         keys.ledger(runId),
         keys.counts(runId),
-        keys.outcomes(runId),
         rangesArg(indexRanges(indexes)),
       );
     },
@@ -308,7 +270,7 @@ export function createOutcomeLedger(
     async dropRowState(runId) {
       await redis
         .multi()
-        .del(keys.ledger(runId), keys.outcomes(runId))
+        .del(keys.ledger(runId))
         .del(keys.seen(runId))
         .expire(keys.counts(runId), keys.retentionSeconds)
         .exec();

@@ -11,11 +11,6 @@ export interface RunKeys {
   run(runId: string): string;
   /** The run's outcome ledger: a hash of segments, one byte per row (outcome-ledger.ts). */
   ledger(runId: string): string;
-  /**
-   * The ledger of versions before 2026-11-25: a hash with one field per row. Only read
-   * (and cleared) for runs such a version started, so an upgrade mid-run counts no row twice.
-   */
-  outcomes(runId: string): string;
   counts(runId: string): string;
   seen(runId: string): string;
   runs: string;
@@ -35,7 +30,6 @@ export function runKeys(
     rowStateTtl,
     run: (runId) => stateKey(prefix, 'run', runId),
     ledger: (runId) => stateKey(prefix, 'run', runId, 'ledger'),
-    outcomes: (runId) => stateKey(prefix, 'run', runId, 'outcomes'),
     counts: (runId) => stateKey(prefix, 'run', runId, 'counts'),
     seen: (runId) => stateKey(prefix, 'run', runId, 'seen'),
     runs: stateKey(prefix, 'runs'),

@@ -132,7 +132,6 @@ export function createRunRecords(keys: RunKeys): RunRecords {
         .hdel(keys.run(runId), 'message', 'finishedAt', 'category', 'errorCode')
         .hset(keys.run(runId), 'status', 'queued')
         .persist(keys.ledger(runId))
-        .persist(keys.outcomes(runId))
         .persist(keys.seen(runId))
         .exec();
     },
