@@ -5,6 +5,8 @@
  * Exit 0 when every job is valid, 1 when any is not (each issue printed), 64 on misuse.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { nextFireTimes, scheduleOf } from '../sync/job-spec/schedule-schema.ts';
+import type { ScheduleSpec } from '../sync/job-spec/schedule-schema.ts';
 import { readSetting } from '../../config/settings.ts';
 import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
@@ -74,6 +76,22 @@ async function check(arg: string, cwd: string, env: NodeJS.ProcessEnv): Promise<
   return found.length === 0 ? { file, spec } : { file, issues: found.map((p) => ({ file, ...p })) };
 }
 
+/** `schedule "0 3 * * *" fires next at ... (Europe/Berlin)`: the next three times, in the schedule's zone. */
+function firesAt(schedule: ScheduleSpec): string {
+  const { zone, times } = nextFireTimes(schedule, 3);
+  const format = new Intl.DateTimeFormat('sv-SE', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  const { pattern } = scheduleOf(schedule);
+  return `schedule "${pattern}" fires next at ${times.map((t) => format.format(t)).join(', ')} (${zone})`;
+}
+
 function summary(spec: JobSpec): string {
   if (spec.target !== undefined) {
     return `${spec.name}: ${spec.source.type} → ${spec.target.worksheet}, ${spec.target.mode}`;
@@ -102,8 +120,10 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     io.out(JSON.stringify({ valid: issues.length === 0, issues }, null, 2));
   } else {
     for (const outcome of outcomes) {
-      if ('spec' in outcome) io.out(`ok: ${outcome.file} (${summary(outcome.spec)})`);
-      else io.err(outcome.issues.map(formatJobSpecIssue).join('\n'));
+      if ('spec' in outcome) {
+        io.out(`ok: ${outcome.file} (${summary(outcome.spec)})`);
+        if (outcome.spec.schedule !== undefined) io.out(`  ${firesAt(outcome.spec.schedule)}`);
+      } else io.err(outcome.issues.map(formatJobSpecIssue).join('\n'));
     }
   }
   return issues.length === 0 ? EXIT.ok : EXIT.failure;

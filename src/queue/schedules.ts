@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { scheduleOf } from '../sync/job-spec/schedule-schema.ts';
 import { createJobPauses } from '../sync/state/job-pauses.ts';
 import { createQueues } from './queues.ts';
 import type { Runtime } from './runtime.ts';
@@ -35,20 +36,16 @@ export async function registerSchedules(
       // A schedule paused from the dashboard stays off (its scheduler removed below).
       if (spec.schedule === undefined || (await pauses.isPaused(name))) continue;
       wanted.add(name);
-      await queues.runs.upsertJobScheduler(
-        name,
-        { pattern: spec.schedule },
-        {
-          name: 'run',
-          data: { job: name, trigger: 'schedule' },
-          opts: {
-            attempts: 3,
-            backoff: { type: 'exponential', delay: 2000 },
-            removeOnComplete: 1000,
-            removeOnFail: 1000,
-          },
+      await queues.runs.upsertJobScheduler(name, scheduleOf(spec.schedule), {
+        name: 'run',
+        data: { job: name, trigger: 'schedule' },
+        opts: {
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 2000 },
+          removeOnComplete: 1000,
+          removeOnFail: 1000,
         },
-      );
+      });
       registered.push(name);
     }
     const removed: string[] = [];

@@ -1,3 +1,4 @@
+import { scheduleOf } from '../../sync/job-spec/schedule-schema.ts';
 import type { RunHistoryItem } from '../../sync/state/run-history.ts';
 import { badge, href, html, layout, localTime } from './html.ts';
 import type { SafeHtml } from './html.ts';
@@ -18,15 +19,15 @@ export interface JobsPageData {
 
 /** The schedule cell: the cron, then the next run in the viewer's zone, or why there is none. */
 export function scheduleCell(job: JobListing, state: ScheduleState | undefined): SafeHtml {
-  const pattern = job.spec?.schedule;
-  if (pattern === undefined) return html`<span class="muted">manual</span>`;
+  if (job.spec?.schedule === undefined) return html`<span class="muted">manual</span>`;
+  const { pattern, tz } = scheduleOf(job.spec.schedule);
   let when: SafeHtml;
   if (state?.pausedAt !== undefined)
     when = html`<span class="badge paused">paused</span>
       <span class="muted">since ${localTime(state.pausedAt)}</span>`;
   else if (state?.next !== undefined) when = html`next ${localTime(state.next)}`;
   else when = html`<span class="muted">not registered: no worker has started since it was added</span>`;
-  return html`<code>${pattern}</code><br />${when}`;
+  return html`<code>${pattern}</code>${tz === undefined ? '' : html` (${tz})`}<br />${when}`;
 }
 
 /** The health cell: unhealthy after N failures in a row. */

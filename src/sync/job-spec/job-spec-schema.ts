@@ -7,14 +7,8 @@ import { z } from 'zod';
 import type { SourceSpec } from '../sources/source-spec.ts';
 import type { FieldMapping } from '../types.ts';
 import { expandFields, fieldsSchema } from './field-schemas.ts';
-import {
-  cronExpression,
-  describeValue,
-  envPrefix,
-  intRange,
-  nonEmptyString,
-  timeZone,
-} from './schema-checks.ts';
+import { describeValue, envPrefix, intRange, nonEmptyString, timeZone } from './schema-checks.ts';
+import { scheduleSchema } from './schedule-schema.ts';
 import { SOURCE_TYPES, sinkSchema, sourceSchema } from './source-schemas.ts';
 import { expectSchema, notifyChannelSchema } from './notify-schemas.ts';
 
@@ -140,7 +134,7 @@ const jobObjectSchema = z
     target: targetSchema.optional().describe('Push: write the records into a worksheet.'),
     sink: sinkSchema.optional().describe('Pull: write the worksheet rows (source type worksheet) out.'),
     fields: fieldsSchema,
-    schedule: cronExpression.optional().describe('Cron pattern; registered as a BullMQ job scheduler.'),
+    schedule: scheduleSchema.optional(),
     trigger: triggerSchema.optional(),
     incremental: z
       .strictObject({ cursor: nonEmptyString.describe('Source column whose value marks progress.') })

@@ -3,7 +3,6 @@
  * formats and the header secret rule. Each message says what is wrong and what is
  * allowed, and never repeats a value that may be a secret.
  */
-import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { isSecretName, maskUrl } from '../../ground/mask-secrets.ts';
 
@@ -77,19 +76,6 @@ function isTimeZone(zone: string): boolean {
 export const timeZone = z.string().refine(isTimeZone, {
   error: (issue) =>
     `must be an IANA time zone such as UTC, Asia/Shanghai or Europe/Berlin; got ${describeValue(issue.input)}`,
-});
-
-/** A cron pattern as BullMQ's job scheduler reads it (BullMQ parses with cron-parser too). */
-export const cronExpression = z.string().superRefine((value, ctx) => {
-  try {
-    CronExpressionParser.parse(value);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be a cron expression ("minute hour day-of-month month day-of-week", e.g. "*/15 * * * *"); ${reason}`,
-    });
-  }
 });
 
 /**
