@@ -46,7 +46,10 @@ export async function applyFixedFile(
   const full = path.resolve(io.cwd, file);
   let text: string;
   try {
-    text = await readFile(full, 'utf8');
+    const bytes = await readFile(full);
+    // Excel's "Unicode text" is UTF-16LE with a mark; everything else it saves here is read as UTF-8.
+    text =
+      bytes[0] === 0xff && bytes[1] === 0xfe ? bytes.subarray(2).toString('utf16le') : bytes.toString('utf8');
   } catch (err) {
     io.err(
       `dlq replay: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

@@ -4,7 +4,7 @@
  * and a re-run of the fixed file wrote them again. Reading a local file twice costs a
  * parse, not a request: bench/prepass.ts measures it on the 1M-row CSV.
  *
- * The pre-pass checks that the bytes are UTF-8 (unless the job says latin1), naming the
+ * The pre-pass checks that the bytes are UTF-8 (unless the job names another encoding), naming the
  * line of the first bad byte instead of letting U+FFFD into the worksheet; that the file
  * parses to its end (a thrown SourceError names the line); and counts the records.
  */
@@ -77,7 +77,7 @@ async function checkUtf8(spec: FileSpec, deps: SourceDeps): Promise<void> {
       stream.destroy();
       throw new SourceError(
         'SOURCE_FORMAT',
-        `${file} line ${bad}: not valid UTF-8; save the file as UTF-8, or set source.encoding: latin1`,
+        `${file} line ${bad}: not valid UTF-8; save the file as UTF-8, or set source.encoding: gbk (Chinese Excel's CSV), utf16le or latin1`,
       );
     }
     // Keep an unfinished sequence at the end for the line search of the next chunk.
@@ -143,7 +143,7 @@ export async function prepassFileSource(
     const lean = await leanCsvPrepass(confined, deps);
     if (lean !== undefined) return { ...lean, spec: confined };
   }
-  if (confined.type !== 'csv' || confined.encoding !== 'latin1') await checkUtf8(confined, deps);
+  if (confined.type !== 'csv' || (confined.encoding ?? 'utf8') === 'utf8') await checkUtf8(confined, deps);
   const result: PrepassResult = { records: 0, invalid: 0, spec: confined };
   // Without `since`: the whole file must be sound, not just the part past the cursor.
   const { since: _since, until: _until, ...whole } = deps;

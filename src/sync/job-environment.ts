@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
-import { COLUMN_SAMPLE, missingColumnsError } from './source-columns.ts';
+import { COLUMN_SAMPLE, columnSample, missingColumnsError } from './source-columns.ts';
 import { createSource } from './sources/create-source.ts';
 import { envRefRefusal, envRefs, isEnvRefAllowed } from './sources/env-refs.ts';
 import type { EnvRef } from './sources/env-refs.ts';
@@ -133,7 +133,8 @@ export async function fileColumnProblems(
       { ...source, path: file },
       { env, baseDir: path.dirname(jobFile) },
     )) {
-      if (item.error === undefined) samples.push(item.data);
+      const sample = columnSample(item);
+      if (sample !== undefined) samples.push(sample);
       if (samples.length >= COLUMN_SAMPLE) break;
     }
   } catch (err) {

@@ -10,6 +10,7 @@ import type { SourceSpec } from './sources/source-spec.ts';
 import type { SourceItem } from './sources/source-error.ts';
 import { hasRecordChunks, recordChunks, type ChunkedSource } from './record-chunks.ts';
 import type { FieldMapping } from './types.ts';
+import { delimiterHint } from './sources/csv-delimiter.ts';
 
 /** Records read before the columns are judged (sparse JSON may omit a key in some). */
 export const COLUMN_SAMPLE = 100;
@@ -77,6 +78,18 @@ export function missingColumns(
   return { missing, columns: [...columns] };
 }
 
+/**
+ * What a sampled item tells of the source's columns: a record's data, or, for a record
+ * that could not be read, the columns its source reported (a CSV header); else undefined.
+ */
+export function columnSample(item: SourceItem): Record<string, unknown> | undefined {
+  if (item.error === undefined) return item.data;
+  if (item.columns === undefined) return undefined;
+  const columns: Record<string, unknown> = {};
+  for (const name of item.columns) columns[name] = undefined;
+  return columns;
+}
+
 /** The configuration error for missing columns, or undefined when every column is there. */
 export function missingColumnsError(
   job: string,
@@ -92,9 +105,15 @@ export function missingColumnsError(
     const hint = closest(m.from ?? '', columns);
     return `  - ${m.target}: { from: ${m.from} }: no such column${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
   });
+  // One column holding `;`s: the file was split at the wrong delimiter.
+  const hint =
+    spec.type === 'csv' && columns.length === 1
+      ? delimiterHint(columns[0]!, spec.delimiter ?? ',', spec.quote)
+      : undefined;
   return new ConfigError(
     `job ${job}: the ${describe(spec)} has no column${missing.length === 1 ? '' : 's'} the mapping reads; nothing was written:\n` +
-      `${lines.join('\n')}\n  its columns: ${shown.join(', ')}${columns.length > shown.length ? ', ...' : ''}`,
+      `${lines.join('\n')}\n  its columns: ${shown.join(', ')}${columns.length > shown.length ? ', ...' : ''}` +
+      (hint === undefined ? '' : `\n  ${hint}`),
   );
 }
 
@@ -119,7 +138,8 @@ async function* checkedChunks(
       held.push(next.value);
       for (const item of next.value) {
         if (samples.length === COLUMN_SAMPLE) break;
-        if (item.error === undefined) samples.push(item.data);
+        const sample = columnSample(item);
+        if (sample !== undefined) samples.push(sample);
       }
     }
     const problem = missingColumnsError(job, spec, mappings, samples);
@@ -163,7 +183,8 @@ export function checkSourceColumns(
           const next = await iterator.next();
           if (next.done === true) break;
           items.push(next.value);
-          if (next.value.error === undefined) samples.push(next.value.data);
+          const sampled = columnSample(next.value);
+          if (sampled !== undefined) samples.push(sampled);
         }
         const problem = missingColumnsError(job, spec, mappings, samples);
         if (problem !== undefined) throw problem;

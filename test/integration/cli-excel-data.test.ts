@@ -5,6 +5,10 @@
  * GBK, GB18030 and UTF-16LE; a mapped column missing even when every row is malformed.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killChildren, spawnCli } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
@@ -120,5 +124,120 @@ fields:
     const done = await cli(['plan', 'falsch']);
     expect(done.code).not.toBe(0);
     expect(done.stderr + done.stdout).toMatch(/stufe[\s\S]*map value for "G"[\s\S]*Platin/);
+  });
+
+  it('a ; file is read without being told its delimiter', async () => {
+    await h.writeFile('semikolon.csv', 'Artikel;Preis;Notiz\nS-1;2,5;a, b und c\nS-2;3;\n');
+    await h.writeJob(
+      'semikolon',
+      `name: semikolon
+source: { type: csv, path: ./semikolon.csv }
+target: { worksheet: produkte, mode: upsert, key: sku }
+fields:
+  sku: Artikel
+  preis: { from: Preis, decimal: ',' }
+  notiz: Notiz
+`,
+    );
+    const valid = await cli(['validate', 'semikolon']);
+    expect(valid.code, valid.stderr + valid.stdout).toBe(0);
+    const run = await cli(['run', 'semikolon', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = landed().filter((r) => String(r.sku).startsWith('S-'));
+    expect(rows).toEqual([
+      expect.objectContaining({ sku: 'S-1', preis: '2.5', notiz: 'a, b und c' }),
+      expect.objectContaining({ sku: 'S-2', preis: '3' }),
+    ]);
+  });
+
+  it('every row malformed still fails validate and run on the mapped columns, with the delimiter hint', async () => {
+    // Read at ",": the header is one column, and each row (a decimal comma in it) has two fields.
+    await h.writeFile(
+      'komma.csv',
+      'Artikel;Preis;Aktiv;Lager;Stufe;Notiz\nK-1;1,5;ja;X;G;\nK-2;7,0;nein;;S;\n',
+    );
+    await h.writeJob(
+      'komma',
+      `name: komma
+source: { type: csv, path: ./komma.csv, delimiter: ',' }
+target: { worksheet: produkte, mode: upsert, key: sku }
+fields: { sku: Artikel, preis: Preis }
+`,
+    );
+    const hint = "the header has 5 `;` and no `,`: set source.delimiter: ';'";
+    const valid = await cli(['validate', 'komma']);
+    expect(valid.code).toBe(1);
+    expect(valid.stdout + valid.stderr).toContain('sku: { from: Artikel }: no such column');
+    expect(valid.stdout + valid.stderr).toContain(hint);
+    const run = await cli(['run', 'komma']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(hint);
+    expect(landed().filter((r) => String(r.sku).startsWith('K-'))).toEqual([]);
+  });
+
+  it.each([
+    ['gbk', 'G-1', '中文备注，逗号'],
+    ['gb18030', 'G-2', '𠮷野家 €'],
+    ['utf16le', 'G-3', '日本語 und Ümlaut'],
+  ] as const)('a %s file lands as the text it holds', async (encoding, sku, note) => {
+    const text = `Artikel,Notiz\n${sku},"${note}"\n`;
+    const bytes =
+      encoding === 'utf16le'
+        ? Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(text, encoding)])
+        : iconv.encode(text, encoding);
+    await writeFile(path.join(h.dir, `${encoding}.csv`), bytes);
+    await h.writeJob(
+      `enc-${encoding}`,
+      `name: enc-${encoding}
+source: { type: csv, path: ./${encoding}.csv, encoding: ${encoding} }
+target: { worksheet: produkte, mode: upsert, key: sku }
+fields: { sku: Artikel, notiz: Notiz }
+`,
+    );
+    const run = await cli(['run', `enc-${encoding}`, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(landed().find((r) => r.sku === sku)).toMatchObject({ notiz: note });
+  });
+
+  it('a GBK file read as UTF-8 fails before writing, naming the encoding to set', async () => {
+    await writeFile(path.join(h.dir, 'gbk-ohne.csv'), iconv.encode('Artikel,Notiz\nX-1,中文\n', 'gbk'));
+    await h.writeJob(
+      'gbk-ohne',
+      `name: gbk-ohne
+source: { type: csv, path: ./gbk-ohne.csv }
+target: { worksheet: produkte, mode: upsert, key: sku }
+fields: { sku: Artikel, notiz: Notiz }
+`,
+    );
+    const run = await cli(['run', 'gbk-ohne']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/line 2: not valid UTF-8.*source\.encoding: gbk/);
+    expect(landed().find((r) => r.sku === 'X-1')).toBeUndefined();
+  });
+
+  it('dlq replay --file reads the export as German Excel saves it, with ;', async () => {
+    await h.writeFile('dlq.csv', 'Artikel,Preis\nD-1,zwölf\nD-2,3\n');
+    await h.writeJob(
+      'dlqjob',
+      `name: dlqjob
+source: { type: csv, path: ./dlq.csv }
+target: { worksheet: produkte, mode: upsert, key: sku }
+fields: { sku: Artikel, preis: Preis }
+`,
+    );
+    const run = await cli(['run', 'dlqjob']);
+    expect(run.code, run.stderr).toBe(2);
+    const exported = path.join(h.dir, 'dlq-export.csv');
+    const out = await cli(['dlq', 'export', '--job', 'dlqjob', '--out', exported]);
+    expect(out.code, out.stderr).toBe(0);
+    // Fixed and saved again by Excel: `;` between fields, the price fixed.
+    const rows = parse<string[]>(await readFile(exported, 'utf8'), { bom: true });
+    const preis = rows[0]!.indexOf('Preis');
+    rows[1]![preis] = '12';
+    const quoted = (cell: string) => (/[;"\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+    await writeFile(exported, rows.map((r) => r.map(quoted).join(';')).join('\r\n') + '\r\n');
+    const replay = await cli(['dlq', 'replay', '--file', exported]);
+    expect(replay.code, replay.stderr + replay.stdout).toBe(0);
+    expect(landed().find((r) => r.sku === 'D-1')).toMatchObject({ preis: '12' });
   });
 });

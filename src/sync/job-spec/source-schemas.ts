@@ -21,10 +21,15 @@ const path = nonEmptyString.describe("File path; a relative path resolves agains
 const csvSource = z.strictObject({
   type: z.literal('csv'),
   path,
-  delimiter: nonEmptyString.optional().describe('Field delimiter (default ",").'),
+  delimiter: nonEmptyString
+    .optional()
+    .describe('Field delimiter (default ",", or ";" / tab when the first line has those and no ",").'),
   quote: z.string().length(1, { error: 'must be a single character' }).optional(),
   header: z.boolean().optional().describe('Whether the first line names the columns (default true).'),
-  encoding: z.enum(['utf8', 'latin1']).optional(),
+  encoding: z
+    .enum(['utf8', 'latin1', 'gbk', 'gb18030', 'utf16le'])
+    .optional()
+    .describe('Character set (default utf8); gbk or gb18030 as Chinese Excel saves CSV.'),
   skipEmptyLines: z.boolean().optional(),
 });
 
@@ -123,7 +128,9 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
         .describe('A SELECT; the cursor condition and order are added by rowbridge.'),
       cursorColumn: sqlIdentifier
         .optional()
-        .describe('Column whose growing value marks progress (e.g. updated_at); a table defaults to keyColumn.'),
+        .describe(
+          'Column whose growing value marks progress (e.g. updated_at); a table defaults to keyColumn.',
+        ),
       keyColumn: sqlIdentifier.optional(),
       updatedAtColumn: sqlIdentifier
         .optional()
@@ -150,11 +157,15 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
           message: `must be one SELECT statement (it is wrapped as a subquery and run read-only); ${problem}`,
         });
       }
-      if (source.cursorColumn === undefined && (source.table === undefined || source.keyColumn === undefined)) {
+      if (
+        source.cursorColumn === undefined &&
+        (source.table === undefined || source.keyColumn === undefined)
+      ) {
         ctx.addIssue({
           code: 'custom',
           path: ['cursorColumn'],
-          message: 'is required unless the source reads a table with a keyColumn (it then defaults to keyColumn)',
+          message:
+            'is required unless the source reads a table with a keyColumn (it then defaults to keyColumn)',
         });
       }
       if ((source.table === undefined) === (source.query === undefined)) {

@@ -5,6 +5,7 @@
  */
 import { createCsvDecoder } from './csv-decoder.ts';
 import { createCsvScanner, type CsvRecordSink } from './csv-scanner.ts';
+import { detectCsvDelimiter } from './csv-delimiter.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 
 /** What the pre-pass learns of a CSV file (file-prepass.ts's PrepassResult). */
@@ -26,9 +27,19 @@ export async function countCsvRecords(
   spec: CsvSourceSpec,
 ): Promise<CsvCounts | undefined> {
   const encoding = spec.encoding ?? 'utf8';
-  if (encoding !== 'utf8' && encoding !== 'latin1') return undefined;
+  const decoder = createCsvDecoder(encoding, true);
+  const iterator = chunks[Symbol.asyncIterator]();
+  // The delimiter is told from the start of the file, as the reader tells it (csv-records.ts).
+  let next = await iterator.next();
+  let text: string | undefined;
+  for (;;) {
+    text = next.done === true ? decoder.end() : decoder.decode(next.value);
+    if (text !== '' || next.done === true) break;
+    next = await iterator.next();
+  }
+  if (text === undefined) return undefined;
   const scanner = createCsvScanner({
-    delimiter: spec.delimiter,
+    delimiter: spec.delimiter ?? detectCsvDelimiter(text, spec.quote),
     quote: spec.quote,
     skipEmptyLines: spec.skipEmptyLines,
     build: false,
@@ -50,12 +61,15 @@ export async function countCsvRecords(
     result.records += 1;
     if (count !== width) result.invalid += 1;
   };
-  const decoder = createCsvDecoder(encoding, true);
-  for await (const chunk of chunks) {
-    const text = decoder.decode(chunk);
-    if (text === undefined || !scanner.push(text, onRecord) || !sound) return undefined;
+  if (!scanner.push(text, onRecord) || !sound) return undefined;
+  if (next.done !== true) {
+    for (next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+      const chunk = decoder.decode(next.value);
+      if (chunk === undefined || !scanner.push(chunk, onRecord) || !sound) return undefined;
+    }
+    const last = decoder.end();
+    if (last === undefined || !scanner.push(last, onRecord)) return undefined;
   }
-  const last = decoder.end();
-  if (last === undefined || !scanner.push(last, onRecord) || !scanner.end(onRecord)) return undefined;
+  if (!scanner.end(onRecord)) return undefined;
   return sound ? result : undefined;
 }

@@ -8,7 +8,8 @@
  */
 import { Readable, pipeline } from 'node:stream';
 import { CsvError, parse, type Info, type Options } from 'csv-parse';
-import { createCsvDecoder } from './csv-decoder.ts';
+import { createCsvDecoder, isIconvEncoding } from './csv-decoder.ts';
+import { detectCsvDelimiter } from './csv-delimiter.ts';
 import { createCsvScanner } from './csv-scanner.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 
@@ -113,52 +114,74 @@ export async function* readCsvRecords(
   spec: CsvSourceSpec,
   handle: CsvRecordsOptions,
 ): AsyncGenerator<RawCsvRecord[]> {
-  const options: Options = {
-    delimiter: spec.delimiter ?? ',',
-    quote: spec.quote ?? '"',
-    skip_empty_lines: spec.skipEmptyLines ?? true,
-  };
   const maxField = handle.maxFieldChars;
   // csv-parse caps a record, not a field: the cap times the columns bounds what it buffers.
   const recordCap = (width: number): Options =>
     maxField === undefined ? {} : { max_record_size: maxField * Math.max(width, 1) };
   const encoding = spec.encoding ?? 'utf8';
   const iterator = chunks[Symbol.asyncIterator]();
-  const scanner =
-    encoding === 'utf8' || encoding === 'latin1'
-      ? createCsvScanner({
-          delimiter: spec.delimiter,
-          quote: spec.quote,
-          skipEmptyLines: spec.skipEmptyLines,
-          build: true,
-          maxFieldChars: maxField,
-        })
-      : undefined;
-  const fromStart = (first: Buffer): AsyncGenerator<RawCsvRecord[]> =>
-    parseRecords(
-      resume(first, iterator),
-      { ...options, ...recordCap(UNKNOWN_WIDTH), bom: true, encoding },
+  const decoder = createCsvDecoder(encoding, false);
+  const recode: Recode = {
+    chunk: (bytes) => Buffer.from(decoder.decode(bytes) ?? ''),
+    end: () => Buffer.from(decoder.end() ?? ''),
+  };
+  // The delimiter is told once, from the start of the file (csv-delimiter.ts); the bytes
+  // read until then are kept for csv-parse in case the scanner cannot read this file.
+  const consumed: Buffer[] = [];
+  let next = await iterator.next();
+  let text: string | undefined;
+  for (;;) {
+    if (next.done !== true) consumed.push(next.value);
+    text = next.done === true ? decoder.end() : decoder.decode(next.value);
+    if (text !== '' || next.done === true) break;
+    next = await iterator.next();
+  }
+  const delimiter = spec.delimiter ?? (text === undefined ? ',' : detectCsvDelimiter(text, spec.quote));
+  const options: Options = {
+    delimiter,
+    quote: spec.quote ?? '"',
+    skip_empty_lines: spec.skipEmptyLines ?? true,
+  };
+  const scanner = createCsvScanner({
+    delimiter,
+    quote: spec.quote,
+    skipEmptyLines: spec.skipEmptyLines,
+    build: true,
+    maxFieldChars: maxField,
+  });
+  const fromStart = (): AsyncGenerator<RawCsvRecord[]> => {
+    const cap = recordCap(UNKNOWN_WIDTH);
+    // csv-parse has no GBK: it reads what iconv-lite decoded, as UTF-8.
+    if (isIconvEncoding(encoding)) {
+      const first = Buffer.from(text ?? '');
+      const rest = next.done === true ? resume(first, iterator) : resume(first, iterator, recode);
+      return parseRecords(rest, { ...options, ...cap, bom: false, encoding: 'utf8' }, 1, handle);
+    }
+    return parseRecords(
+      resume(Buffer.concat(consumed), iterator),
+      { ...options, ...cap, bom: true, encoding },
       1,
       handle,
     );
-  if (scanner === undefined) {
-    yield* fromStart(Buffer.alloc(0));
+  };
+  if (scanner === undefined || text === undefined) {
+    yield* fromStart();
     return;
   }
-  const decoder = createCsvDecoder(encoding, false);
+  consumed.length = 0;
   let batch: RawCsvRecord[] = [];
   let width = 0;
   const onRecord = (fields: string[] | undefined, count: number, line: number): void => {
     if (width === 0) width = count;
     batch.push({ fields: fields!, line });
   };
-  for (;;) {
-    const next = await iterator.next();
-    const text = next.done === true ? decoder.end() : decoder.decode(next.value);
-    if (text === undefined) {
-      yield* fromStart(decoder.head());
-      return;
+  for (let first = true; ; first = false) {
+    if (!first) {
+      next = await iterator.next();
+      text = next.done === true ? decoder.end() : decoder.decode(next.value);
     }
+    // Undefined only at the start of the file, which was decoded above.
+    if (text === undefined) throw new Error('the CSV decoder refused text after the start of the file');
     const sure = scanner.push(text, onRecord) && (next.done !== true || scanner.end(onRecord));
     if (batch.length > 0) {
       const out = batch;
@@ -178,10 +201,7 @@ export async function* readCsvRecords(
       const rest = Buffer.from(scanner.rest());
       const recordDelimiter = scanner.recordDelimiter();
       yield* parseRecords(
-        resume(rest, iterator, {
-          chunk: (bytes) => Buffer.from(decoder.decode(bytes) ?? ''),
-          end: () => Buffer.from(decoder.end() ?? ''),
-        }),
+        next.done === true ? resume(rest, iterator) : resume(rest, iterator, recode),
         {
           ...options,
           ...recordCap(width === 0 ? UNKNOWN_WIDTH : width),

@@ -117,6 +117,7 @@ export async function* readCsvChunks(spec: CsvSourceSpec, deps: SourceDeps): Asy
             invalidRecord(
               { index: index++, line },
               `${file} line ${line}: ${record.length} fields, but ${what} ${header.length}`,
+              header,
             ),
           );
           continue;

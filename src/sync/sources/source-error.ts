@@ -52,11 +52,22 @@ export interface SourceRecordError {
  */
 export interface SourceItem extends SourceRecord {
   error?: SourceRecordError;
+  /**
+   * With `error`: the columns the source has (a CSV header), so the mapped-column check
+   * (source-columns.ts) can judge a file whose every row is malformed.
+   */
+  columns?: readonly string[];
 }
 
-/** A record-level failure at a position. */
-export function invalidRecord(position: SourceRecord['position'], message: string): SourceItem {
-  return { data: {}, position, error: { code: 'SOURCE_RECORD_INVALID', message } };
+/** A record-level failure at a position; `columns`, when the source knows its columns. */
+export function invalidRecord(
+  position: SourceRecord['position'],
+  message: string,
+  columns?: readonly string[],
+): SourceItem {
+  const item: SourceItem = { data: {}, position, error: { code: 'SOURCE_RECORD_INVALID', message } };
+  if (columns !== undefined) item.columns = columns;
+  return item;
 }
 
 function sourceCategory(code: SourceErrorCode, status: number | undefined): ErrorCategory {

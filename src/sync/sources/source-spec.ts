@@ -6,19 +6,26 @@
 import type { Filter } from '../../api/types.ts';
 import type { SourceRateLimit } from './source-rate-limit.ts';
 
+/** Character sets a CSV file may be read in. */
+export type CsvEncoding = 'utf8' | 'latin1' | 'gbk' | 'gb18030' | 'utf16le';
+
 /** A CSV file read as a stream. */
 export interface CsvSourceSpec {
   type: 'csv';
   /** File path; relative paths resolve against the job file's folder. */
   path: string;
-  /** @defaultValue `','` */
+  /** Absent: `,`, or `;` / tab when the first line has those and no `,` (csv-delimiter.ts). */
   delimiter?: string;
   /** @defaultValue `'"'` */
   quote?: string;
   /** When false, columns are named `col1..colN` (N from the first row). @defaultValue `true` */
   header?: boolean;
-  /** A UTF-8 byte-order mark is skipped either way. @defaultValue `'utf8'` */
-  encoding?: 'utf8' | 'latin1';
+  /**
+   * The file's character set: `gbk` / `gb18030` as Chinese Excel saves CSV, `utf16le` as
+   * Excel's "Unicode text". A byte-order mark is skipped, and a UTF-8 or UTF-16 one wins
+   * over this. @defaultValue `'utf8'`
+   */
+  encoding?: CsvEncoding;
   /** @defaultValue `true` */
   skipEmptyLines?: boolean;
 }

@@ -7,6 +7,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { DeadLetterEntry } from './dead-letter-entry.ts';
+import { detectCsvDelimiter } from '../sources/csv-delimiter.ts';
 
 export const DLQ_COLUMNS = [
   '_dlq_id',
@@ -88,7 +89,9 @@ export interface FixedRow {
  * @throws Error naming the file and the line of the first row without an id.
  */
 export function readFixedCsv(text: string, file: string): FixedRow[] {
+  // A spreadsheet saves the file with its own delimiter: German Excel writes `;`.
   const records = parse<{ record: Record<string, string>; info: { lines: number } }>(text, {
+    delimiter: detectCsvDelimiter(text),
     columns: true,
     bom: true,
     skip_empty_lines: true,

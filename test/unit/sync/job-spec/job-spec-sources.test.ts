@@ -64,7 +64,7 @@ describe('file sources', () => {
   it('csv: encoding, quote and a path', () => {
     const encoding = withSource('  type: csv\n  path: in.csv\n  encoding: utf-16\n');
     expect(issueAt(encoding, 'source.encoding', 'encoding').message).toBe(
-      'must be one of utf8, latin1; got "utf-16"',
+      'must be one of utf8, latin1, gbk, gb18030, utf16le; got "utf-16"',
     );
     const quote = withSource('  type: csv\n  path: in.csv\n  quote: "\'\'"\n');
     expect(issueAt(quote, 'source.quote', 'quote').message).toBe('must be a single character');

@@ -25,7 +25,7 @@ function reference(bytes: Buffer, spec: Spec): Outcome {
       bom: true,
       delimiter: spec.delimiter ?? ',',
       quote: spec.quote ?? '"',
-      encoding: spec.encoding ?? 'utf8',
+      encoding: (spec.encoding ?? 'utf8') as BufferEncoding,
       skip_empty_lines: spec.skipEmptyLines ?? true,
       relax_column_count: true,
       info: true,

@@ -79,8 +79,9 @@ describe('csv source: errors and their messages', () => {
   it('an error that is not the parser’s passes through as it is, not as malformed CSV', async () => {
     await tmp.write('enc.csv', 'a,b\n1,2\n');
     const err = await rejection(read({ path: 'enc.csv', encoding: 'bogus' as 'utf8' }));
-    expect(err).toBeInstanceOf(TypeError);
+    // iconv-lite's own error for an encoding it does not know (a schema refuses it first).
     expect(err.message).toContain('bogus');
+    expect(err.message).not.toMatch(/malformed CSV/);
   });
 
   it('without a header the wrong field count is measured against the first row', async () => {
