@@ -4,14 +4,17 @@
  * pages sent uncached (they show live state and personal data).
  */
 import type { Request, Response } from 'express';
-import { ERROR_CATEGORIES } from '../../ground/errors.ts';
+import { ERROR_CATEGORIES, RowbridgeError } from '../../ground/errors.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import { html, layout, toHtmlString } from './html.ts';
 import type { SafeHtml } from './html.ts';
 
 /** A bad query parameter: answered 400 with the message. */
-export class BadRequest extends Error {
+export class BadRequest extends RowbridgeError {
   override name = 'BadRequest';
+  override readonly code: string = 'ROWBRIDGE_BAD_REQUEST';
+  // What the caller asked for is wrong: asked again the same, it fails again.
+  override readonly category: ErrorCategory = 'config';
 }
 
 /** One query parameter as a string; repeated parameters are refused rather than guessed. */

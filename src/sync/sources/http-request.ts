@@ -10,6 +10,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 import { request, type Dispatcher } from 'undici';
+import { RowbridgeError } from '../../ground/errors.ts';
+import type { ErrorCategory } from '../../ground/errors.ts';
 import type { HttpRetryOptions } from './source-deps.ts';
 import type { HttpLimits } from './http-limits.ts';
 import { redactSecrets, safeUrl } from './redact.ts';
@@ -59,11 +61,21 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** A failed attempt: the status (if any), whether to retry, and the server's wait hint. */
-class AttemptError extends Error {
+class AttemptError extends RowbridgeError {
+  override name = 'AttemptError';
+  override readonly code: string = 'ROWBRIDGE_SOURCE_ATTEMPT';
+  /** `transient` when another attempt may succeed; `config` for an answer it will not change. */
+  override readonly category: ErrorCategory;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, status: number | undefined, retryAfterMs: number | undefined) {
+  constructor(
+    message: string,
+    status: number | undefined,
+    retryAfterMs: number | undefined,
+    retryable: boolean,
+  ) {
     super(message);
+    this.category = retryable ? 'transient' : 'config';
     this.status = status;
     this.retryAfterMs = retryAfterMs;
   }
@@ -164,8 +176,8 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
       // Only the error code is kept, not the error: a driver message may quote the request.
       const message = redactSecrets(`${where} failed: ${explainNetworkCode(code, req.limits)}`, secrets);
       if (!NETWORK_CODES.has(code))
-        throw new AbortError(new AttemptError(message, undefined, undefined));
-      throw new AttemptError(message, undefined, undefined);
+        throw new AbortError(new AttemptError(message, undefined, undefined, false));
+      throw new AttemptError(message, undefined, undefined, true);
     }
     const { statusCode, headers, body } = response;
     if (statusCode < 200 || statusCode >= 300) {
@@ -175,6 +187,7 @@ export async function openResponse(req: JsonRequest): Promise<OpenResponse> {
         `${where} answered HTTP ${statusCode}`,
         statusCode,
         parseRetryAfter(headers['retry-after']),
+        RETRY_STATUS.has(statusCode),
       );
       if (!RETRY_STATUS.has(statusCode)) throw new AbortError(failure);
       throw failure;

@@ -10,6 +10,8 @@ import {
 } from '../../../src/ground/errors.ts';
 import { parseRetryAfter, readEnvelope } from '../../../src/api/envelope.ts';
 import type { RawResponse } from '../../../src/api/envelope.ts';
+import { UsageError } from '../../../src/cli/args.ts';
+import { BadRequest } from '../../../src/ops/dashboard/dashboard-http.ts';
 
 // Every code of spec §7 with the category the foundation issue assigns it.
 const EXPECTED: Array<[number, string]> = [
@@ -102,6 +104,9 @@ describe('error taxonomy', () => {
 
   it('classifies any thrown value', () => {
     expect(classifyError(new ConfigError('x'))).toBe('config');
+    // Every error class of rowbridge carries its category, a wrong command line or query included.
+    expect(classifyError(new UsageError('unknown option --x'))).toBe('config');
+    expect(classifyError(new BadRequest('query parameter "page" must be given once'))).toBe('config');
     expect(classifyError(new TypeError('bug'))).toBe('unknown');
     expect(classifyError('string')).toBe('unknown');
   });
