@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
@@ -81,4 +83,27 @@ fields: { code: code, qty: qty }
     expect(plain).toMatch(/^hint: fix the cause, then `node src\/cli\.ts run parts` /m);
     expect(plain).not.toMatch(/[{}]/);
   }, 60_000);
+});
+
+describe('a job spec that is not valid YAML', () => {
+  it('prints the first error only, with the lines around it and a caret; no secret shown', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'rowbridge-yaml-'));
+    try {
+      const file = path.join(dir, 'bad.yaml');
+      await writeFile(
+        file,
+        'name: bad\nsource:\n  type: http\n  url: https://u:hunter2@x.example/a\n  password: s3cret\n   oops: x\ntarget: { worksheet: w\n',
+      );
+      const r = await cli(['validate', file], {});
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `${file}:5:13 is not valid YAML: Nested mappings are not allowed in compact mappings\n` +
+          '  4 |   url: https://u:••••••@x.example/a\n' +
+          '> 5 |   password: ••••••\n' +
+          '    |             ^\n',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -11,12 +11,15 @@ export interface JobSpecIssue {
   column?: number;
   /** What is wrong and what is allowed, e.g. `must be one of append, upsert; got "upsrt"`. */
   message: string;
+  /** The lines around a syntax error with a caret under it (secrets masked), printed after the message. */
+  frame?: string;
 }
 
 /** Renders an issue as `file:line:col path: message`, the form editors and terminals link. */
 export function formatJobSpecIssue(issue: JobSpecIssue): string {
   const where = issue.line === undefined ? issue.file : `${issue.file}:${issue.line}:${issue.column ?? 1}`;
-  return issue.path === '' ? `${where} ${issue.message}` : `${where} ${issue.path}: ${issue.message}`;
+  const text = issue.path === '' ? `${where} ${issue.message}` : `${where} ${issue.path}: ${issue.message}`;
+  return issue.frame === undefined ? text : `${text}\n${issue.frame}`;
 }
 
 /** A job spec that cannot be used, with every issue found in one pass. */

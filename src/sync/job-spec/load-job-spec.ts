@@ -12,6 +12,7 @@ import type { JobSpecIssue } from './job-spec-error.ts';
 import { JOB_NAME_PATTERN, jobSpecSchema } from './job-spec-schema.ts';
 import type { JobSpec } from './job-spec-schema.ts';
 import { locateInYaml } from './locate-in-yaml.ts';
+import { yamlCodeFrame } from './yaml-code-frame.ts';
 import { createIssueMessages } from './zod-issues.ts';
 import type { PathIssue } from './zod-issues.ts';
 import { describeValue } from './schema-checks.ts';
@@ -83,17 +84,22 @@ export function readJobSpecYaml(
   } catch (error) {
     throw wholeFileIssue(file, `is not valid YAML: ${(error as Error).name}`);
   }
-  if (doc.errors.length > 0) {
-    throw new JobSpecError(
-      file,
-      doc.errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.pos[0]);
-        // yaml appends a copy of the source line to some messages; the line may hold a secret.
-        const message =
-          error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? error.code;
-        return { file, path: '', line, column: col, message: `is not valid YAML: ${message}` };
-      }),
-    );
+  const [error] = doc.errors;
+  if (error !== undefined) {
+    // The first error only: the parser's next ones follow from it (a cascade, not news).
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    // yaml appends a copy of the source line to some messages; the line may hold a secret.
+    const message = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? error.code;
+    throw new JobSpecError(file, [
+      {
+        file,
+        path: '',
+        line,
+        column: col,
+        message: `is not valid YAML: ${message}`,
+        frame: yamlCodeFrame(text, line, col),
+      },
+    ]);
   }
   const expansion = aliasExpansion(doc, MAX_ALIAS_EXPANSION);
   if (expansion !== undefined) {
