@@ -2,7 +2,8 @@
  * Issue 23 §3: data as Excel and other systems write it, through the CLI as a user runs
  * it: value transforms in the mapping (`map`, `decimal`, `trueValues`, `trim`,
  * `default`) and the sample `plan` shows; a `;` file found without being told; files in
- * GBK, GB18030 and UTF-16LE; a mapped column missing even when every row is malformed.
+ * GBK, GB18030 and UTF-16LE; a mapped column missing even when every row is malformed;
+ * empty values as NULL in a postgres pull.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { parse } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killChildren, spawnCli } from '../helpers/cli-process.ts';
+import { PG_URL, pgQuery } from '../helpers/pg.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -239,5 +241,63 @@ fields: { sku: Artikel, preis: Preis }
     const replay = await cli(['dlq', 'replay', '--file', exported]);
     expect(replay.code, replay.stderr + replay.stdout).toBe(0);
     expect(landed().find((r) => r.sku === 'D-1')).toMatchObject({ preis: '12' });
+  });
+});
+
+describe('a pull into postgres writes empty values as NULL, from the CLI', { timeout: 120_000 }, () => {
+  const SCHEMA = `rb_excel_pull_${process.pid}`;
+  const children: ChildProcess[] = [];
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await createHarness('excel-pull', {}, { EXPORT_DB: PG_URL });
+    const ws = h.createWorksheet({
+      name: 'Teile',
+      alias: 'teile',
+      fields: [
+        { name: 'Code', alias: 'code', type: 'Text', isTitle: true },
+        { name: 'Note', alias: 'note', type: 'Text' },
+        { name: 'Qty', alias: 'qty', type: 'Number' },
+        { name: 'Tags', alias: 'tags', type: 'MultipleSelect', options: [{ value: 'A', index: 1 }] },
+      ],
+    });
+    await h.rt.clientFor().rows.batchCreate(ws, {
+      rows: [
+        {
+          fields: [
+            { id: 'code', value: 'T-1' },
+            { id: 'note', value: 'n' },
+            { id: 'qty', value: 2 },
+          ],
+        },
+        { fields: [{ id: 'code', value: 'T-2' }] },
+      ],
+    });
+    await pgQuery(`CREATE SCHEMA ${SCHEMA}`);
+  });
+  afterEach(() => killChildren(children));
+  afterAll(async () => {
+    await pgQuery(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    await h?.close();
+  });
+
+  it('an empty text, number or list is NULL in the table', async () => {
+    await h.writeJob(
+      'teile',
+      `name: teile
+source: { type: worksheet, worksheet: teile }
+sink: { type: postgres, urlEnv: EXPORT_DB, table: ${SCHEMA}.teile, key: code, createTable: true }
+fields: { code: code, note: note, qty: qty, tags: tags }
+`,
+    );
+    const run = await spawnCli(h, children, ['run', 'teile']).exited;
+    expect(run.code, run.stderr).toBe(0);
+    const rows = await pgQuery<Record<string, unknown>>(
+      `SELECT code, note IS NULL AS note_null, qty IS NULL AS qty_null, tags IS NULL AS tags_null FROM ${SCHEMA}.teile ORDER BY code`,
+    );
+    expect(rows).toEqual([
+      { code: 'T-1', note_null: false, qty_null: false, tags_null: true },
+      { code: 'T-2', note_null: true, qty_null: true, tags_null: true },
+    ]);
   });
 });

@@ -2,7 +2,7 @@
  * Postgres sink: upserts records by a key column with INSERT ... ON CONFLICT (key) DO
  * UPDATE, one transaction per `write`, so a failed batch leaves nothing half-written.
  * Every identifier is quoted; values travel as parameters. A column missing from a
- * record is set to NULL: a record is the whole state of its row.
+ * record is set to NULL: a record is the whole state of its row; so is an empty value.
  */
 import pg from 'pg';
 import { redactSecrets, urlSecrets } from '../sources/redact.ts';
@@ -123,7 +123,10 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   };
 
   const toParam = (value: unknown, json: boolean): unknown => {
-    if (value === undefined || value === null) return null;
+    // One form for "no value", whatever the field's kind: an empty text or list is NULL,
+    // so `WHERE col IS NULL` finds every empty cell (and a numeric column can hold it).
+    if (value === undefined || value === null || value === '') return null;
+    if (Array.isArray(value) && value.length === 0) return null;
     if (json) return JSON.stringify(value);
     if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
     if (typeof value === 'bigint') return value.toString();
