@@ -83,6 +83,34 @@ fields: { code: code, qty: qty }
     expect(plain).toMatch(/^hint: fix the cause, then `node src\/cli\.ts run parts` /m);
     expect(plain).not.toMatch(/[{}]/);
   }, 60_000);
+
+  it('failed before reading anything: not resumable, and the next run starts anew, not "resumed" with the old error', async () => {
+    const [failed] = await h.rt.runs.list({ job: 'parts' });
+    expect(failed!.status).toBe('failed');
+    const status = await cli(['status', '--job', 'parts'], h.env);
+    expect(status.stdout).toMatch(new RegExp(`^${failed!.runId}\\s+parts\\s+failed\\s`, 'm'));
+    expect(status.stdout).not.toContain('resumable');
+
+    h.createWorksheet({
+      name: 'Nosuch',
+      alias: 'nosuch',
+      fields: [
+        { name: 'Code', alias: 'code', type: '2', required: true, isTitle: true },
+        { name: 'Qty', alias: 'qty', type: '6' },
+      ],
+    });
+    const again = await cli(['run', 'parts', '--json'], h.env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('resuming');
+    const { run, report } = JSON.parse(again.stdout) as {
+      run: { runId: string; message?: string };
+      report: { created: number; requests: number };
+    };
+    expect(run.runId).not.toBe(failed!.runId);
+    expect(run.message).toBeUndefined();
+    expect(report.created).toBe(3);
+    expect((await h.rt.runs.get(failed!.runId))!.status).toBe('failed');
+  }, 60_000);
 });
 
 describe('a job spec that is not valid YAML', () => {

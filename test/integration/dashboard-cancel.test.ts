@@ -49,7 +49,7 @@ describe('Cancel on the run page', () => {
   async function runningRun(n: number): Promise<string> {
     const runId = `orders-2026-${n}`;
     await h.rt.runs.create({ runId, job: 'orders', trigger: 'enqueue' });
-    await h.rt.runs.update(runId, { status: 'running', mode: 'upsert' });
+    await h.rt.runs.update(runId, { status: 'running', mode: 'upsert', startedAt: new Date().toISOString() });
     return runId;
   }
 

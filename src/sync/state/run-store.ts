@@ -23,8 +23,8 @@ export type { RunReport } from './run-report.ts';
 export interface RunStore extends RunRecords, OutcomeLedger, RunReports, JobState {
   /**
    * Marks a run failed with one sentence saying why (the one place runs fail). A push
-   * run stays resumable: its row outcomes live on for the row-state TTL and the job names
-   * it as the run the next `run JOB` resumes.
+   * run that had started reading stays resumable: its row outcomes live on for the
+   * row-state TTL and the job names it as the run the next `run JOB` resumes.
    */
   fail(runId: string, message: string): Promise<void>;
 }
@@ -59,7 +59,9 @@ export function createRunStore(deps: RunStoreOptions): RunStore {
     async fail(runId, message) {
       await records.update(runId, { status: 'failed', message, finishedAt: new Date().toISOString() });
       const record = await records.get(runId);
-      if (record !== undefined && record.mode !== 'pull')
+      // A run that failed before it started reading has nothing to resume: the next run
+      // starts anew, and does not carry its old error and counts along.
+      if (record !== undefined && record.mode !== 'pull' && record.startedAt !== undefined)
         await jobs.keepResumable(record.job, runId, keys.rowStateTtl);
     },
   };
