@@ -76,7 +76,8 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       onProgress: (p, read) =>
         progress.update({
           read,
-          written: p.create + p.update + p.unchanged + p.skip,
+          written: p.create + p.update,
+          unchanged: p.unchanged + p.skip,
           deadLettered: p.reject,
         }),
     });

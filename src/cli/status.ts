@@ -21,7 +21,18 @@ const STATUS = defineCommand({
   positionals: { min: 0, max: 1, label: 'run' },
 });
 
-const COLUMNS = ['RUN', 'JOB', 'STATUS', 'CREATED', 'READ', 'WRITTEN', 'DEAD', 'MESSAGE'] as const;
+/** WRITTEN is created + updated, as in the report and on the dashboard; UNCHANGED apart. */
+const COLUMNS = [
+  'RUN',
+  'JOB',
+  'STATUS',
+  'CREATED',
+  'READ',
+  'WRITTEN',
+  'UNCHANGED',
+  'DEAD',
+  'MESSAGE',
+] as const;
 
 /** The runs as a table with a header line; numbers right-aligned, the message last and unpadded. */
 export function formatRunTable(
@@ -33,13 +44,14 @@ export function formatRunTable(
     resumable === true ? `${run.status}, resumable` : run.status,
     run.createdAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, 'Z'),
     String(run.read ?? report.read),
-    String(report.created + report.updated + report.unchanged + report.skipped),
+    String(report.created + report.updated),
+    String(report.unchanged + report.skipped),
     String(report.deadLetteredTotal),
     run.message ?? '',
   ]);
   const all = [[...COLUMNS], ...cells];
   const widths = COLUMNS.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  const numeric = new Set([4, 5, 6]);
+  const numeric = new Set([4, 5, 6, 7]);
   return all
     .map((row) =>
       row

@@ -82,11 +82,14 @@ export async function workRunsInProcess(
           Promise.all([rt.runs.get(runId), rt.runs.report(runId)]),
         );
         record = now;
-        const written = report.created + report.updated + report.unchanged + report.skipped;
+        // The counts of status, the report and the dashboard: written = created + updated.
+        const written = report.created + report.updated;
+        const unchanged = report.unchanged + report.skipped;
         if (options.showProgress !== false) {
           progress.update({
-            read: record?.read ?? written + report.deadLetteredTotal,
+            read: record?.read ?? written + unchanged + report.deadLetteredTotal,
             written,
+            unchanged,
             deadLettered: report.deadLetteredTotal,
             ...(record?.read === undefined ? {} : { total: record.read }),
             ...(record?.phase ? { phase: record.phase } : {}),

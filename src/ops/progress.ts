@@ -3,7 +3,10 @@ import type { Logger } from '../ground/logger.ts';
 /** Live counts of long CLI work (a run, a plan), as the progress display shows them. */
 export interface ProgressCounts {
   read: number;
+  /** Created + updated: rows the worksheet (or sink) took. */
   written: number;
+  /** Rows already as the source has them (unchanged, skipped): settled, not written. */
+  unchanged?: number;
   deadLettered: number;
   /** Known once the source is fully read. */
   total?: number;
@@ -45,11 +48,15 @@ export function createProgress(options: ProgressOptions): Progress {
       }
       if (isTty) {
         const width = 30;
-        const share = c.total ? Math.min(1, (c.written + c.deadLettered) / Math.max(1, c.total)) : 0;
+        const settled = c.written + (c.unchanged ?? 0) + c.deadLettered;
+        const share = c.total ? Math.min(1, settled / Math.max(1, c.total)) : 0;
         const bar = c.total
           ? `[${'#'.repeat(Math.round(share * width)).padEnd(width, '.')}] ${(share * 100).toFixed(0)}% `
           : '';
-        write(`\r${label} ${bar}read ${c.read}, written ${c.written}, dead-lettered ${c.deadLettered}   `);
+        const unchanged = c.unchanged ? `, unchanged ${c.unchanged}` : '';
+        write(
+          `\r${label} ${bar}read ${c.read}, written ${c.written}${unchanged}, dead-lettered ${c.deadLettered}   `,
+        );
         drawn = true;
         return;
       }

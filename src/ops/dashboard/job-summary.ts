@@ -32,8 +32,12 @@ export function sourceSummary(spec: JobSpec): string {
     case 'postgres':
     case 'mysql':
       return `${s.type} ${s.table === undefined ? 'query' : `table ${s.table}`} (${s.urlEnv})`;
+    case 'postgres-cdc':
+      return `postgres-cdc table ${s.table}, slot ${s.slot} (${s.urlEnv})`;
     case 'worksheet':
       return `worksheet ${s.worksheet}`;
+    case 'singer':
+      return `singer stream ${s.stream}`;
   }
 }
 
@@ -50,9 +54,9 @@ export function modeOf(spec: JobSpec): string {
   return spec.target?.mode ?? 'pull';
 }
 
-/** Rows the run changed at the target: created, updated and deleted (a pull's sink writes count as created). */
+/** Rows written: created + updated, as status and the report count them (a pull's sink writes count as created; deletes apart). */
 export function rowsWritten(report: RunReport): number {
-  return report.created + report.updated + report.deleted;
+  return report.created + report.updated;
 }
 
 /** Rows written per second of the run's duration (0 for a run without a duration). */
