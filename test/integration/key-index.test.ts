@@ -141,14 +141,13 @@ describe('key index formats', () => {
     await redis.quit();
   });
 
-  it('an index an older rowbridge wrote (full keys, whole SHA-1 hashes) becomes compact at the next rebuild, hashes kept, and is deleted', async () => {
+  it('a mirror job switched to upsert: its full-key index becomes compact at the next rebuild, hashes kept, and is deleted', async () => {
     const job = 'job-migrate';
     const old = createKeyIndex({ redis, prefix: PREFIX, job });
-    // The content hash an older rowbridge stored: the whole SHA-1; today's is its first 6 bytes.
-    const sha1 = Buffer.from(Array.from({ length: 20 }, (_, i) => i * 11));
+    const hash = Buffer.from(Array.from({ length: 6 }, (_, i) => i * 11)).toString('base64url');
     await old.setMany(
       new Map([
-        ['K1', { rowId: UUID(1), hash: sha1.toString('base64url') }],
+        ['K1', { rowId: UUID(1), hash }],
         ['K2', { rowId: UUID(2), hash: 'h2' }],
       ]),
     );
@@ -163,7 +162,7 @@ describe('key index formats', () => {
     ).toEqual({ keys: 2, duplicates: 0 });
     expect(await compact.getMany(['K1', 'K2'])).toEqual(
       new Map([
-        ['K1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }],
+        ['K1', { rowId: UUID(1), hash }],
         ['K2', { rowId: UUID(22), hash: '' }],
       ]),
     );
@@ -171,15 +170,13 @@ describe('key index formats', () => {
     // And back: a job switched to mirror gets its full-key index, hashes carried again.
     const keys = createKeyIndex({ redis, prefix: PREFIX, job, format: 'keys' });
     await keys.rebuild(rows([['K1', UUID(1)]]));
-    expect(await keys.getMany(['K1'])).toEqual(
-      new Map([['K1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }]]),
-    );
+    expect(await keys.getMany(['K1'])).toEqual(new Map([['K1', { rowId: UUID(1), hash }]]));
     expect(await redis.keys(`${PREFIX}:index2:${job}*`)).toEqual([]);
   });
 
-  it('reads the index where and as earlier versions keep it: full keys at prefix:index:job, compact under prefix:index2:job', async () => {
+  it('keeps the index where it says: full keys at prefix:index:job, compact under prefix:index2:job', async () => {
     const job = 'job-layout';
-    // Written as rowbridge has always written it: key -> rowId SOH hash.
+    // Full keys: key -> rowId SOH hash.
     await redis.hset(`${PREFIX}:index:${job}`, 'K1', `${UUID(1)}\u0001h1`, 'K2', `${UUID(2)}\u0001`);
     const keys = createKeyIndex({ redis, prefix: PREFIX, job, format: 'keys' });
     expect(await keys.getMany(['K1', 'K2'])).toEqual(
@@ -194,12 +191,12 @@ describe('key index formats', () => {
     await compact.clear();
   });
 
-  it('a run resumed across the upgrade (no rebuild yet) still finds the keys of the older index, and removes them from both', async () => {
+  it('a job switched from mirror, before any rebuild, still finds the keys of its full-key index, and removes them from both', async () => {
     const job = 'job-resumed';
-    const sha1 = Buffer.from(Array.from({ length: 20 }, (_, i) => 255 - i));
+    const hash = Buffer.from(Array.from({ length: 6 }, (_, i) => 255 - i)).toString('base64url');
     await createKeyIndex({ redis, prefix: PREFIX, job }).setMany(
       new Map([
-        ['OLD-1', { rowId: UUID(1), hash: sha1.toString('base64url') }],
+        ['OLD-1', { rowId: UUID(1), hash }],
         ['OLD-2', { rowId: UUID(2), hash: '' }],
       ]),
     );
@@ -207,7 +204,7 @@ describe('key index formats', () => {
     await compact.setMany(new Map([['NEW-3', { rowId: UUID(3), hash: 'AAAAAAAA' }]]));
     expect(await compact.getMany(['OLD-1', 'OLD-2', 'NEW-3', 'NONE'])).toEqual(
       new Map([
-        ['OLD-1', { rowId: UUID(1), hash: sha1.subarray(0, 6).toString('base64url') }],
+        ['OLD-1', { rowId: UUID(1), hash }],
         ['OLD-2', { rowId: UUID(2), hash: '' }],
         ['NEW-3', { rowId: UUID(3), hash: 'AAAAAAAA' }],
       ]),

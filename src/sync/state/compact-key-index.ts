@@ -13,12 +13,12 @@
  * It does not keep the keys themselves, so it cannot list them: mirror jobs, which
  * delete the rows whose key the source no longer has, keep the full-key index
  * (key-index.ts). Each run rebuilds its index from the worksheet, so an index of the
- * other format (older rowbridge, or the job's mode changed) is replaced by the next run,
+ * other format (the job's mode changed) is replaced by the next run,
  * its content hashes carried over.
  */
 import { randomBytes } from 'node:crypto';
 import { INDEX_SCRIPTS, runIndexScript } from './compact-key-index-scripts.ts';
-import { currentHashForm, decodeEntry, encodeEntry, keyDigest } from './index-entry-codec.ts';
+import { decodeEntry, encodeEntry, keyDigest } from './index-entry-codec.ts';
 import type { IndexEntry, KeyIndex } from './key-index-types.ts';
 import type { RedisClient } from './redis-types.ts';
 
@@ -146,10 +146,7 @@ export function createCompactKeyIndex(deps: CompactKeyIndexDeps): CompactKeyInde
           gen,
           page.map((r): [string, IndexEntry] => {
             const prev = before.get(r.key) ?? legacy.get(r.key);
-            return [
-              r.key,
-              { rowId: r.rowId, hash: prev?.rowId === r.rowId ? currentHashForm(prev.hash) : '' },
-            ];
+            return [r.key, { rowId: r.rowId, hash: prev?.rowId === r.rowId ? prev.hash : '' }];
           }),
         );
         page = [];
@@ -184,7 +181,7 @@ export function createCompactKeyIndex(deps: CompactKeyIndexDeps): CompactKeyInde
       const found = await getFrom('', keys);
       if (found.size < keys.length && (await previousHoldsEntries())) {
         const older = await deps.previous!.getMany(keys.filter((k) => !found.has(k)));
-        for (const [k, e] of older) found.set(k, { rowId: e.rowId, hash: currentHashForm(e.hash) });
+        for (const [k, e] of older) found.set(k, e);
       }
       return found;
     },

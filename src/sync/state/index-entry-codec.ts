@@ -28,19 +28,6 @@ function hashBytes(text: string): Buffer | undefined {
   return bytes.length === HASH_BYTES && bytes.toString('base64url') === text ? bytes : undefined;
 }
 
-/**
- * A content hash as rowbridge writes it now. Before the compact index, map-record.ts
- * kept the whole SHA-1 (27 characters); the hash is now its first 6 bytes, so an old
- * hash carried into the compact index is cut to them and still matches an unchanged row.
- */
-export function currentHashForm(text: string): string {
-  if (text.length !== 27) return text;
-  const bytes = Buffer.from(text, 'base64url');
-  return bytes.length === 20 && bytes.toString('base64url') === text
-    ? bytes.subarray(0, HASH_BYTES).toString('base64url')
-    : text;
-}
-
 function uuidBytes(rowId: string): Buffer | undefined {
   return UUID.test(rowId) ? Buffer.from(rowId.replaceAll('-', ''), 'hex') : undefined;
 }

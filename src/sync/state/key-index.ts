@@ -40,8 +40,8 @@ export interface KeyIndexDeps {
  * The key → row index of one job, in Redis so that every worker of a run sees the same
  * index and keeps it current as it writes. The two formats live under different keys;
  * a rebuild (every run starts with one) carries the content hashes over from the other
- * format and deletes it, so a job whose format changed, or an index an older rowbridge
- * wrote, is converted by its next run without rewriting unchanged rows.
+ * format and deletes it, so a job whose mode changed is converted by its next run without
+ * rewriting unchanged rows.
  */
 export function createKeyIndex(deps: KeyIndexDeps): KeyIndex {
   const fullKeys = stateKey(deps.prefix, 'index', deps.job);
