@@ -53,6 +53,8 @@ function describe(spec: SourceSpec): string {
     case 'postgres':
     case 'mysql':
       return `${spec.type} source (${spec.urlEnv})`;
+    case 'postgres-cdc':
+      return `postgres-cdc source ${spec.table} (${spec.urlEnv})`;
     case 'worksheet':
       return `worksheet source ${spec.worksheet}`;
   }

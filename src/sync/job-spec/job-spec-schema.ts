@@ -42,9 +42,15 @@ const targetSchema = z
         'two-way: which side wins a field both sides changed (default newest, which needs source.updatedAtColumn); manual records a conflict.',
       ),
     deletes: z
-      .enum(['both', 'none'])
+      .union([
+        z.enum(['both', 'none']),
+        // postgres-cdc writes `deletes: true`; one meaning kept: true is both, false none.
+        z.boolean().transform((on): 'both' | 'none' => (on ? 'both' : 'none')),
+      ])
       .optional()
-      .describe('two-way: both (default) deletes on the other side a linked record deleted on one side.'),
+      .describe(
+        'two-way: both (default) deletes on the other side a linked record deleted on one side; postgres-cdc: true deletes the worksheet row of a row deleted in the table.',
+      ),
     batchSize: intRange(1, 1000).default(100).describe('Rows per write request.'),
     triggerWorkflow: z.boolean().default(false).describe('Whether writes trigger the worksheet workflows.'),
     app: z
@@ -175,6 +181,7 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
   }
   const sourceType = isRecord(source) ? source.type : undefined;
   if (isRecord(target) && target.mode === 'two-way') checkTwoWay(value, ctx);
+  if (sourceType === 'postgres-cdc') checkCdc(value, ctx);
   const trigger = value.trigger;
   if (isRecord(trigger) && trigger.webhook !== undefined && trigger.webhook !== false && sink !== undefined) {
     ctx.addIssue({
@@ -203,6 +210,25 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
       message: `must be one of the mapped fields (${mapped.join(', ')}), so every row has a key to match on; got ${describeValue(part)}`,
     });
   });
+}
+
+/** Change capture writes each change by key, and streams: no cursor, no mirror sweep. */
+function checkCdc(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const { target, incremental } = value;
+  if (isRecord(target) && target.mode !== 'upsert' && target.mode !== 'update') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['target', 'mode'],
+      message: `must be upsert or update for a postgres-cdc source (each change is written by key; deletes: true deletes); got ${describeValue(target.mode)}`,
+    });
+  }
+  if (incremental !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['incremental'],
+      message: 'cannot be used with a postgres-cdc source: the replication slot keeps the position',
+    });
+  }
 }
 
 /** Two-way needs a table with its primary key, and `newest` needs the table's update times. */

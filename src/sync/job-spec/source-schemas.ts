@@ -178,6 +178,27 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
     });
 }
 
+// Slot and publication names: lower-case identifiers, as PostgreSQL folds unquoted ones.
+const replicationName = z
+  .string()
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+    error: 'must be lower-case letters, digits and _ (at most 63), starting with a letter or _',
+  });
+
+const postgresCdcSource = z.strictObject({
+  type: z.literal('postgres-cdc'),
+  urlEnv: envVarName('ORDERS_DB').describe('Name of the env var that holds the connection URL.'),
+  table: sqlIdentifier.describe('The captured table, table or schema.table.'),
+  keyColumn: sqlIdentifier.describe("The table's primary key column."),
+  slot: replicationName.describe('Logical replication slot (pgoutput) rowbridge reads from.'),
+  publication: replicationName.describe('Publication naming the table.'),
+  batchSize: intRange(1, 100_000).optional().describe('Rows per snapshot page (default 1000).'),
+  allowPrivilegedSource: z
+    .boolean()
+    .optional()
+    .describe('Read even with a superuser login; default false (a REPLICATION role is accepted).'),
+});
+
 // The operators a field takes depend on its type, which only the worksheet's structure
 // tells: the run checks them against it (read-worksheet-rows.ts, validateFilter) and
 // refuses the job with the allowed list before any row is read.
@@ -261,6 +282,7 @@ export const sourceSchema = z.discriminatedUnion('type', [
   httpSource,
   sqlSource('postgres', 'ORDERS_DB_URL'),
   sqlSource('mysql', 'ORDERS_DB_URL'),
+  postgresCdcSource,
   worksheetSource,
 ]);
 

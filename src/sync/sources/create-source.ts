@@ -53,6 +53,24 @@ export function createSource(spec: SourceSpec, deps: SourceDeps): AsyncGenerator
       return lazily(async () => (await import('./postgres-source.ts')).readPostgresSource(spec, deps));
     case 'mysql':
       return lazily(async () => (await import('./mysql-source.ts')).readMysqlSource(spec, deps));
+    // Outside the stream (plan, check, a sample) the table is read as it is now.
+    case 'postgres-cdc':
+      return lazily(async () =>
+        (await import('./postgres-source.ts')).readPostgresSource(
+          {
+            type: 'postgres',
+            urlEnv: spec.urlEnv,
+            table: spec.table,
+            keyColumn: spec.keyColumn,
+            cursorColumn: spec.keyColumn,
+            ...(spec.batchSize === undefined ? {} : { batchSize: spec.batchSize }),
+            ...(spec.allowPrivilegedSource === undefined
+              ? {}
+              : { allowPrivilegedSource: spec.allowPrivilegedSource }),
+          },
+          deps,
+        ),
+      );
     case 'worksheet':
       return readWorksheetSource(spec, deps);
   }

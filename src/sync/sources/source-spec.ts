@@ -141,6 +141,29 @@ export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
 export type PostgresSourceSpec = SqlSourceSpec<'postgres'>;
 export type MysqlSourceSpec = SqlSourceSpec<'mysql'>;
 
+/**
+ * PostgreSQL change capture (docs/cdc.md): a snapshot of one table consistent with a
+ * logical replication slot, then its inserts, updates and deletes streamed (pgoutput)
+ * by one worker at a time.
+ */
+export interface PostgresCdcSourceSpec {
+  type: 'postgres-cdc';
+  /** Name of the environment variable holding the connection URL (never the URL itself). */
+  urlEnv: string;
+  /** `table` or `schema.table`. */
+  table: string;
+  /** The table's primary key column: a change names its row by it. */
+  keyColumn: string;
+  /** The logical replication slot (pgoutput) the changes are read from. */
+  slot: string;
+  /** The publication naming the table. */
+  publication: string;
+  /** Rows per snapshot page. @defaultValue `1000` */
+  batchSize?: number;
+  /** Read even when the login is a superuser (a REPLICATION role alone is accepted). @defaultValue `false` */
+  allowPrivilegedSource?: boolean;
+}
+
 /** Another application's worksheet (cross-system record sync). */
 export interface WorksheetSourceSpec {
   type: 'worksheet';
@@ -167,4 +190,5 @@ export type SourceSpec =
   | HttpSourceSpec
   | PostgresSourceSpec
   | MysqlSourceSpec
+  | PostgresCdcSourceSpec
   | WorksheetSourceSpec;
