@@ -5,6 +5,7 @@
  * credentials never meet a worker's, and a worker's never write a `run`'s rows.
  */
 import { JobBusyError } from './job-busy-error.ts';
+import { ConfigError } from '../ground/errors.ts';
 import { enqueueRun } from '../queue/enqueue-run.ts';
 import { createQueues } from '../queue/queues.ts';
 import { hasRunWorkers } from '../queue/has-run-workers.ts';
@@ -74,11 +75,18 @@ export interface LocalRun {
 export async function startLocalRun(
   local: Runtime,
   job: string,
-  options: RunFlags & { fresh?: boolean; command: string },
+  options: RunFlags & { fresh?: boolean; resetCursor?: boolean; command: string },
 ): Promise<LocalRun> {
-  const { fresh, command, ...flags } = options;
+  const { fresh, resetCursor, command, ...flags } = options;
   const shared = local.settings.queuePrefix;
   const unfinished = await findUnfinishedRun(local, job);
+  if (unfinished !== undefined && fresh !== true && resetCursor === true) {
+    // Resuming reads on from where that run started; giving it up is the user's call.
+    throw new ConfigError(
+      `job ${job}: run ${unfinished.runId} did not finish (${unfinished.status}) and would be resumed, not read from the beginning: ` +
+        `add --fresh to give it up and start anew with --reset-cursor, or run \`${command} run ${job}\` to finish it first`,
+    );
+  }
   if (unfinished !== undefined && fresh !== true) {
     const queues = unfinished.queues ?? shared;
     const running = !TERMINAL_STATUSES.has(unfinished.status);
@@ -112,7 +120,11 @@ export async function startLocalRun(
     return { runId: unfinished.runId, resumed: unfinished };
   }
   if (unfinished !== undefined) await abandonRun(local, unfinished);
-  const runId = await enqueueRun(local, job, { trigger: 'cli', ...flags });
+  const runId = await enqueueRun(local, job, {
+    trigger: 'cli',
+    ...flags,
+    ...(resetCursor === true ? { resetCursor: true } : {}),
+  });
   // Said before any process can take the run (none listens yet): workers judging the
   // job's lock look for its queue job here, not in theirs.
   await local.runs.update(runId, { queues: local.queuePrefix });

@@ -6,7 +6,7 @@ import { formatFailure, formatReport, runExitCode } from './format-report.ts';
 import { cmd } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime, resolveJobArg } from './open-runtime.ts';
-import { reportFailure } from './report-failure.ts';
+import { namePlatformHost, reportFailure } from './report-failure.ts';
 import { createRedisWatch } from './redis-watch.ts';
 import { ensureRedisReachable } from './redis-reachable.ts';
 import { loadSettings } from '../../config/settings.ts';
@@ -19,7 +19,7 @@ import { localQueuePrefix, startLocalRun } from './local-run.ts';
 
 const RUN = defineCommand({
   name: 'run',
-  usage: ['run JOB [--json] [--force] [--full] [--fresh] [--concurrency N]'],
+  usage: ['run JOB [--json] [--force] [--full] [--fresh] [--reset-cursor] [--concurrency N]'],
   description:
     'Runs a job now, in this process and with its environment, in queues of its own that no\n' +
     'worker takes from; when a worker (or another run) is working the job, says so, exit 75.\n' +
@@ -37,6 +37,10 @@ const RUN = defineCommand({
       help: 'compare every row with what the worksheet holds (repairs it), not saved hashes',
     },
     fresh: { type: 'boolean', help: 'give up the unfinished run of the job and start anew' },
+    'reset-cursor': {
+      type: 'boolean',
+      help: "forget the job's incremental cursor: the run reads from the beginning",
+    },
     concurrency: { type: 'string', value: 'N', help: 'batches worked at once (default 4)' },
   },
   positionals: { min: 1, max: 1, label: 'job' },
@@ -76,6 +80,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         ...(parsed.values.force === true ? { force: true } : {}),
         ...(parsed.values.full === true ? { full: true } : {}),
         ...(parsed.values.fresh === true ? { fresh: true } : {}),
+        ...(parsed.values['reset-cursor'] === true ? { resetCursor: true } : {}),
       }),
     );
     reportedRuns.add(runId);
@@ -92,7 +97,15 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       showProgress: parsed.values.json !== true,
       label: `run ${job.name}`,
     });
-    const { record, report } = result!;
+    const { report } = result!;
+    let { record } = result!;
+    if (record?.status === 'failed' && record.message !== undefined) {
+      const prefix = await rt.loadJob(job.name).then(
+        ({ spec }) => spec.target?.app?.credentialsEnvPrefix,
+        () => undefined,
+      );
+      record = { ...record, message: namePlatformHost(record.message, io.env, prefix) };
+    }
     // Its own notifications go out before the command ends; what fails is the workers' to retry.
     for (const line of await deliverOwnNotifications(rt, runId)) io.err(line);
     if (parsed.values.json === true) io.out(JSON.stringify({ run: record, report }, null, 2));

@@ -152,6 +152,16 @@ incremental: { cursor: _updatedAt }
     expect(await readCsv('parts-reset.csv')).toHaveLength(ROWS);
   });
 
+  it('run --reset-cursor reads from the beginning, in this process', async () => {
+    await writeJob('parts-rerun', 'code: code, note: note');
+    await cli(['run', 'parts-rerun']);
+    await cli(['run', 'parts-rerun']);
+    expect((await lastRun('parts-rerun')).read).toBe(0);
+    await cli(['run', 'parts-rerun', '--reset-cursor']);
+    expect((await lastRun('parts-rerun')).read).toBe(ROWS);
+    expect(await readCsv('parts-rerun.csv')).toHaveLength(ROWS);
+  });
+
   it('enqueue --from/--to on a pull reads that range of update times and merges it in', async () => {
     await writeJob('parts-range', 'code: code, note: note');
     await cli(['run', 'parts-range']);
