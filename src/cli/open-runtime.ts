@@ -36,7 +36,8 @@ function logDestination(io: CliIo, json: boolean, reported?: ReadonlySet<string>
   };
 }
 
-/** pino's `error` level. */
+/** pino's `warn` and `error` levels. */
+const WARN_LEVEL = 40;
 const ERROR_LEVEL = 50;
 
 /**
@@ -45,10 +46,14 @@ const ERROR_LEVEL = 50;
  */
 function isReportedFailure(line: string, reported: ReadonlySet<string>): boolean {
   try {
-    const { level, runId } = JSON.parse(line) as { level?: unknown; runId?: unknown };
-    return (
-      typeof level === 'number' && level >= ERROR_LEVEL && typeof runId === 'string' && reported.has(runId)
-    );
+    const { level, runId, jobId, msg } = JSON.parse(line) as Record<string, unknown>;
+    if (typeof level !== 'number') return false;
+    if (level >= ERROR_LEVEL && typeof runId === 'string' && reported.has(runId)) return true;
+    // A queue job of the run failing an attempt (it is retried): the same error again.
+    if (level < WARN_LEVEL || typeof jobId !== 'string' || typeof msg !== 'string') return false;
+    if (!msg.endsWith('job failed')) return false;
+    for (const id of reported) if (jobId === id || jobId.startsWith(`${id}-`)) return true;
+    return false;
   } catch {
     return false;
   }

@@ -52,6 +52,20 @@ function platformUnreachable(err: ApiError, io: CliIo): string {
   return `cannot reach the platform at ${at} (${match?.name ?? 'ROWBRIDGE_API_URL'}): ${err.message}`;
 }
 
+/**
+ * A run's recorded failure that was a network failure, said as `check` says it:
+ * `cannot reach the platform at host:port (VARIABLE): ...`, the variable being the API
+ * URL of the job's credentials (`<prefix>API_URL`, ROWBRIDGE_API_URL by default).
+ * Any other message comes back as it is.
+ */
+export function namePlatformHost(message: string, env: NodeJS.ProcessEnv, prefix = 'ROWBRIDGE_'): string {
+  if (!/ network failure /.test(message)) return message;
+  const name = `${prefix}API_URL`;
+  const value = env[name];
+  const at = value === undefined || value === '' ? undefined : hostPort(value);
+  return `cannot reach the platform at ${at ?? 'its default address'} (${name}): ${message}`;
+}
+
 /** Prints a command's failure as one clear message (no stack for expected errors). */
 export function reportFailure(err: unknown, io: CliIo): number {
   if (err instanceof UsageError || err instanceof BackfillRangeError) {

@@ -135,3 +135,40 @@ describe('a job spec that is not valid YAML', () => {
     }
   });
 });
+
+describe('run with a platform it cannot reach', () => {
+  it('names the host, the port and ROWBRIDGE_API_URL, as check does; on a terminal once', async () => {
+    const h = await createHarness('cli-host');
+    try {
+      await h.writeFile('parts.csv', 'code,qty\nP-1,1\n');
+      await h.writeJob(
+        'parts',
+        `name: parts
+source: { type: csv, path: ./parts.csv }
+target: { worksheet: parts, mode: upsert, key: code }
+fields: { code: code, qty: qty }
+`,
+      );
+      const port = await closedPort();
+      const env = { ...h.env, ROWBRIDGE_API_URL: `http://127.0.0.1:${port}`, ROWBRIDGE_RETRIES: '1' };
+      const piped = await cli(['run', 'parts'], env);
+      expect(piped.code).toBe(1);
+      expect(piped.stdout).toMatch(
+        new RegExp(
+          `^run parts-\\S+ \\(parts\\): failed - cannot reach the platform at 127\\.0\\.0\\.1:${port} \\(ROWBRIDGE_API_URL\\): GET /v3/app/worksheets/parts: network failure .*ECONNREFUSED`,
+        ),
+      );
+      const terminal = await cli(['run', 'parts'], env, true);
+      const plain = stripVTControlCharacters(terminal.stdout);
+      expect(plain).toMatch(
+        new RegExp(
+          `^run parts-\\S+ \\(parts\\) failed: cannot reach the platform at 127\\.0\\.0\\.1:${port} \\(ROWBRIDGE_API_URL\\)`,
+          'm',
+        ),
+      );
+      expect(plain.match(/ECONNREFUSED/g)).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  }, 90_000);
+});
