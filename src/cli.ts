@@ -6,6 +6,7 @@
  * `rowbridge <command> --help` (or `rowbridge help <command>`) lists a command's options.
  */
 import { commands, usage } from './cli/commands.ts';
+import { version } from './cli/version.ts';
 import { EXIT } from './cli/io.ts';
 import { createCliIo } from './cli/io.ts';
 import { createProcessTuning } from './cli/process-tuning.ts';
@@ -18,12 +19,15 @@ const [name, ...args] = argv[0] === 'help' && argv[1] !== undefined ? [argv[1], 
 const io = createCliIo();
 
 if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-  io.out(usage());
+  io.out(usage(io.command));
   process.exitCode = name === undefined ? EXIT.usage : EXIT.ok;
+} else if (name === '--version' || name === '-V' || name === 'version') {
+  io.out(`rowbridge ${version()}`);
+  process.exitCode = EXIT.ok;
 } else {
   const load = commands[name];
   if (load === undefined) {
-    io.err(`rowbridge: unknown command "${name}"\n\n${usage()}`);
+    io.err(`rowbridge: unknown command "${name}"\n\n${usage(io.command)}`);
     process.exitCode = EXIT.usage;
   } else {
     // Loading a command's modules would grow V8's young generation to its maximum and

@@ -3,7 +3,7 @@
  * each; `--help` answered from them (exit 0); a misuse printed with the usage (exit 64).
  */
 import { parseCliArgs, UsageError } from './args.ts';
-import { EXIT } from './io.ts';
+import { cmd, EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 
 /** One option of a command. */
@@ -67,7 +67,7 @@ export function helpText(spec: CommandSpec): string {
 export function usageFailure(spec: CommandSpec, err: unknown, io: CliIo): number {
   const message = err instanceof Error ? err.message : String(err);
   io.err(
-    `rowbridge ${spec.name}: ${message}\n${synopsis(spec)}\n(rowbridge ${spec.name} --help lists the options)`,
+    `rowbridge ${spec.name}: ${message}\n${synopsis(spec)}\n(${cmd(io)} ${spec.name} --help lists the options)`,
   );
   return EXIT.usage;
 }

@@ -26,12 +26,12 @@ const SUMMARY: Record<string, string> = {
   run: 'run JOB [--json] [--force]          run a job now, in this process (exit 0 ok, 2 dead letters, 1 failure)',
   enqueue:
     'enqueue JOB [--from X --to Y]       queue a run (or a backfill of a cursor range) for the workers',
-  cancel: 'cancel RUN [--abandon]             stop a run cleanly: resumable, or given up with --abandon',
+  cancel: 'cancel RUN [--abandon]              stop a run cleanly: resumable, or given up with --abandon',
   worker:
     'worker [--concurrency N]            work queued runs; registers the schedules of jobs/;\n' +
     '                                      --ops-port N serves /metrics, /healthz, /readyz (--dashboard too)',
   status: 'status [RUN] [--json]               runs and their reports',
-  dlq: 'dlq list|show|replay|purge          the dead-letter store',
+  dlq: 'dlq list|show|export|replay|purge   the dead-letter store; export writes CSV to fix and replay --file',
   dashboard: 'dashboard [--port N] [--host H]     runs, dead letters, queues, /metrics, /healthz, /readyz',
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
   hooks:
@@ -39,8 +39,8 @@ const SUMMARY: Record<string, string> = {
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
 };
 
-/** The text of `rowbridge --help`: every command with its synopsis. */
-export function usage(): string {
+/** The text of `rowbridge --help`: every command with its synopsis; `command` as the user typed it. */
+export function usage(command = 'rowbridge'): string {
   const lines = Object.keys(commands).map((name) => `  ${SUMMARY[name] ?? name}`);
-  return `usage: rowbridge <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nrowbridge <command> --help lists a command's options.\n`;
+  return `usage: ${command} <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n${command} <command> --help lists a command's options; ${command} --version prints the version.\n`;
 }

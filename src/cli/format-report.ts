@@ -3,7 +3,7 @@ import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
 const pad = (s: string, n: number) => s.padEnd(n);
 
 /** The run report as a person reads it. */
-export function formatReport(record: RunRecord, report: RunReport): string {
+export function formatReport(record: RunRecord, report: RunReport, command = 'rowbridge'): string {
   const dead = Object.entries(report.deadLettered)
     .map(([category, n]) => `${category} ${n}`)
     .join(', ');
@@ -30,7 +30,7 @@ export function formatReport(record: RunRecord, report: RunReport): string {
     lines.push(
       `  resolved ${report.resolved} dead letter${report.resolved === 1 ? '' : 's'} (their rows landed)`,
     );
-  if (report.deadLetteredTotal > 0) lines.push(`  see them: rowbridge dlq list --run ${record.runId}`);
+  if (report.deadLetteredTotal > 0) lines.push(`  see them: ${command} dlq list --run ${record.runId}`);
   return lines.join('\n');
 }
 

@@ -112,7 +112,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     else if (record?.status === 'failed' && io.isTty) {
       const resumable = (await findUnfinishedRun(rt, job.name))?.runId === runId;
       io.err(formatFailure(record, report, { command: cmd(io), resumable }));
-    } else if (record !== undefined) io.out(formatReport(record, report));
+    } else if (record !== undefined) io.out(formatReport(record, report, cmd(io)));
     return runExitCode(record, report);
   } catch (err) {
     return reportFailure(err, io);

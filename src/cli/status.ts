@@ -3,7 +3,7 @@ import { findUnfinishedRun } from '../queue/resume-run.ts';
 import { positiveInt, UsageError } from './args.ts';
 import { defineCommand, parseCommand, usageFailure } from './command.ts';
 import { formatReport } from './format-report.ts';
-import { EXIT } from './io.ts';
+import { cmd, EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { withRuntime } from './open-runtime.ts';
 
@@ -82,7 +82,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     if (runId !== undefined) {
       const record = await rt.runs.get(runId);
       if (record === undefined) {
-        io.err(`no run ${runId} (rowbridge status lists the latest runs)`);
+        io.err(`no run ${runId} (\`${cmd(io)} status\` lists the latest runs)`);
         return EXIT.failure;
       }
       const report = await rt.runs.report(runId);
@@ -108,7 +108,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     else {
       io.out(formatRunTable(withReports));
       if (unfinished.size > 0)
-        io.out('a resumable run is resumed by `rowbridge run JOB` (`--fresh` starts anew)');
+        io.out(`a resumable run is resumed by \`${cmd(io)} run JOB\` (\`--fresh\` starts anew)`);
     }
     return EXIT.ok;
   });

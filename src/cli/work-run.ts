@@ -131,7 +131,7 @@ export async function workRunsInProcess(
  */
 export function hardDeadline(rt: Runtime, io: CliIo, workersMs = rt.settings.shutdownTimeoutMs): void {
   setTimeout(() => {
-    io.err('shutdown deadline passed: exiting; the next `rowbridge run` of the job resumes the run');
+    io.err(`shutdown deadline passed: exiting; the next \`${cmd(io)} run\` of the job resumes the run`);
     process.exit(1);
   }, workersMs + HARD_DEADLINE_EXTRA_MS).unref();
 }
