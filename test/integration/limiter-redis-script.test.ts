@@ -31,13 +31,15 @@ async function runScript(
   step: Step,
   nowMs: number,
   idleTtlMs = 60_000,
+  learnedKey?: string,
 ): Promise<{ waitMs: number; rate: number; granted: number }> {
   const pauseMs = step.op === 'throttled' ? step.pauseMs : 0;
   const count = step.op === 'acquire' && step.count !== undefined ? String(step.count) : '';
+  const keys = learnedKey === undefined ? [key] : [key, learnedKey];
   const reply = (await env.redis.eval(
     BUDGET_SCRIPT,
-    1,
-    key,
+    keys.length,
+    ...keys,
     step.op,
     String(config.initialRate),
     String(config.minRate),
@@ -50,6 +52,7 @@ async function runScript(
     String(pauseMs),
     String(nowMs),
     count,
+    '3600000',
   )) as [string, string, string];
   return { waitMs: Number(reply[0]), rate: Number(reply[1]), granted: Number(reply[2]) };
 }
@@ -67,6 +70,9 @@ async function storedState(key: string): Promise<BudgetState> {
     windowGrants: Number(h.windowGrants),
     probeBaseRate: Number(h.probeBaseRate),
     probeFromMs: Number(h.probeFromMs),
+    windowStartRate: Number(h.windowStartRate),
+    passedRate: Number(h.passedRate),
+    estimate: Number(h.estimate),
   };
 }
 
@@ -131,6 +137,39 @@ describe('budget Lua script', () => {
     // The timeline exercised every branch that matters.
     for (const [name, count] of Object.entries(seen))
       expect({ name, seen: count > 0 }).toEqual({ name, seen: true });
+  });
+
+  it('starts from a learned rate and writes back the estimate exactly as the pure transitions do (issue 24 §6)', async () => {
+    const key = env.key('learned');
+    const learnedKey = `${key}:learned`;
+    await env.redis.hset(learnedKey, { rate: '9.25', probeBaseRate: '9.25' });
+    const t0 = 1_700_000_000_000;
+    let state = budgetTransitions.initial(config, t0, { rate: 9.25, probeBaseRate: 9.25 });
+    // Busy callers and a success each interval; throttled at 2 s (the small step), then
+    // at 5 s (measured), then the climb continues: every kind of estimate is written.
+    const steps: { at: number; step: Step }[] = [];
+    for (let at = t0; at < t0 + 8000; at += 50) {
+      steps.push({ at, step: { op: 'acquire', count: 3 } });
+      if ((at - t0) % 300 === 0) steps.push({ at, step: { op: 'success' } });
+      if (at === t0 + 2000 || at === t0 + 5000) steps.push({ at, step: { op: 'throttled', pauseMs: 400 } });
+    }
+    const written = new Set<number>();
+    for (const [i, { at, step }] of steps.entries()) {
+      const lua = await runScript(key, step, at, 60_000, learnedKey);
+      const pure = pureStep(state, step, at);
+      state = pure.state;
+      expect({ i, ...lua }).toEqual({ i, waitMs: pure.waitMs, rate: state.rate, granted: pure.granted });
+      expect(await storedState(key)).toEqual(state);
+      const stored = await env.redis.hgetall(learnedKey);
+      expect({ i, rate: Number(stored.rate), probeBaseRate: Number(stored.probeBaseRate) }).toEqual({
+        i,
+        ...budgetTransitions.learnedOf(state),
+      });
+      written.add(Number(stored.rate));
+    }
+    // The small step at 2 s, the measure at 5 s, rates that passed after each.
+    expect(state.rate).not.toBe(9.25);
+    expect(written.size).toBeGreaterThanOrEqual(3);
   });
 
   it('grants several tokens at once exactly as the pure transition does', async () => {

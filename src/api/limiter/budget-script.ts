@@ -10,16 +10,18 @@ const C = BUDGET_CONSTANTS;
  * compares the stored state field by field.
  *
  * KEYS[1]: the budget hash (fields tokens, lastRefillMs, rate, pausedUntilMs,
- * lastIncreaseMs, lastWaitMs, windowStartMs, windowGrants, probeBaseRate, probeFromMs;
- * the last four read as 0 when absent, i.e. from a budget written by an older version).
+ * lastIncreaseMs, lastWaitMs, windowStartMs, windowGrants, probeBaseRate, probeFromMs,
+ * windowStartRate, passedRate, estimate; those after lastWaitMs read as 0 when absent, i.e.
+ * from a budget written by an older version).
  * ARGV: op ("acquire" | "throttled" | "success"), initialRate, minRate, maxRate,
  * decreaseFactor, increasePerSec, increaseIntervalMs, burstMs, idleTtlMs, pauseMs,
  * nowMs ("" in production: Redis server TIME, so the clocks of the machines running
  * the workers never matter; a number only when a test replays a fixed timeline),
  * count (tokens wanted by an acquire; "" means 1), learnedTtlMs.
- * KEYS[2] (optional): the credential's learned rate (fields rate, probeBaseRate), written
- * whenever the rate changes and kept learnedTtlMs; a budget created while it exists
- * starts from it instead of initialRate (see `initial` in budget-transitions.ts).
+ * KEYS[2] (optional): the credential's learned rate (fields rate, probeBaseRate: `learnedOf`
+ * in budget-transitions.ts), written whenever the budget's estimate changes and kept
+ * learnedTtlMs; a budget created while it exists starts from it instead of initialRate
+ * (see `initial` there).
  * Returns { waitMs, rate, granted } as strings: Redis would truncate Lua numbers to integers.
  * Numbers are stored with 17 significant digits so a double survives the round trip.
  */
@@ -54,27 +56,35 @@ local function capacity(rate) return math.max(1, (rate * burstMs) / 1000) end
 local function fmt(v) return string.format('%.17g', v) end
 
 local raw = redis.call('HMGET', key, 'tokens', 'lastRefillMs', 'rate', 'pausedUntilMs', 'lastIncreaseMs', 'lastWaitMs',
-  'windowStartMs', 'windowGrants', 'probeBaseRate', 'probeFromMs')
+  'windowStartMs', 'windowGrants', 'probeBaseRate', 'probeFromMs', 'windowStartRate', 'passedRate', 'estimate')
 local learnedKey = KEYS[2]
 local s
 if not raw[1] then
   s = { tokens = 1, lastRefillMs = now, rate = clamp(initialRate, minRate, maxRate),
         pausedUntilMs = 0, lastIncreaseMs = now, lastWaitMs = 0,
-        windowStartMs = 0, windowGrants = 0, probeBaseRate = 0, probeFromMs = 0 }
+        windowStartMs = 0, windowGrants = 0, probeBaseRate = 0, probeFromMs = 0,
+        windowStartRate = 0, passedRate = 0, estimate = 0 }
   if learnedKey then
     local learned = redis.call('HMGET', learnedKey, 'rate', 'probeBaseRate')
     local learnedRate = tonumber(learned[1])
     if learnedRate and learnedRate > 0 then
       s.rate = clamp(learnedRate, minRate, maxRate)
       s.probeBaseRate = math.min(maxRate, math.max(0, tonumber(learned[2]) or 0))
-      if s.probeBaseRate > 0 then s.probeFromMs = now end
+      s.estimate = s.rate
+      if s.probeBaseRate > 0 then
+        s.probeFromMs = now
+        s.windowStartMs = now
+      end
     end
   end
+  s.windowStartRate = s.rate
 else
   s = { tokens = tonumber(raw[1]), lastRefillMs = tonumber(raw[2]), rate = tonumber(raw[3]),
         pausedUntilMs = tonumber(raw[4]), lastIncreaseMs = tonumber(raw[5]), lastWaitMs = tonumber(raw[6]),
         windowStartMs = tonumber(raw[7]) or 0, windowGrants = tonumber(raw[8]) or 0,
-        probeBaseRate = tonumber(raw[9]) or 0, probeFromMs = tonumber(raw[10]) or 0 }
+        probeBaseRate = tonumber(raw[9]) or 0, probeFromMs = tonumber(raw[10]) or 0,
+        windowStartRate = tonumber(raw[11]) or 0, passedRate = tonumber(raw[12]) or 0,
+        estimate = tonumber(raw[13]) or 0 }
 end
 
 local function refill()
@@ -85,8 +95,7 @@ local function refill()
   s.lastRefillMs = math.max(s.lastRefillMs, now)
 end
 
-local rateBefore = s.rate
-local probeBefore = s.probeBaseRate
+local estimateBefore = s.estimate
 local waitMs = 0
 local granted = 0
 if op == 'acquire' then
@@ -136,10 +145,25 @@ elseif op == 'throttled' then
     s.probeBaseRate = s.rate
     s.probeFromMs = pausedUntil
   end
+  if fresh then
+    if not measured then
+      s.estimate = math.max(s.rate, s.passedRate)
+    elseif s.windowStartRate >= s.rate then
+      s.estimate = s.rate
+    else
+      s.estimate = (s.rate + math.max(s.rate, s.passedRate)) / 2
+    end
+    s.windowStartRate = s.rate
+    s.passedRate = 0
+  end
 elseif op == 'success' then
   refill()
   local due = now >= s.pausedUntilMs and now - s.lastIncreaseMs >= increaseIntervalMs
   local demandBound = s.lastWaitMs > s.lastIncreaseMs
+  if due and demandBound then
+    s.passedRate = math.max(s.passedRate, s.rate)
+    s.estimate = math.max(s.estimate, s.passedRate)
+  end
   if due and demandBound and s.rate < maxRate then
     local step = increasePerSec
     if s.probeBaseRate > 0 and s.rate >= s.probeBaseRate then
@@ -159,11 +183,12 @@ end
 redis.call('HSET', key, 'tokens', fmt(s.tokens), 'lastRefillMs', fmt(s.lastRefillMs), 'rate', fmt(s.rate),
   'pausedUntilMs', fmt(s.pausedUntilMs), 'lastIncreaseMs', fmt(s.lastIncreaseMs), 'lastWaitMs', fmt(s.lastWaitMs),
   'windowStartMs', fmt(s.windowStartMs), 'windowGrants', fmt(s.windowGrants),
-  'probeBaseRate', fmt(s.probeBaseRate), 'probeFromMs', fmt(s.probeFromMs))
+  'probeBaseRate', fmt(s.probeBaseRate), 'probeFromMs', fmt(s.probeFromMs),
+  'windowStartRate', fmt(s.windowStartRate), 'passedRate', fmt(s.passedRate), 'estimate', fmt(s.estimate))
 -- An idle budget disappears; a pause outlives the idle TTL so a quota pause is not forgotten.
 redis.call('PEXPIRE', key, math.ceil(math.max(idleTtlMs, s.pausedUntilMs - now + idleTtlMs)))
-if learnedKey and (s.rate ~= rateBefore or s.probeBaseRate ~= probeBefore) then
-  redis.call('HSET', learnedKey, 'rate', fmt(s.rate), 'probeBaseRate', fmt(s.probeBaseRate))
+if learnedKey and s.estimate > 0 and s.estimate ~= estimateBefore then
+  redis.call('HSET', learnedKey, 'rate', fmt(s.estimate), 'probeBaseRate', fmt(s.estimate))
   redis.call('PEXPIRE', learnedKey, math.ceil(tonumber(ARGV[13])))
 end
 return { fmt(waitMs), fmt(s.rate), tostring(granted) }

@@ -59,6 +59,12 @@ export interface BudgetState {
   probeBaseRate: number;
   /** When the slow probe above probeBaseRate started (the end of that pause). */
   probeFromMs: number;
+  /** The rate just after the throttled answer that opened this window (a learned start: the learned rate). */
+  windowStartRate: number;
+  /** The highest rate held through a whole increase interval without a throttled answer, since the last one (0: none). */
+  passedRate: number;
+  /** What this budget would hand the next one as its learned rate (0: nothing learned yet); see {@link estimateAfterThrottle}. */
+  estimate: number;
 }
 
 /** Outcome of an acquisition attempt. */
@@ -99,12 +105,16 @@ export interface LearnedRate {
 /**
  * A new budget. With a learned rate it starts there (within this process's bounds) and,
  * when that rate was measured, probes above it slowly: a run after an idle spell does
- * not climb from initialRate into the limit it already found (issue 24 §6).
+ * not climb from initialRate into the limit it already found (issue 24 §6). It also opens
+ * a measurement window then, so a first throttled answer costs the small measured cut,
+ * not decreaseFactor: the learned rate is near the limit, not a guess far above it, and
+ * the server's bucket, full after the idle spell, makes the count lean high, never low.
  */
 function initial(config: BudgetConfig, nowMs: number, learned?: LearnedRate): BudgetState {
   const fromLearned = learned !== undefined && learned.rate > 0;
   const rate = clamp(fromLearned ? learned.rate : config.initialRate, config.minRate, config.maxRate);
   const probeBaseRate = fromLearned ? Math.min(config.maxRate, Math.max(0, learned.probeBaseRate)) : 0;
+  const measuredStart = probeBaseRate > 0;
   // A fresh budget starts with a single token, not a full bucket: the previous run may
   // have ended seconds ago against the same short-window server limit.
   return {
@@ -114,10 +124,13 @@ function initial(config: BudgetConfig, nowMs: number, learned?: LearnedRate): Bu
     pausedUntilMs: 0,
     lastIncreaseMs: nowMs,
     lastWaitMs: 0,
-    windowStartMs: 0,
+    windowStartMs: measuredStart ? nowMs : 0,
     windowGrants: 0,
     probeBaseRate,
-    probeFromMs: probeBaseRate > 0 ? nowMs : 0,
+    probeFromMs: measuredStart ? nowMs : 0,
+    windowStartRate: rate,
+    passedRate: 0,
+    estimate: fromLearned ? rate : 0,
   };
 }
 
@@ -175,6 +188,23 @@ function decreasedRate(state: BudgetState, config: BudgetConfig, nowMs: number):
   return Math.max(floor, Math.min(measured, state.rate * (1 - MIN_CUT)));
 }
 
+/**
+ * The learned rate after a throttled answer that lowered the rate to `rate`, from the
+ * window it closes. A measured window in which the budget stayed at or above the rate it
+ * measured was bound by the server all along: that measure is the limit. One that began
+ * below it (climbing back from a plain cut) also counted the server's idle capacity while
+ * the budget's own rate held callers back, so it reads low, while the highest rate that
+ * passed before the throttle reads high (it drained the server's burst): the estimate is
+ * halfway. Stored low, the next run's slow probe would hold it there for its whole length
+ * (issue 24 §6: 18.2 learned for a limit of 20). Unmeasured: the higher of the new rate
+ * and the highest that passed.
+ */
+function estimateAfterThrottle(state: BudgetState, rate: number, measured: boolean): number {
+  if (!measured) return Math.max(rate, state.passedRate);
+  if (state.windowStartRate >= rate) return rate;
+  return (rate + Math.max(rate, state.passedRate)) / 2;
+}
+
 function throttled(state: BudgetState, config: BudgetConfig, nowMs: number, pauseMs: number): BudgetState {
   const next = refill(state, config, nowMs);
   const pausedUntilMs = Math.max(next.pausedUntilMs, nowMs + pauseMs);
@@ -199,6 +229,9 @@ function throttled(state: BudgetState, config: BudgetConfig, nowMs: number, paus
     ...(fresh ? { windowStartMs: openWindow ? nowMs : 0, windowGrants: 0 } : {}),
     ...(!openWindow ? { windowStartMs: 0, windowGrants: 0 } : {}),
     ...(measured ? { probeBaseRate: rate, probeFromMs: pausedUntilMs } : {}),
+    ...(fresh
+      ? { windowStartRate: rate, passedRate: 0, estimate: estimateAfterThrottle(next, rate, measured) }
+      : {}),
   };
 }
 
@@ -224,18 +257,33 @@ function success(state: BudgetState, config: BudgetConfig, nowMs: number): Budge
   // never exhausted would otherwise drift to maxRate untested and hit the real limit
   // with a burst the day demand grows.
   const demandBound = next.lastWaitMs > next.lastIncreaseMs;
-  if (!due || !demandBound || next.rate >= config.maxRate) {
+  if (!due || !demandBound) {
     return next;
+  }
+  // The rate held callers back for a whole interval and no throttled answer came (one
+  // would have moved lastIncreaseMs past now): it passed.
+  const passedRate = Math.max(next.passedRate, next.rate);
+  const passed = { ...next, passedRate, estimate: Math.max(next.estimate, passedRate) };
+  if (next.rate >= config.maxRate) {
+    return passed;
   }
   const step = probeStep(next, config, nowMs);
   const target = next.rate + step;
   // Climbing back fast stops at the measured rate; from there the slow probe takes over.
   const capped = next.probeBaseRate > next.rate && target > next.probeBaseRate ? next.probeBaseRate : target;
-  return { ...next, rate: Math.min(config.maxRate, capped), lastIncreaseMs: nowMs };
+  return { ...passed, rate: Math.min(config.maxRate, capped), lastIncreaseMs: nowMs };
+}
+
+/**
+ * What a budget hands on to the next one of the same credential (undefined: nothing
+ * learned yet): its estimate, as the start and as the measured base to probe slowly above.
+ */
+function learnedOf(state: BudgetState): LearnedRate | undefined {
+  return state.estimate > 0 ? { rate: state.estimate, probeBaseRate: state.estimate } : undefined;
 }
 
 /** The budget's transitions; each takes the state and the current time and returns the next state. */
-export const budgetTransitions = { initial, acquire, throttled, success, capacity } as const;
+export const budgetTransitions = { initial, acquire, throttled, success, capacity, learnedOf } as const;
 
 /** The constants of the measured decrease and the slow probe; the Lua mirror receives them as they are here. */
 export const BUDGET_CONSTANTS = { MIN_WINDOW_MS, MIN_CUT, MAX_WINDOW_PAUSE_MS, PROBE_GROWTH } as const;
