@@ -169,6 +169,15 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
         'cannot be used with mode mirror: a mirror must read the whole source to know which rows to delete',
     });
   }
+  if (isRecord(source) && source.cursorColumn !== undefined && incremental !== undefined) {
+    // Two cursor settings would each save progress of their own: which one a run resumes
+    // from would be a guess.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['incremental'],
+      message: `cannot be given together with source.cursorColumn (${describeValue(source.cursorColumn)}): a job has one cursor; keep source.cursorColumn for a ${describeValue(source.type)} source and drop incremental`,
+    });
+  }
   if ((target === undefined) === (sink === undefined)) {
     ctx.addIssue({
       code: 'custom',
