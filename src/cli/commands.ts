@@ -14,7 +14,11 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
   dashboard: () => import('./dashboard.ts'),
   emulator: () => import('./emulator.ts'),
   hooks: () => import('./hooks.ts'),
+  conflicts: () => import('./conflicts.ts'),
+  deletes: () => import('./deletes.ts'),
+  links: () => import('./links.ts'),
   start: () => import('./start.ts'),
+  singer: () => import('./singer.ts'),
 };
 
 const SUMMARY: Record<string, string> = {
@@ -36,7 +40,13 @@ const SUMMARY: Record<string, string> = {
   emulator: 'emulator [--port N] [--seed FILE]   start the local API v3 emulator',
   hooks:
     'hooks serve|show JOB                receive webhook calls (POST /hooks/JOB); print the workflow settings',
+  conflicts:
+    'conflicts list|show|resolve         two-way conflicts waiting for a person; resolve ID --take ...',
+  deletes: 'deletes list|approve|reject JOB     two-way deletes held back over the threshold',
+  links: 'links export JOB --csv              which table record each worksheet row is linked to',
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
+  singer:
+    "singer JOB                          write a Singer tap's output (stdin); print each STATE once safe",
 };
 
 /** The text of `rowbridge --help`: every command with its synopsis; `command` as the user typed it. */

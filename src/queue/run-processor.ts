@@ -20,6 +20,7 @@ import { accountingError, unmetExpectations } from '../sync/run-checks.ts';
 import { LANDED_OUTCOMES } from '../sync/resolve-dead-letters.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
+import { readPullColumns } from '../sync/pull-columns.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
 import { createChunkProcessor } from './chunk-processor.ts';
@@ -410,15 +411,21 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         signal,
       );
       const sinkOptions = pullSinkOptions(spec);
+      const columns = await readPullColumns(
+        rt.clientFor(spec.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined),
+        spec,
+      );
       const sink = createSink(spec.sink!, {
         ...sinkDeps,
         ...sinkOptions,
+        columnTypes: columns.types,
         // Starting over rebuilds the sink; a backfill range merges its rows into it.
         ...(start.fromStart ? { write: 'replace' as const } : {}),
         ...(range === undefined ? {} : { write: 'merge' as const }),
       });
       const progress = await rt.withTraffic(traffic, () =>
         pullRun(spec, source, sink, {
+          timeForm: columns.timeForm,
           onBatch: (p) => job.updateProgress({ read: p.read, written: p.written }),
         }),
       );

@@ -10,13 +10,18 @@ export interface PullProgress {
 }
 
 /** One sink record from a worksheet row: sink column ← worksheet field (or a constant). */
-function project(spec: JobSpec, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function project(
+  spec: JobSpec,
+  data: Readonly<Record<string, unknown>>,
+  timeForm: ((record: Record<string, unknown>) => void) | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const m of spec.mappings) {
     let value = m.from === undefined ? m.value : data[m.from];
     if ((value === undefined || value === null || value === '') && m.default !== undefined) value = m.default;
     out[m.target] = value ?? null;
   }
+  timeForm?.(out);
   return out;
 }
 
@@ -29,7 +34,12 @@ export async function pullRun(
   spec: JobSpec,
   source: Source,
   sink: Sink,
-  options: { batchSize?: number; onBatch?: (progress: PullProgress) => Promise<void> } = {},
+  options: {
+    batchSize?: number;
+    onBatch?: (progress: PullProgress) => Promise<void>;
+    /** Puts the time columns of a record in the pull's one form (pull-columns.ts). */
+    timeForm?: ((record: Record<string, unknown>) => void) | undefined;
+  } = {},
 ): Promise<PullProgress> {
   const batchSize = options.batchSize ?? 500;
   const progress: PullProgress = { read: 0, written: 0, cursor: undefined };
@@ -47,7 +57,7 @@ export async function pullRun(
       if (record.cursor !== undefined && record.cursor !== null) {
         if (isLaterCursor(record.cursor, progress.cursor)) progress.cursor = record.cursor;
       }
-      batch.push(project(spec, record.data));
+      batch.push(project(spec, record.data, options.timeForm));
       if (batch.length >= batchSize) await flush();
     }
     await flush();

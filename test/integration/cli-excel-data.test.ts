@@ -233,7 +233,7 @@ fields: { sku: Artikel, preis: Preis }
     const out = await cli(['dlq', 'export', '--job', 'dlqjob', '--out', exported]);
     expect(out.code, out.stderr).toBe(0);
     // Fixed and saved again by Excel: `;` between fields, the price fixed.
-    const rows = parse<string[]>(await readFile(exported, 'utf8'), { bom: true });
+    const rows: string[][] = parse(await readFile(exported, 'utf8'), { bom: true });
     const preis = rows[0]!.indexOf('Preis');
     rows[1]![preis] = '12';
     const quoted = (cell: string) => (/[;"\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
@@ -259,6 +259,9 @@ describe('a pull into postgres writes empty values as NULL, from the CLI', { tim
         { name: 'Note', alias: 'note', type: 'Text' },
         { name: 'Qty', alias: 'qty', type: 'Number' },
         { name: 'Tags', alias: 'tags', type: 'MultipleSelect', options: [{ value: 'A', index: 1 }] },
+        { name: 'Ok', alias: 'ok', type: 'Checkbox' },
+        { name: 'Day', alias: 'day', type: 'Date' },
+        { name: 'Seen', alias: 'seen', type: 'DateTime' },
       ],
     });
     await h.rt.clientFor().rows.batchCreate(ws, {
@@ -267,7 +270,10 @@ describe('a pull into postgres writes empty values as NULL, from the CLI', { tim
           fields: [
             { id: 'code', value: 'T-1' },
             { id: 'note', value: 'n' },
-            { id: 'qty', value: 2 },
+            { id: 'qty', value: 2.5 },
+            { id: 'ok', value: '1' },
+            { id: 'day', value: '2025-03-18' },
+            { id: 'seen', value: '2025-03-18 16:02:11' },
           ],
         },
         { fields: [{ id: 'code', value: 'T-2' }] },
@@ -300,4 +306,62 @@ fields: { code: code, note: note, qty: qty, tags: tags }
       { code: 'T-2', note_null: true, qty_null: true, tags_null: true },
     ]);
   });
+
+  it('createTable types columns by field type: numeric, boolean, date, timestamptz', async () => {
+    await h.writeJob(
+      'typed',
+      `name: typed
+source: { type: worksheet, worksheet: teile }
+sink: { type: postgres, urlEnv: EXPORT_DB, table: ${SCHEMA}.typed, key: code, createTable: true }
+fields: { code: code, qty: qty, ok: ok, day: day, seen: seen, changed: _updatedAt, note: note }
+`,
+    );
+    const run = await spawnCli(h, children, ['run', 'typed']).exited;
+    expect(run.code, run.stderr).toBe(0);
+    const types = await pgQuery<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = '${SCHEMA}' AND table_name = 'typed' ORDER BY column_name`,
+    );
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.data_type]))).toEqual({
+      changed: 'timestamp with time zone',
+      code: 'text',
+      day: 'date',
+      note: 'text',
+      ok: 'boolean',
+      qty: 'numeric',
+      seen: 'timestamp with time zone',
+    });
+    const [row] = await pgQuery<Record<string, unknown>>(
+      `SELECT qty::text, ok, day::text, (seen AT TIME ZONE 'UTC')::text AS seen_utc FROM ${SCHEMA}.typed WHERE code = 'T-1'`,
+    );
+    // 16:02:11 on the organisation's clock (Asia/Shanghai, UTC+8) is 08:02:11 UTC.
+    expect(row).toEqual({ qty: '2.5', ok: true, day: '2025-03-18', seen_utc: '2025-03-18 08:02:11' });
+  });
+
+  it.each([
+    ['wall', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, '2025-03-18 16:02:11'],
+    ['iso', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/, '2025-03-18T16:02:11+08:00'],
+  ] as const)(
+    'a csv pull writes every time, system fields included, in one form: %s',
+    async (format, shape, seen) => {
+      await h.writeJob(
+        `times-${format}`,
+        `name: times-${format}
+source: { type: worksheet, worksheet: teile }
+sink: { type: csv, path: ./times-${format}.csv, key: code${format === 'iso' ? ', timeFormat: iso' : ''} }
+fields: { code: code, seen: seen, created: _createdAt, changed: _updatedAt }
+`,
+      );
+      const run = await spawnCli(h, children, ['run', `times-${format}`]).exited;
+      expect(run.code, run.stderr).toBe(0);
+      const rows = parse<Record<string, string>>(
+        await readFile(path.join(h.dir, `times-${format}.csv`), 'utf8'),
+        {
+          columns: true,
+        },
+      );
+      const t1 = rows.find((r) => r.code === 'T-1')!;
+      expect(t1.seen).toBe(seen);
+      for (const r of rows) for (const column of ['created', 'changed']) expect(r[column]).toMatch(shape);
+    },
+  );
 });

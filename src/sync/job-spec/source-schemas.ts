@@ -299,6 +299,13 @@ const fileSinkKey = z
     'Column(s) that identify a row: the file holds each key once; an incremental pull replaces the rows whose key it reads again and keeps the others (default: the column mapped from rowid).',
   );
 
+const timeFormat = z
+  .enum(['wall', 'iso'])
+  .optional()
+  .describe(
+    "Times, DateTime fields and system times alike: wall (the organisation's clock, default) or iso (ISO 8601 with offset).",
+  );
+
 /** Where a pull job (source type worksheet) writes the rows it reads. */
 export const sinkSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -319,8 +326,9 @@ export const sinkSchema = z.discriminatedUnion('type', [
       .describe(
         "Prefix text cells starting with =, +, -, @, tab or CR with ' so spreadsheets do not run them as formulas (default true).",
       ),
+    timeFormat,
   }),
-  z.strictObject({ type: z.literal('ndjson'), path, key: fileSinkKey }),
+  z.strictObject({ type: z.literal('ndjson'), path, key: fileSinkKey, timeFormat }),
 ]);
 
 /** Every source `type` a job may name. */

@@ -14,7 +14,7 @@ const MAX_PARAMS = 60_000;
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
-function columnType(value: unknown): 'jsonb' | 'text' {
+function valueType(value: unknown): 'jsonb' | 'text' {
   return value !== null && typeof value === 'object' && !(value instanceof Date) ? 'jsonb' : 'text';
 }
 
@@ -40,6 +40,8 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
   let secrets: string[] = [];
   /** Column name → whether it holds JSON (json/jsonb), loaded once and kept up to date. */
   let columns: Map<string, boolean> | undefined;
+  // The worksheet field's type when the pull knows it (a Number field is numeric), else the value's.
+  const columnType = (name: string, value: unknown): string => deps.columnTypes?.[name] ?? valueType(value);
   /** Rows committed so far, so a message can say which rows of the run are at fault. */
   let written = 0;
 
@@ -99,7 +101,7 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
         );
       const defs = names
         .filter((n) => n !== spec.key)
-        .map((n) => `${quoteIdent(n)} ${columnType(sample(n))}`);
+        .map((n) => `${quoteIdent(n)} ${columnType(n, sample(n))}`);
       await db.query(
         `CREATE TABLE IF NOT EXISTS ${table} (${[`${quoteIdent(spec.key)} text PRIMARY KEY`, ...defs].join(', ')})`,
       );
@@ -115,9 +117,9 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
     }
     for (const name of missing) {
       await db.query(
-        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${quoteIdent(name)} ${columnType(sample(name))}`,
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${quoteIdent(name)} ${columnType(name, sample(name))}`,
       );
-      known.set(name, columnType(sample(name)) === 'jsonb');
+      known.set(name, columnType(name, sample(name)) === 'jsonb');
     }
     return known;
   };

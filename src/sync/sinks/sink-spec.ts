@@ -41,6 +41,11 @@ export interface CsvSinkSpec {
    * @defaultValue `true`
    */
   formulaEscape?: boolean;
+  /**
+   * Times (DateTime fields and the system times alike): `wall`, the organisation's clock
+   * as `YYYY-MM-DD HH:mm:ss`, or `iso`, ISO 8601 with its offset. @defaultValue `'wall'`
+   */
+  timeFormat?: 'wall' | 'iso';
 }
 
 /** One JSON object per line. */
@@ -49,7 +54,12 @@ export interface NdjsonSinkSpec {
   path: string;
   /** As for the CSV sink. */
   key?: string | string[];
+  /** As for the CSV sink. @defaultValue `'wall'` */
+  timeFormat?: 'wall' | 'iso';
 }
+
+/** The Postgres type of a pulled column, from the worksheet field it comes from (pull-columns.ts). */
+export type PullColumnType = 'numeric' | 'boolean' | 'date' | 'timestamptz';
 
 export type SinkSpec = PostgresSinkSpec | CsvSinkSpec | NdjsonSinkSpec;
 
@@ -90,4 +100,6 @@ export interface SinkDeps {
   write?: SinkWriteMode | undefined;
   /** Key column(s) of a file sink whose spec names none. */
   key?: readonly string[] | undefined;
+  /** Postgres: the type `createTable` gives a column; columns not named are text, or jsonb for objects. */
+  columnTypes?: Readonly<Record<string, PullColumnType>> | undefined;
 }

@@ -17,6 +17,12 @@ export interface Link {
   key: string;
   rowId: string;
   base: Record<string, string>;
+  /**
+   * The last synced value itself (comparison form) of each `conflict: manual` field: the
+   * only fields a conflict waits on a person for, who needs to see it (`conflicts show`).
+   * Every other field keeps its hash only.
+   */
+  last?: Record<string, string>;
   /** Hashes a run decided to write and may not have written (cleared once it has). */
   pending?: Record<string, string>;
   /** `deletes: none`: the side whose record is gone; the other is left alone from then on. */
@@ -31,6 +37,7 @@ export interface Intent {
   origin: string;
   matchKey: string;
   base: Record<string, string>;
+  last?: Record<string, string>;
 }
 
 /** A record a person decides on: fields both sides changed (manual), or records sharing a key. */
@@ -41,7 +48,8 @@ export interface Conflict {
   matchKey: string;
   key?: string;
   rowId?: string;
-  fields?: Array<{ field: string; worksheet: string; source: string; base?: string }>;
+  /** `base`: hash of the last synced value; `last`: that value, kept for manual fields (Link.last). */
+  fields?: Array<{ field: string; worksheet: string; source: string; base?: string; last?: string }>;
   /** ambiguous: the records holding the key on each side. */
   records?: { source: string[]; worksheet: string[] };
   worksheetUpdatedAt?: string;
@@ -63,7 +71,8 @@ export interface PendingDelete {
 
 /** The two-way state of one job. */
 export interface LinkStore {
-  checkFormat(): Promise<void>;
+  /** Refuses a store of another format; stamps a new store unless `readOnly` (a CLI that only looks). */
+  checkFormat(options?: { readOnly?: boolean }): Promise<void>;
   links(): Promise<Map<string, Link>>;
   saveLinks(links: readonly Link[]): Promise<void>;
   dropLinks(links: ReadonlyArray<Pick<Link, 'key' | 'rowId'>>): Promise<void>;
@@ -109,11 +118,11 @@ export function createLinkStore(deps: { redis: RedisClient; prefix: string; job:
   }
 
   return {
-    async checkFormat() {
+    async checkFormat(options = {}) {
       const meta = key('meta');
       const format = await redis.hget(meta, 'format');
       if (format === null) {
-        await redis.hset(meta, 'format', String(TWO_WAY_STATE_FORMAT));
+        if (options.readOnly !== true) await redis.hset(meta, 'format', String(TWO_WAY_STATE_FORMAT));
         return;
       }
       if (format !== String(TWO_WAY_STATE_FORMAT))

@@ -8,7 +8,7 @@ import type { FieldDecision } from './merge-field.ts';
 import type { Conflict, Intent, Link, PendingDelete } from './link-store.ts';
 import { pendingDeleteId } from './link-store.ts';
 import type { ColumnInfo } from './table-side.ts';
-import { comparable, toColumnValue, valueHash } from './two-way-fields.ts';
+import { comparable, lastSynced, toColumnValue, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 
 /** One record of one side, in comparison form. */
@@ -57,10 +57,15 @@ export interface TwoWayPlan {
   settle: Link[];
   writes: LinkedWrite[];
   /** Records to create in the worksheet (from the table) and in the table (from the worksheet). */
-  createInWorksheet: Array<{ record: SideRecord; base: Record<string, string> }>;
+  createInWorksheet: Array<{
+    record: SideRecord;
+    base: Record<string, string>;
+    last?: Record<string, string>;
+  }>;
   createInSource: Array<{
     record: SideRecord;
     base: Record<string, string>;
+    last?: Record<string, string>;
     values: Record<string, unknown>;
   }>;
   deleteInWorksheet: Link[];
@@ -189,6 +194,7 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
           worksheet: w.comparable[f.target]!,
           source: s.comparable[f.target]!,
           ...(link.base[f.target] === undefined ? {} : { base: link.base[f.target] }),
+          ...(link.last?.[f.target] === undefined ? {} : { last: link.last[f.target] }),
         })),
         ...(w.updatedAt === undefined ? {} : { worksheetUpdatedAt: new Date(w.updatedAt).toISOString() }),
         ...(s.updatedAt === undefined ? {} : { sourceUpdatedAt: new Date(s.updatedAt).toISOString() }),
@@ -201,6 +207,7 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
     const toWorksheet: string[] = [];
     const toSource: Record<string, unknown> = {};
     const worksheetRecord: Record<string, unknown> = { ...s.values };
+    const synced: Record<string, string> = { ...s.comparable };
     for (const f of fields) {
       const d = decisions.get(f)!;
       const resolved = value !== undefined && resolvedFields.has(f);
@@ -210,25 +217,33 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         toWorksheet.push(f.target);
         toSource[f.column] = toColumnValue(f, c, input.columns.get(f.column));
         next.base[f.target] = valueHash(c);
+        synced[f.target] = c;
       } else if (d.kind === 'to-worksheet') {
         toWorksheet.push(f.target);
         next.base[f.target] = s.hashes[f.target]!;
       } else if (d.kind === 'to-source') {
         toSource[f.column!] = toColumnValue(f, w.comparable[f.target]!, input.columns.get(f.column!));
         next.base[f.target] = w.hashes[f.target]!;
+        synced[f.target] = w.comparable[f.target]!;
       } else next.base[f.target] = s.hashes[f.target]!;
     }
+    const last = lastSynced(fields, synced);
+    if (last !== undefined) next.last = last;
     if (toWorksheet.length > 0 || Object.keys(toSource).length > 0)
       plan.writes.push({ link, next, toWorksheet, worksheetRecord, toSource });
-    else if (link.pending !== undefined || fields.some((f) => link.base[f.target] !== next.base[f.target]))
+    else if (
+      link.pending !== undefined ||
+      fields.some(
+        (f) => link.base[f.target] !== next.base[f.target] || link.last?.[f.target] !== last?.[f.target],
+      )
+    )
       plan.settle.push(next);
   }
 
   function matchUnlinked(): void {
     const bySource = groupByKey(input.source);
     const byRow = groupByKey(input.worksheet);
-    const intentBase = (side: 'source' | 'worksheet', origin: string) =>
-      input.intents.get(`${side}:${origin}`)?.base;
+    const intentOf = (side: 'source' | 'worksheet', origin: string) => input.intents.get(`${side}:${origin}`);
     const ambiguous = (k: string) => {
       const id = `ambiguous:${k}`;
       if (raised.has(id)) return;
@@ -258,17 +273,19 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
       const w = byRow.get(k)?.[0];
       if (w === undefined) {
         plan.counts.sourceOnly++;
-        plan.createInWorksheet.push({ record: s, base: { ...s.hashes } });
+        plan.createInWorksheet.push({ record: s, base: { ...s.hashes }, ...lastOf(s) });
       } else if (!unlinkedRowIds.has(w.id)) {
         ambiguous(k);
       } else {
         paired.add(w.id);
         plan.counts.matched++;
-        const base = intentBase('worksheet', s.id) ?? intentBase('source', w.id) ?? {};
-        merge({ key: s.id, rowId: w.id, base }, s, w);
+        const intent = intentOf('worksheet', s.id) ?? intentOf('source', w.id);
+        const link: Link = { key: s.id, rowId: w.id, base: intent?.base ?? {} };
+        if (intent?.last !== undefined) link.last = intent.last;
+        merge(link, s, w);
         if (!plan.writes.some((x) => x.link.key === s.id) && !plan.settle.some((x) => x.key === s.id)) {
           // Matched with a conflict: linked all the same, without a base.
-          plan.settle.push({ key: s.id, rowId: w.id, base });
+          plan.settle.push(link);
         }
       }
     }
@@ -289,8 +306,13 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         if (f.column === undefined || f.direction === 'to-worksheet') continue;
         values[f.column] = toColumnValue(f, w.comparable[f.target]!, input.columns.get(f.column));
       }
-      plan.createInSource.push({ record: w, base: { ...w.hashes }, values });
+      plan.createInSource.push({ record: w, base: { ...w.hashes }, ...lastOf(w), values });
     }
+  }
+
+  function lastOf(record: SideRecord): { last?: Record<string, string> } {
+    const last = lastSynced(fields, record.comparable);
+    return last === undefined ? {} : { last };
   }
 
   function holdOrDelete(): void {

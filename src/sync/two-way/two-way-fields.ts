@@ -197,3 +197,17 @@ export function toColumnValue(
   }
   return comparableValue;
 }
+
+/**
+ * The values a link keeps besides its hashes: those of the fields that can wait on a
+ * person (`conflict: manual`, copied both ways), so a conflict can show the last synced
+ * value. Undefined when the job has none, so other jobs store hashes only.
+ */
+export function lastSynced(
+  fields: readonly TwoWayField[],
+  comparableValues: Readonly<Record<string, string>>,
+): Record<string, string> | undefined {
+  const manual = fields.filter((f) => f.conflict === 'manual' && f.direction === 'both');
+  if (manual.length === 0) return undefined;
+  return Object.fromEntries(manual.map((f) => [f.target, comparableValues[f.target] ?? '']));
+}

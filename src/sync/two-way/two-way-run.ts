@@ -193,12 +193,14 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
       origin: write.ref,
       matchKey: createBase.get(write.ref)!.record.matchKey,
       base: createBase.get(write.ref)!.base,
+      ...lastOf(createBase.get(write.ref)!),
     })),
     ...plan.createInSource.map((c) => ({
       side: 'source' as const,
       origin: c.record.id,
       matchKey: c.record.matchKey,
       base: c.base,
+      ...lastOf(c),
     })),
   ]);
 
@@ -226,7 +228,12 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
     const part = creates.ok.slice(i, i + 100);
     const ids = await worksheetSide.create(part.map((p) => ({ fields: p.fields })));
     await store.saveLinks(
-      part.map((p, j) => ({ key: p.write.ref, rowId: ids[j]!, base: createBase.get(p.write.ref)!.base })),
+      part.map((p, j) => ({
+        key: p.write.ref,
+        rowId: ids[j]!,
+        base: createBase.get(p.write.ref)!.base,
+        ...lastOf(createBase.get(p.write.ref)!),
+      })),
     );
     await store.dropIntents(part.map((p) => ({ side: 'worksheet', origin: p.write.ref })));
     report.worksheet.created += part.length;
@@ -251,7 +258,7 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
     });
     // Committed: now the links may say so.
     await store.saveLinks(
-      ins.map((c) => ({ key: keys.get(c.record.id)!, rowId: c.record.id, base: c.base })),
+      ins.map((c) => ({ key: keys.get(c.record.id)!, rowId: c.record.id, base: c.base, ...lastOf(c) })),
     );
     await store.dropIntents(ins.map((c) => ({ side: 'source', origin: c.record.id })));
     await store.dropLinks(dels);
@@ -266,6 +273,10 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
   await store.dropIntents(a.intents);
   await store.dropConflicts(plan.clearConflicts);
   await store.dropPendingDeletes(plan.forgetDeletes);
+}
+
+function lastOf(c: { last?: Record<string, string> }): { last?: Record<string, string> } {
+  return c.last === undefined ? {} : { last: c.last };
 }
 
 function describe(errors: ReadonlyArray<{ field: string; reason: string }>): string {
