@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -18,6 +18,7 @@ import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import type { SyncDeps } from '../sync/create-sync-context.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { didYouMean } from '../sync/job-spec/did-you-mean.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { PreparedRun } from '../sync/prepare-run.ts';
@@ -154,7 +155,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const file = path.join(jobsDir, `${name}${ext}`);
       if (existsSync(file)) return file;
     }
-    throw new ConfigError(`no job spec ${name}.yaml in ${jobsDir}`);
+    // A misspelt name is answered with the job it most likely meant.
+    const names = (existsSync(jobsDir) ? readdirSync(jobsDir) : [])
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => f.replace(/\.ya?ml$/, ''));
+    const near = didYouMean(name, names);
+    throw new ConfigError(
+      `no job spec ${name}.yaml in ${jobsDir}${near === undefined ? '' : ` (did you mean ${near}?)`}`,
+    );
   }
 
   function clientFor(prefix = 'ROWBRIDGE_'): PlatformClient {

@@ -84,6 +84,12 @@ fields: { code: code, qty: qty }
     expect(plain).not.toMatch(/[{}]/);
   }, 60_000);
 
+  it('a misspelt job name is answered with the job it most likely meant', async () => {
+    const r = await cli(['run', 'prats'], h.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`no job spec prats.yaml in ${h.dir} (did you mean parts?)\n`);
+  });
+
   it('failed before reading anything: not resumable, and the next run starts anew, not "resumed" with the old error', async () => {
     const [failed] = await h.rt.runs.list({ job: 'parts' });
     expect(failed!.status).toBe('failed');
