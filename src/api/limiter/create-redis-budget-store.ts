@@ -13,7 +13,7 @@ export interface RedisBudgetStoreDeps {
   idleTtlMs: number;
   /**
    * How long the rate a budget learned outlives it (key `${budgetKey}:learned`, refreshed
-   * whenever the rate changes); a budget created meanwhile starts from it.
+   * whenever its estimate changes); a budget created meanwhile starts from it.
    */
   learnedTtlMs: number;
 }
