@@ -92,7 +92,8 @@ ${Object.values(SUBCOMMANDS)
   .join('\n')}
 
 categories: ${ERROR_CATEGORIES.join(', ')}
-positions: "line N" is the line in the source file, "#N" the N-th record the run read.
+positions: "line N" is the line in the source file (header counted), "COLUMN VALUE" a database
+row's key (order_id 42) or a worksheet row's id (rowid ...), "record N" the N-th record read.
 rowbridge dlq <subcommand> --help lists its options.`;
 
 function isSubcommand(name: string | undefined): name is keyof typeof SUBCOMMANDS {

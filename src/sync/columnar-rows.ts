@@ -54,6 +54,7 @@ export interface ColumnarRows {
 export interface RowExtras {
   page?: number | string;
   id?: string;
+  idColumn?: string;
   cursor?: unknown;
   /** The record's data, when its keys are not the job's columns (or a value is `undefined`). */
   data?: Record<string, unknown>;
@@ -104,6 +105,7 @@ function extrasOf(
   let extras: RowExtras | undefined;
   if (position.page !== undefined) (extras ??= {}).page = position.page;
   if (position.id !== undefined) (extras ??= {}).id = position.id;
+  if (position.idColumn !== undefined) (extras ??= {}).idColumn = position.idColumn;
   if (source.cursor !== undefined) (extras ??= {}).cursor = source.cursor;
   if (mapped.pending !== undefined) (extras ??= {}).pending = mapped.pending;
   if (!hasColumns(source.data, columns)) (extras ??= {}).data = source.data;
@@ -264,6 +266,7 @@ class ColumnarRow implements RowToWrite {
     const extras = this.#extras;
     if (extras?.page !== undefined) position.page = extras.page;
     if (extras?.id !== undefined) position.id = extras.id;
+    if (extras?.idColumn !== undefined) position.idColumn = extras.idColumn;
     return position;
   }
 

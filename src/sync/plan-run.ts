@@ -11,6 +11,7 @@ import { readBatches } from './read-batches.ts';
 import type { RejectedRecord } from './read-batches.ts';
 import type { IndexEntry } from './state/key-index.ts';
 import type { Source } from './types.ts';
+import { positionLabel } from './state/dead-letter-format.ts';
 import type { FieldValue } from '../api/types.ts';
 
 /** What a run would do, computed with the same mapping and comparison code, writing nothing. */
@@ -108,11 +109,7 @@ export async function planRun(
       const key = keyOfRecord(prepared.plan, r.source.data);
       if (key !== undefined) seen.add(key);
       if (result.rejects.length < 20) {
-        const p = r.source.position;
-        result.rejects.push({
-          position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`,
-          message: r.failure.message,
-        });
+        result.rejects.push({ position: positionLabel(r.source.position), message: r.failure.message });
       }
     }
   };
@@ -134,8 +131,7 @@ export async function planRun(
         const field = prepared.plan.fields[i]!;
         values[field.target] = shownValue(field, fv.value);
       });
-      const p = row.source.position;
-      result.sample.push({ position: p.line === undefined ? `#${p.index + 1}` : `line ${p.line}`, values });
+      result.sample.push({ position: positionLabel(row.source.position), values });
     }
     for (const row of rows) {
       for (const f of prepared.plan.fields) {

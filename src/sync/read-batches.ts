@@ -76,7 +76,7 @@ function placeOf(source: SourceRecord): number {
 }
 
 function describePlace(place: number): string {
-  return place < 0 ? `record #${-place}` : `line ${place}`;
+  return place < 0 ? `record ${-place}` : `line ${place}`;
 }
 
 /**

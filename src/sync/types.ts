@@ -13,6 +13,8 @@ export interface SourcePosition {
   page?: number | string;
   /** The source's own identifier of the record, when it has one (a row id, a primary key). */
   id?: string;
+  /** What `id` is the value of, shown before it: a SQL source's keyColumn, `rowid` for a worksheet. */
+  idColumn?: string;
 }
 
 /** One record read from a source. */

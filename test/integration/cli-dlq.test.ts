@@ -142,7 +142,9 @@ describe('dlq list', () => {
     expect(lines[1]).toMatch(/^ID\s+JOB\s+CATEGORY\s+CODE\s+FIELD\s+POSITION\s+MESSAGE$/);
     expect(lines.slice(2).map((l) => l.split(/\s+/)[0])).toEqual(['run-b:0', 'run-a:4', 'run-a:11']);
     expect(lines[2]).toMatch(/run-b:0\s+invoices\s+conflict\s+100005\s+-\s+id pk-77\s+duplicate value/);
-    expect(lines[3]).toMatch(/run-a:4\s+orders\s+invalid-row\s+-\s+customer_type\s+#5\s+value "ACME Corp"/);
+    expect(lines[3]).toMatch(
+      /run-a:4\s+orders\s+invalid-row\s+-\s+customer_type\s+record 5\s+value "ACME Corp"/,
+    );
     expect(lines[3]).toContain('…');
     expect(lines[3]).not.toContain('end');
     expect(lines[4]).toMatch(

@@ -109,9 +109,12 @@ export async function* readKeysetPages(
   const select = `SELECT ${SOURCE_ALIAS}.*, ${dialect.asText(c)} AS ${CURSOR_ALIAS}${k === undefined ? '' : `, ${dialect.asText(k)} AS ${KEY_ALIAS}`} FROM ${from}`;
   const order = `ORDER BY ${c}${k === undefined ? '' : `, ${k}`}`;
   let index = 0;
+  // A key is selected only with a keyColumn.
+  const idColumn = spec.keyColumn ?? '';
   const toItem = (row: Record<string, unknown>): SourceItem => {
     const { [CURSOR_ALIAS]: cursor, [KEY_ALIAS]: key, ...data } = row;
-    return { data, position: { index: index++, ...(typeof key === 'string' ? { id: key } : {}) }, cursor };
+    const position = typeof key === 'string' ? { index: index++, id: key, idColumn } : { index: index++ };
+    return { data, position, cursor };
   };
   const hasSince = !isEmptyCursor(options.since);
   let lastCursor: unknown = hasSince ? options.since : undefined;

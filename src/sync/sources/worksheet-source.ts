@@ -86,7 +86,7 @@ export async function* readWorksheetSource(
     if (!isInCursorRange(cursor, bounds)) continue;
     yield {
       data: { ...row.values, ...systemData(row, spec.values === 'raw') },
-      position: { index: index++, id: row.id },
+      position: { index: index++, id: row.id, idColumn: 'rowid' },
       ...(isEmptyCursor(cursor) ? {} : { cursor }),
     };
   }

@@ -8,6 +8,7 @@
 import { parse } from 'csv-parse/sync';
 import type { DeadLetterEntry } from './dead-letter-entry.ts';
 import { detectCsvDelimiter } from '../sources/csv-delimiter.ts';
+import { positionLabel } from './dead-letter-format.ts';
 
 export const DLQ_COLUMNS = [
   '_dlq_id',
@@ -42,11 +43,6 @@ function quote(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-function positionText(entry: DeadLetterEntry): string {
-  const p = entry.source.position;
-  return p.line !== undefined ? `line ${p.line}` : `#${p.index + 1}`;
-}
-
 /** The CSV of `entries`: reason columns first, then every source column in first-seen order. */
 export function deadLettersToCsv(entries: readonly DeadLetterEntry[]): string {
   const columns: string[] = [];
@@ -67,7 +63,7 @@ export function deadLettersToCsv(entries: readonly DeadLetterEntry[]): string {
       entry.category,
       cellText(entry.errorCode),
       entry.field ?? '',
-      positionText(entry),
+      positionLabel(entry.source.position),
       entry.message,
     ];
     const data = columns.map((c) => cellText(entry.source.data[c]));

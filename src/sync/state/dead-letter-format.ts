@@ -11,13 +11,15 @@ import type { DeadLetterEntry } from './dead-letter-entry.ts';
 export const MESSAGE_COLUMN = 70;
 
 /**
- * Where the record is: its line in a text file, else the source's own id, else its
- * ordinal counted from 1 (`#12` is the twelfth record the run read, index 11).
+ * Where the record is, in the one form every place shows it: `line 12`, the physical
+ * line in a file with the header counted (the line an editor shows); `order_id 42`, a
+ * SQL row's key column and value, `rowid 6f1c…` a worksheet row; else `record 12`, the
+ * twelfth record the run read (index 11), as for an http source.
  */
 export function positionLabel(position: SourcePosition): string {
   if (position.line !== undefined) return `line ${position.line}`;
-  if (position.id !== undefined) return `id ${position.id}`;
-  return `#${position.index + 1}`;
+  if (position.id !== undefined) return `${position.idColumn ?? 'id'} ${position.id}`;
+  return `record ${position.index + 1}`;
 }
 
 /** One line, at most `width` characters, `…` where it was cut. */

@@ -106,6 +106,8 @@ function sanitiseSource(id: string, source: SourceRecord): SourceRecord {
     out.position.page =
       typeof position.page === 'string' ? clipText(position.page.toWellFormed(), 1024) : position.page;
   if (position.id !== undefined) out.position.id = clipText(String(position.id).toWellFormed(), 1024);
+  if (position.idColumn !== undefined)
+    out.position.idColumn = clipText(String(position.idColumn).toWellFormed(), 256);
   if (cursor !== undefined) out.cursor = capValue(cursor);
   return out;
 }

@@ -61,7 +61,7 @@ describe('worksheet source', () => {
           _updatedBy: null,
           _owner: 'Ben Sales',
         },
-        position: { index: 0, id: 'r1' },
+        position: { index: 0, id: 'r1', idColumn: 'rowid' },
         cursor: '2024-01-01T00:00:00.000Z',
       },
       {
@@ -73,12 +73,12 @@ describe('worksheet source', () => {
           ...none,
           _updatedAt: '2024-02-01T00:00:00.000Z',
         },
-        position: { index: 1, id: 'r2' },
+        position: { index: 1, id: 'r2', idColumn: 'rowid' },
         cursor: '2024-02-01T00:00:00.000Z',
       },
       {
         data: { name: 'C', rowid: 'r3', _id: 'r3', ...none, _updatedAt: null },
-        position: { index: 2, id: 'r3' },
+        position: { index: 2, id: 'r3', idColumn: 'rowid' },
       },
     ]);
   });
