@@ -1,0 +1,329 @@
+/**
+ * The consumer of one change-capture job: takes the slot's lock in Redis (one consumer
+ * per slot across all workers, renewed while it streams; a dead holder's lock expires and
+ * another worker takes over), takes the snapshot on the first run (or `--resnapshot`),
+ * then streams changes through the writer. `drain` stops once the stream has caught up
+ * with the server's WAL as it was at the start (`run JOB`); `follow` streams until aborted.
+ */
+import pg from 'pg';
+import { policyOf } from '../ground/errors.ts';
+import { createSyncContext } from '../sync/create-sync-context.ts';
+import { cdcProblems, isInvalidated, slotState } from '../sync/cdc/cdc-admin.ts';
+import { createCdcState } from '../sync/cdc/cdc-state.ts';
+import type { CdcState } from '../sync/cdc/cdc-state.ts';
+import { lsnValue, streamChanges } from '../sync/cdc/stream-changes.ts';
+import { takeSnapshot } from '../sync/cdc/take-snapshot.ts';
+import { writeChanges } from '../sync/cdc/write-changes.ts';
+import type { Change } from '../sync/cdc/write-changes.ts';
+import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
+import { requireEnvUrl } from '../sync/sources/env-refs.ts';
+import { redactSecrets, urlSecrets } from '../sync/sources/redact.ts';
+import { SourceError } from '../sync/sources/source-error.ts';
+import type { PostgresCdcSourceSpec } from '../sync/sources/source-spec.ts';
+import type { SyncContext } from '../sync/sync-context.ts';
+import { newRunId } from './run-id.ts';
+import type { Runtime } from './runtime.ts';
+
+export interface CdcConsumerOptions {
+  job: string;
+  /** `drain`: stop once caught up (`run JOB`); `follow`: until `signal` aborts (workers). */
+  mode: 'drain' | 'follow';
+  /** Who holds the lock (a worker's id). */
+  holder: string;
+  /** Start over from a new snapshot (a new slot): what recovers an invalidated slot. */
+  resnapshot?: boolean;
+  signal: AbortSignal;
+  /** @defaultValue 500 */
+  maxBatch?: number;
+  /** @defaultValue 200 */
+  flushMs?: number;
+  /** @defaultValue 10000 (drain: 250) */
+  heartbeatMs?: number;
+  /** @defaultValue 15000 */
+  lockTtlMs?: number;
+  /** Sees each batch written: its changes' commit times (bench: end-to-end lag). */
+  onWritten?(changes: readonly Change[]): void;
+}
+
+/** What a consumer did before it stopped. */
+export interface CdcSummary {
+  runId: string;
+  snapshotRows: number;
+  changes: number;
+  deleted: number;
+  deadLettered: number;
+  /** The lock was held by another consumer (drain mode only; follow mode waits). */
+  busy?: string | undefined;
+}
+
+/** The job's `source:` as a postgres-cdc spec, or a config error naming the job. */
+export function cdcSourceOf(spec: JobSpec): PostgresCdcSourceSpec {
+  if (spec.source.type !== 'postgres-cdc')
+    throw new SourceError(
+      'SOURCE_CONFIG',
+      `job ${spec.name} does not read postgres-cdc (source.type is ${spec.source.type})`,
+    );
+  return spec.source;
+}
+
+export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): Promise<CdcSummary> {
+  const { spec } = await rt.loadJob(options.job);
+  const source = cdcSourceOf(spec);
+  const url = requireEnvUrl(rt.env, source.urlEnv, 'postgres-cdc source');
+  const who = `postgres-cdc source (${source.urlEnv})`;
+  const state = createCdcState({ redis: rt.redis, prefix: rt.statePrefix });
+  const log = rt.logger.child({ job: spec.name, slot: source.slot });
+  const lockTtl = options.lockTtlMs ?? 15_000;
+  const lock = state.lock(source.slot, options.holder, lockTtl);
+  if (!(await lock.acquire())) {
+    if (options.mode === 'drain')
+      return {
+        runId: '',
+        snapshotRows: 0,
+        changes: 0,
+        deleted: 0,
+        deadLettered: 0,
+        busy: await state.lockHolder(source.slot),
+      };
+    return waitForLock(rt, options);
+  }
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  options.signal.addEventListener('abort', abort, { once: true });
+  const renew = setInterval(() => {
+    lock.renew().then(
+      (held) => {
+        if (!held) {
+          log.warn('lost the slot lock: another worker streams it now');
+          stop.abort();
+        }
+      },
+      () => undefined,
+    );
+  }, lockTtl / 3);
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  admin.on('error', () => undefined);
+  const summary: CdcSummary = { runId: '', snapshotRows: 0, changes: 0, deleted: 0, deadLettered: 0 };
+  try {
+    try {
+      await admin.connect();
+    } catch (err) {
+      throw new SourceError(
+        'SOURCE_UNAVAILABLE',
+        `${who}: cannot connect: ${redactSecrets((err as Error).message, urlSecrets(url))}`,
+      );
+    }
+    const problems = await cdcProblems(admin, source, { setupDone: false });
+    const slot = await slotState(admin, source.slot);
+    const invalid = slot !== undefined && isInvalidated(slot);
+    // A missing slot is made by the snapshot; an invalidated one too, when asked to.
+    const blocking = problems.filter(
+      (p) =>
+        !p.startsWith(`slot ${source.slot} does not exist`) &&
+        !(options.resnapshot === true && p.startsWith(`slot ${source.slot} is invalidated`)),
+    );
+    if (blocking.length > 0) throw new SourceError('SOURCE_CONFIG', `${who}: ${blocking.join('; ')}`);
+    let position = await state.position(spec.name);
+    if (options.resnapshot === true || position === undefined || slot === undefined || invalid) {
+      if (invalid && options.resnapshot !== true)
+        throw new SourceError(
+          'SOURCE_CONFIG',
+          `${who}: slot ${source.slot} is invalidated: run rowbridge run ${spec.name} --resnapshot`,
+        );
+      position = await snapshot(rt, spec, source, url, state, summary, stop.signal);
+    }
+    summary.runId = position.runId;
+    const target = drainTarget(options.mode, await currentLsn(admin));
+    const ctx = await contextOf(rt, spec, position.runId);
+    await state.setStatus(spec.name, {
+      state: 'streaming',
+      holder: options.holder,
+      confirmedLsn: position.lsn,
+    });
+    let lagSeconds = 0;
+    let confirmed = position.lsn;
+    const status = setInterval(
+      () => {
+        void slotState(admin, source.slot)
+          .then((s) =>
+            state.setStatus(spec.name, {
+              state: 'streaming',
+              holder: options.holder,
+              confirmedLsn: confirmed,
+              lagBytes: s?.lagBytes ?? 0,
+              lagSeconds,
+              changes: summary.changes,
+            }),
+          )
+          .catch(() => undefined);
+        if (target !== undefined && lsnValue(confirmed) >= target) stop.abort();
+      },
+      options.mode === 'drain' ? 250 : 2_000,
+    );
+    try {
+      await streamChanges({
+        url,
+        spec: source,
+        startLsn: position.lsn,
+        nextIndex: position.nextIndex,
+        maxBatch: options.maxBatch ?? 500,
+        flushMs: options.flushMs ?? 200,
+        heartbeatMs: options.heartbeatMs ?? (options.mode === 'drain' ? 250 : 10_000),
+        signal: stop.signal,
+        write: (changes) =>
+          writeWithRetries(ctx, spec, state, changes, summary, stop.signal, log).then(() =>
+            options.onWritten?.(changes),
+          ),
+        savePosition: (lsn, nextIndex) =>
+          state.savePosition(spec.name, { runId: position.runId, lsn, nextIndex, slot: source.slot }),
+        onLag(seconds, lsn) {
+          lagSeconds = seconds;
+          confirmed = lsn;
+        },
+      });
+    } finally {
+      clearInterval(status);
+    }
+    const end = await slotState(admin, source.slot).catch(() => undefined);
+    await state.setStatus(spec.name, {
+      state: options.mode === 'drain' ? 'stopped' : 'waiting',
+      confirmedLsn: end?.confirmedLsn ?? confirmed,
+      lagBytes: end?.lagBytes ?? 0,
+      lagSeconds: 0,
+      changes: summary.changes,
+    });
+    return summary;
+  } catch (err) {
+    const message = redactSecrets((err as Error).message, urlSecrets(url));
+    await state.setStatus(spec.name, { state: 'failed', error: message }).catch(() => undefined);
+    throw err;
+  } finally {
+    clearInterval(renew);
+    options.signal.removeEventListener('abort', abort);
+    await admin.end().catch(() => undefined);
+    await lock.release().catch(() => undefined);
+  }
+}
+
+/** Follow mode: polls for the lock until it is free or the worker stops. */
+async function waitForLock(rt: Runtime, options: CdcConsumerOptions): Promise<CdcSummary> {
+  await new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(500, (options.lockTtlMs ?? 15_000) / 5));
+    options.signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      { once: true },
+    );
+  });
+  if (options.signal.aborted) return { runId: '', snapshotRows: 0, changes: 0, deleted: 0, deadLettered: 0 };
+  return runCdcConsumer(rt, options);
+}
+
+function drainTarget(mode: 'drain' | 'follow', lsn: string): bigint | undefined {
+  return mode === 'drain' ? lsnValue(lsn) : undefined;
+}
+
+async function currentLsn(client: pg.Client): Promise<string> {
+  return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+}
+
+async function contextOf(rt: Runtime, spec: JobSpec, runId: string): Promise<SyncContext> {
+  const run = await rt.prepareRun(spec.name, runId);
+  const log = rt.logger.child({ job: spec.name, runId });
+  // A stream meets keys made by people or by other jobs: a key the index does not know is looked up.
+  return createSyncContext(
+    run.spec,
+    run.prepared!,
+    { runId, attempt: 1 },
+    { ...rt.syncDeps(run.client, log), indexComplete: false },
+  );
+}
+
+/** The first read: a new slot, its snapshot written as changes of a new run. */
+async function snapshot(
+  rt: Runtime,
+  spec: JobSpec,
+  source: PostgresCdcSourceSpec,
+  url: string,
+  state: CdcState,
+  summary: CdcSummary,
+  signal: AbortSignal,
+): Promise<{ runId: string; lsn: string; nextIndex: number; slot: string }> {
+  const runId = newRunId(spec.name);
+  await rt.runs.create({
+    runId,
+    job: spec.name,
+    trigger: 'cdc',
+    mode: spec.target?.mode ?? 'upsert',
+    startedAt: new Date().toISOString(),
+  });
+  await state.setStatus(spec.name, { state: 'snapshot' });
+  const ctx = await contextOf(rt, spec, runId);
+  let index = 0;
+  const log = rt.logger.child({ job: spec.name, runId });
+  const lsn = await takeSnapshot({
+    url,
+    spec: source,
+    pageSize: source.batchSize ?? 1000,
+    signal,
+    async onPage(rows) {
+      const changes = rows.map((data): Change => ({
+        op: 'upsert',
+        index: index++,
+        id: String(data[source.keyColumn]),
+        data,
+      }));
+      await writeWithRetries(ctx, spec, state, changes, summary, signal, log);
+      summary.snapshotRows += rows.length;
+    },
+  });
+  const position = { runId, lsn, nextIndex: index, slot: source.slot };
+  await state.savePosition(spec.name, position);
+  log.info({ rows: summary.snapshotRows, lsn }, 'snapshot written; streaming from the slot');
+  return position;
+}
+
+/**
+ * Writes a batch until it is written: a platform that throttles or is away is waited
+ * for (the stream stays paused meanwhile); a refusal no retry can change stops the stream.
+ */
+async function writeWithRetries(
+  ctx: SyncContext,
+  spec: JobSpec,
+  state: CdcState,
+  changes: readonly Change[],
+  summary: CdcSummary,
+  signal: AbortSignal,
+  log: Runtime['logger'],
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const done = await writeChanges(
+        ctx,
+        {
+          state,
+          keyColumn: cdcSourceOf(spec).keyColumn,
+          deletes: spec.target?.deletes === 'both',
+          permanentDelete: spec.options.permanentDelete,
+        },
+        changes,
+      );
+      summary.changes += changes.length;
+      summary.deleted += done.deleted;
+      summary.deadLettered += done.deadLettered;
+      return;
+    } catch (err) {
+      const policy = policyOf(err);
+      if (policy.batch === 'stop-run' || signal.aborted) throw err;
+      const delayMs = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
+      log.warn(
+        { err: { message: (err as Error).message }, category: policy.category, delayMs },
+        'batch of changes not written; retrying',
+      );
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+}
