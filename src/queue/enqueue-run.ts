@@ -16,6 +16,8 @@ export interface EnqueueOptions {
   range?: { from: string; to: string; chunks: number };
   /** Forget the job's saved cursor first: the run reads from the beginning. */
   resetCursor?: boolean;
+  /** A singer source: the staged chunk of the tap's records this run reads (src/cli/singer.ts). */
+  singerChunk?: string;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function enqueueRun(
         ...(options.full === true ? { full: true } : {}),
         ...(options.replayIds === undefined ? {} : { replayIds: options.replayIds }),
         ...(options.range === undefined ? {} : { range: options.range }),
+        ...(options.singerChunk === undefined ? {} : { singerChunk: options.singerChunk }),
       },
       { jobId: runId, ...RUN_JOB_OPTIONS },
     );

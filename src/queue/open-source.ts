@@ -66,7 +66,7 @@ export async function openSource(
   rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs' | 'sourceLimits'>,
   spec: JobSpec,
   file: string,
-  data: Pick<RunJobData, 'replayIds'> & {
+  data: Pick<RunJobData, 'replayIds' | 'singerChunk'> & {
     /** Read from the beginning, past no saved cursor (a pull that starts over). */
     fromStart?: boolean;
   },
@@ -111,7 +111,11 @@ export async function openSource(
     cursorField: spec.incremental?.cursor,
     signal,
     sourceGate: sourceGate(rt, spec),
+    singerChunk: data.singerChunk,
   };
+  // The singer command checked the tap's SCHEMA against the mapping before staging any
+  // record; a chunk's first records may leave out optional properties the schema has.
+  if (spec.source.type === 'singer') return createSource(spec.source, deps);
   // A file is read through once before the first write: a broken line fails the run
   // with nothing written, instead of after the rows above it landed.
   const prepass = await prepassFileSource(spec.source, deps);

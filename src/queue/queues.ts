@@ -24,6 +24,8 @@ export interface RunJobData {
   range?: { from: string; to: string; chunks: number };
   /** Set on a chunk job of a backfill: the piece of the range it reads. */
   chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
+  /** A singer source: the local file `rowbridge singer` staged this run's records in. */
+  singerChunk?: string;
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */

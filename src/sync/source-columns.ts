@@ -57,6 +57,8 @@ function describe(spec: SourceSpec): string {
       return `postgres-cdc source ${spec.table} (${spec.urlEnv})`;
     case 'worksheet':
       return `worksheet source ${spec.worksheet}`;
+    case 'singer':
+      return `singer stream ${spec.stream}`;
   }
 }
 

@@ -190,6 +190,7 @@ function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
   }
   const sourceType = isRecord(source) ? source.type : undefined;
   if (isRecord(target) && target.mode === 'two-way') checkTwoWay(value, ctx);
+  if (sourceType === 'singer') checkSinger(value, ctx);
   if (sourceType === 'postgres-cdc') checkCdc(value, ctx);
   const trigger = value.trigger;
   if (isRecord(trigger) && trigger.webhook !== undefined && trigger.webhook !== false && sink !== undefined) {
@@ -238,6 +239,30 @@ function checkCdc(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
       message: 'cannot be used with a postgres-cdc source: the replication slot keeps the position',
     });
   }
+}
+
+/**
+ * A singer job writes what a tap sends, in chunks between its STATEs: no chunk holds the
+ * whole source (so no mirror deletes), the tap's STATE is the bookmark (no cursor of
+ * ours), and only `rowbridge singer` has the tap's output (no schedule, no hook).
+ */
+function checkSinger(value: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const { target, incremental, schedule, trigger } = value;
+  const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  if (isRecord(target) && (target.mode === 'mirror' || target.mode === 'two-way'))
+    refuse(
+      ['target', 'mode'],
+      `must be append, upsert or update with a singer source (a tap's output arrives in chunks, none of them the whole source); got ${describeValue(target.mode)}`,
+    );
+  if (incremental !== undefined)
+    refuse(['incremental'], "cannot be used with a singer source: the tap's STATE is its bookmark");
+  if (schedule !== undefined)
+    refuse(['schedule'], 'cannot be used with a singer source: run it as `tap | rowbridge singer JOB`');
+  if (isRecord(trigger) && trigger.webhook !== undefined && trigger.webhook !== false)
+    refuse(
+      ['trigger', 'webhook'],
+      'cannot be used with a singer source: run it as `tap | rowbridge singer JOB`',
+    );
 }
 
 /** Two-way needs a table with its primary key, and `newest` needs the table's update times. */

@@ -274,6 +274,13 @@ const worksheetSource = z.strictObject({
     ),
 });
 
+const singerSource = z.strictObject({
+  type: z.literal('singer'),
+  stream: nonEmptyString.describe(
+    "The tap's stream this job writes (the stream of its SCHEMA and RECORD messages); run as `tap | rowbridge singer JOB`.",
+  ),
+});
+
 /** Where a job reads its records. */
 export const sourceSchema = z.discriminatedUnion('type', [
   csvSource,
@@ -284,6 +291,7 @@ export const sourceSchema = z.discriminatedUnion('type', [
   sqlSource('mysql', 'ORDERS_DB_URL'),
   postgresCdcSource,
   worksheetSource,
+  singerSource,
 ]);
 
 const fileSinkKey = z

@@ -13,6 +13,7 @@ import { resolveDataFile } from './file-input.ts';
 import { readHttpSource } from './http-source.ts';
 import { readJsonSource } from './json-source.ts';
 import { readNdjsonSource } from './ndjson-source.ts';
+import { readSingerChunk } from './singer-source.ts';
 import { readWorksheetSource } from './worksheet-source.ts';
 
 /**
@@ -73,6 +74,8 @@ export function createSource(spec: SourceSpec, deps: SourceDeps): AsyncGenerator
       );
     case 'worksheet':
       return readWorksheetSource(spec, deps);
+    case 'singer':
+      return readSingerChunk(spec, deps);
   }
 }
 

@@ -28,7 +28,7 @@ export function parseJsonObject(text: string): { data: Record<string, unknown> }
  * Splits a text stream on LF (a CR before it is dropped). Not node:readline: it also
  * breaks lines at U+2028/U+2029, which JSON strings may hold unescaped.
  */
-async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+export async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   const dropCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
   // Pieces of an unfinished line are joined once, at its end: a long line costs no re-copying.
   let pending: string[] = [];

@@ -74,4 +74,9 @@ export interface SourceDeps {
    * with a rateLimit keeps it within this read only.
    */
   sourceGate?: SourceGate | undefined;
+  /**
+   * A singer source: the file the `singer` command staged one chunk of the tap's records
+   * in (singer-source.ts). Without it a singer job has nothing to read.
+   */
+  singerChunk?: string | undefined;
 }

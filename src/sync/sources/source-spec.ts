@@ -183,7 +183,18 @@ export interface WorksheetSourceSpec {
   values?: 'person' | 'raw';
 }
 
+/**
+ * One stream of a Singer tap's output, read by `tap | rowbridge singer JOB` (docs/singer.md):
+ * the command cuts stdin into chunks at the tap's STATE messages and runs each chunk.
+ */
+export interface SingerSourceSpec {
+  type: 'singer';
+  /** The `stream` of the tap's SCHEMA and RECORD messages this job writes; other streams are skipped. */
+  stream: string;
+}
+
 export type SourceSpec =
+  | SingerSourceSpec
   | CsvSourceSpec
   | NdjsonSourceSpec
   | JsonSourceSpec

@@ -151,6 +151,7 @@ describe('jobs/examples', () => {
       'mysql',
       'ndjson',
       'postgres',
+      'singer',
       'worksheet',
     ]);
     const pulls = specs.filter((spec) => spec.sink !== undefined);

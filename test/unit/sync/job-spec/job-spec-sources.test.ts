@@ -41,14 +41,14 @@ describe('source type', () => {
   it('names the allowed types and the nearest one', () => {
     const text = withSource('  type: postgresql\n  urlEnv: DB_URL\n');
     expect(issueAt(text, 'source.type', 'type: postgresql').message).toBe(
-      'must be one of csv, ndjson, json, http, postgres, mysql, worksheet; got "postgresql" (did you mean "postgres"?)',
+      'must be one of csv, ndjson, json, http, postgres, mysql, postgres-cdc, worksheet, singer; got "postgresql" (did you mean "postgres"?)',
     );
   });
 
   it('wants a type at all', () => {
     const text = withSource('  path: orders.csv\n');
     expect(issueAt(text, 'source.type', 'source:').message).toBe(
-      'is required: one of csv, ndjson, json, http, postgres, mysql, worksheet',
+      'is required: one of csv, ndjson, json, http, postgres, mysql, postgres-cdc, worksheet, singer',
     );
   });
 
