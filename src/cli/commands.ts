@@ -14,11 +14,13 @@ export const commands: Record<string, () => Promise<CliCommand>> = {
   dashboard: () => import('./dashboard.ts'),
   emulator: () => import('./emulator.ts'),
   hooks: () => import('./hooks.ts'),
+  cdc: () => import('./cdc.ts'),
   conflicts: () => import('./conflicts.ts'),
   deletes: () => import('./deletes.ts'),
   links: () => import('./links.ts'),
   start: () => import('./start.ts'),
   singer: () => import('./singer.ts'),
+  notify: () => import('./notify.ts'),
 };
 
 const SUMMARY: Record<string, string> = {
@@ -44,9 +46,11 @@ const SUMMARY: Record<string, string> = {
     'conflicts list|show|resolve         two-way conflicts waiting for a person; resolve ID --take ...',
   deletes: 'deletes list|approve|reject JOB     two-way deletes held back over the threshold',
   links: 'links export JOB --csv              which table record each worksheet row is linked to',
+  cdc: 'cdc setup|check|status|drop JOB     PostgreSQL change capture: publication, slot, lag (docs/cdc.md)',
   start: 'start                               the quickstart: emulator, sample worksheet, example import',
   singer:
     "singer JOB                          write a Singer tap's output (stdin); print each STATE once safe",
+  notify: 'notify test JOB                     send a test notification to each channel; print each answer',
 };
 
 /** The text of `rowbridge --help`: every command with its synopsis; `command` as the user typed it. */
