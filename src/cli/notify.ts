@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadSettings } from '../../config/settings.ts';
-import { MASK } from '../ground/mask-secrets.ts';
+import { withoutUrls } from '../ground/mask-secrets.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import { notifyChannels } from '../sync/notify/notify-channels.ts';
 import { jobLink } from '../sync/notify/notification-payload.ts';
@@ -31,14 +31,6 @@ const TEST = defineCommand({
 });
 
 const USAGE = 'usage: rowbridge notify test JOB\n';
-
-/**
- * An error message with any URL in it masked whole: the path of a Slack or Feishu
- * webhook is its token, so even maskUrl's readable path would give it away.
- */
-function withoutUrls(message: string): string {
-  return message.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'")]+/gi, MASK);
-}
 
 export async function main(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;

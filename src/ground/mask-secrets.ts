@@ -97,6 +97,14 @@ export function maskUrl(value: string): string {
     .replace(/__RB_MASK__/g, MASK);
 }
 
+/**
+ * A text with every URL in it masked whole: the path of a Slack or Feishu webhook is its
+ * token, so even {@link maskUrl}'s readable path would give it away (notification errors).
+ */
+export function withoutUrls(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'")]+/gi, MASK);
+}
+
 /** A connection string or password clause inside SQL text: `password=...`, `IDENTIFIED BY '...'`. */
 const SQL_CREDENTIAL =
   /\b((?:password|passwd|pwd|pass|sslpassword|secret|token|api_?key|access_?key|secret_?key)\s*=\s*|identified\s+by\s+)('(?:[^']|'')*'|"[^"]*"|[^\s;,)'"]+)/gi;

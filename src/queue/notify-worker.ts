@@ -3,16 +3,32 @@
  * see notify-queue.ts), and `run`'s delivery of its own run's notifications before it
  * exits. The channel's URL and secrets are resolved from the job spec and the
  * environment here, at delivery. A notifier that fails never fails a run: it is counted
- * (`onResult`, /metrics) and its last failure is kept for the job's page.
+ * (`onResult`, /metrics) and its last failures are kept for the job's page
+ * (`<state>:notify:failures:<job>`, a list of the newest 20).
  */
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
+import { withoutUrls } from '../ground/mask-secrets.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { sendNotification } from '../sync/notify/send-notification.ts';
 import type { ChannelAnswer } from '../sync/notify/send-notification.ts';
 import { channelsOf, NOTIFY_QUEUE, notifyKey, openNotifyQueue } from './notify-queue.ts';
 import type { NotifyJobData } from './notify-queue.ts';
 import type { Runtime } from './runtime.ts';
+
+/** Failed deliveries kept per job for its dashboard page, newest first. */
+export const NOTIFY_FAILURES_KEPT = 20;
+
+/** One failed delivery as the job page shows it: the channel by name, never its URL. */
+export interface NotifyFailure {
+  at: string;
+  /** `env:N` or `job:N`. */
+  channel: string;
+  channelType: string;
+  event: string;
+  /** The error, naming the channel by where it was written; any URL masked. */
+  message: string;
+}
 
 /** One delivery attempt's outcome, for metrics. */
 export interface NotifyResult {
@@ -40,12 +56,20 @@ async function deliver(
   } catch (err) {
     const message = (err as Error).message;
     onResult?.({ job: data.job, channelType, ok: false });
-    await rt.redis.hset(notifyKey(rt, 'failure', data.job), {
+    const failure: NotifyFailure = {
       at: new Date().toISOString(),
       channel: data.channel,
+      channelType,
       event: data.payload.event,
-      message,
-    });
+      message: withoutUrls(message),
+    };
+    const key = notifyKey(rt, 'failures', data.job);
+    await rt.redis
+      .multi()
+      .lpush(key, JSON.stringify(failure))
+      .ltrim(key, 0, NOTIFY_FAILURES_KEPT - 1)
+      .expire(key, 30 * 86_400)
+      .exec();
     throw err;
   }
 }

@@ -8,6 +8,11 @@ import path from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import { enqueueRun } from '../../queue/enqueue-run.ts';
+import { createHookInbox } from '../../queue/hook-inbox.ts';
+import type { HookCall } from '../../queue/hook-inbox.ts';
+import { notifyKey } from '../../queue/notify-queue.ts';
+import { NOTIFY_FAILURES_KEPT } from '../../queue/notify-worker.ts';
+import type { NotifyFailure } from '../../queue/notify-worker.ts';
 import type { RunJobData } from '../../queue/queues.ts';
 import type { Runtime } from '../../queue/runtime.ts';
 import { registerSchedules } from '../../queue/schedules.ts';
@@ -47,6 +52,10 @@ export interface JobReads {
   /** The newest `perJob` runs of each job with their reports, newest first. */
   recentRuns(jobs: readonly string[], perJob: number): Promise<Map<string, RunHistoryItem[]>>;
   deadLetterCounts(job: string): Promise<Partial<Record<ErrorCategory, number>>>;
+  /** The job's last 20 webhook calls (hook-inbox.ts), newest first. */
+  recentHooks(job: string): Promise<HookCall[]>;
+  /** The job's last failed notification deliveries (notify-worker.ts), newest first. */
+  notifyFailures(job: string): Promise<NotifyFailure[]>;
 }
 
 /** What the job page's buttons do (only when the dashboard allows writes). */
@@ -84,6 +93,7 @@ export type JobOperationsRuntime = Pick<
 export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<RunJobData>): JobOperations {
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
   const history = createRunHistory({ redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs });
+  const hooks = createHookInbox({ redis: rt.redis, prefix: rt.statePrefix });
 
   /**
    * Listings by job name with the file's mtime and size when parsed: the jobs page is
@@ -145,6 +155,11 @@ export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<R
     },
     recentRuns: (jobs, perJob) => history.recent(jobs, { perJob }),
     deadLetterCounts: (job) => rt.deadLetters.counts({ job }),
+    recentHooks: (job) => hooks.recent(job),
+    async notifyFailures(job) {
+      const list = await rt.redis.lrange(notifyKey(rt, 'failures', job), 0, NOTIFY_FAILURES_KEPT - 1);
+      return list.map((text) => JSON.parse(text) as NotifyFailure);
+    },
     runNow: (job) => enqueueRun(rt, job, { trigger: 'enqueue' }),
     async pause(job) {
       await pauses.pause(job);

@@ -8,6 +8,9 @@ import { healthCell, scheduleCell } from './jobs-page.ts';
 import { maskedSpecYaml } from '../../ground/mask-secrets.ts';
 import { formatFigure, timeChart } from './svg-chart.ts';
 import { isActive } from './runs-page.ts';
+import { hooksSection, notifyFailuresSection } from './job-activity.ts';
+import type { HookCall } from '../../queue/hook-inbox.ts';
+import type { NotifyFailure } from '../../queue/notify-worker.ts';
 
 /** What the job page shows. */
 export interface JobPageData {
@@ -16,6 +19,10 @@ export interface JobPageData {
   /** Newest first. */
   runs: readonly RunHistoryItem[];
   deadLetters: Partial<Record<ErrorCategory, number>>;
+  /** The last webhook calls, newest first. */
+  hooks: readonly HookCall[];
+  /** The last failed notification deliveries, newest first. */
+  notifyFailures: readonly NotifyFailure[];
   /** Show the run, pause/resume and replay buttons. */
   allowWrites: boolean;
   unhealthyAfter: number;
@@ -175,7 +182,7 @@ export function renderJobPage(data: JobPageData): SafeHtml {
       )}
     </div>
     <h2>Runs</h2>
-    ${runsTable(data.runs)}
+    ${runsTable(data.runs)} ${hooksSection(spec, data.hooks)} ${notifyFailuresSection(data.notifyFailures)}
     ${
       spec === undefined
         ? ''

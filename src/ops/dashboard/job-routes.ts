@@ -60,10 +60,12 @@ export function addJobRoutes(router: Router, options: JobRoutesOptions): void {
       problem(res, 404, 'Job not found', `No job file "${name}.yaml" in the jobs folder.`);
       return;
     }
-    const [schedules, runs, deadLetters] = await Promise.all([
+    const [schedules, runs, deadLetters, hooks, notifyFailures] = await Promise.all([
       jobs.schedules(),
       jobs.recentRuns([name], options.jobPageRuns ?? 100),
       jobs.deadLetterCounts(name),
+      jobs.recentHooks(name),
+      jobs.notifyFailures(name),
     ]);
     send(
       res,
@@ -73,6 +75,8 @@ export function addJobRoutes(router: Router, options: JobRoutesOptions): void {
         schedule: schedules.get(name),
         runs: runs.get(name) ?? [],
         deadLetters,
+        hooks,
+        notifyFailures,
         allowWrites: options.allowWrites,
         unhealthyAfter,
       }),
