@@ -25,8 +25,18 @@ const READ_PRIVILEGES = new Set([
   'REPLICA MONITOR',
 ]);
 
-/** Reasons the connected account is privileged (empty: it is not), e.g. "holds FILE, INSERT". */
-export async function mysqlPrivileges(conn: Connection): Promise<string[]> {
+/** What a two-way job's login must do on its one table (and may, without being privileged). */
+const TABLE_WRITES = new Set(['INSERT', 'UPDATE', 'DELETE']);
+
+/**
+ * Reasons the connected account is privileged (empty: it is not), e.g. "holds FILE, INSERT".
+ * `writable`: a two-way job's table, on which INSERT, UPDATE and DELETE granted for that
+ * table alone are expected rather than privileged.
+ */
+export async function mysqlPrivileges(
+  conn: Connection,
+  writable?: { schema: string; table: string },
+): Promise<string[]> {
   const [who] = await conn.query('SELECT CURRENT_USER() AS account');
   const account = (who as Array<{ account?: string }>)[0]?.account ?? 'the account';
   const found = new Set<string>();
@@ -47,10 +57,13 @@ export async function mysqlPrivileges(conn: Connection): Promise<string[]> {
     for (const row of rows as Array<Record<string, unknown>>) {
       const first = Object.values(row)[0];
       const line = typeof first === 'string' ? first : '';
-      const grant = /^GRANT (.+?) ON .+? TO /s.exec(line);
+      const grant = /^GRANT (.+?) ON (.+?) TO /s.exec(line);
       if (grant !== null) {
+        const onTable =
+          writable !== undefined && grant[2]?.replaceAll('`', '') === `${writable.schema}.${writable.table}`;
         for (const privilege of privilegeNames(grant[1] ?? ''))
-          if (!READ_PRIVILEGES.has(privilege)) found.add(privilege);
+          if (!READ_PRIVILEGES.has(privilege) && !(onTable && TABLE_WRITES.has(privilege)))
+            found.add(privilege);
         if (/ WITH GRANT OPTION/.test(line)) found.add('GRANT OPTION');
         continue;
       }

@@ -50,7 +50,7 @@ const CONFIG_ERRORS = new Set([
  * from the table could close its string and write the next page's WHERE; the session
  * drops that mode before any value is sent.
  */
-async function openMysqlConnection(url: string, timeoutMs: number): Promise<Connection> {
+export async function openMysqlConnection(url: string, timeoutMs: number): Promise<Connection> {
   const connection = await mysql.createConnection({
     uri: url,
     timezone: 'Z',

@@ -1,5 +1,5 @@
 /**
- * The table side of a two-way job (PostgreSQL). Reads go through their own connection in
+ * The table side of a two-way job (PostgreSQL; MySQL/MariaDB in mysql-table-side.ts). Reads go through their own connection in
  * READ ONLY transactions, keyset-paged on the key column; writes go through a second
  * connection (`writeUrlEnv`, else `urlEnv`), one transaction per batch, so a batch is
  * either all in the table or not at all. The caller saves the new base hashes only after
@@ -12,8 +12,9 @@ import { postgresPrivileges } from '../sources/postgres-privileges.ts';
 import { privilegedSourceError } from '../sources/privileged-source-error.ts';
 import { redactSecrets, urlSecrets } from '../sources/redact.ts';
 import { SourceError } from '../sources/source-error.ts';
-import type { PostgresSourceSpec } from '../sources/source-spec.ts';
+import type { MysqlSourceSpec, PostgresSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
+import { openMysqlTableSide } from './mysql-table-side.ts';
 
 /** A column of the table as the sync needs to know it. */
 export interface ColumnInfo {
@@ -54,7 +55,14 @@ const quote = (name: string) =>
 const PAGE = 5000;
 
 /** Opens both connections and reads the table's columns; refuses a privileged login. */
-export async function openTableSide(spec: PostgresSourceSpec, env: NodeJS.ProcessEnv): Promise<TableSide> {
+export function openTableSide(
+  spec: PostgresSourceSpec | MysqlSourceSpec,
+  env: NodeJS.ProcessEnv,
+): Promise<TableSide> {
+  return spec.type === 'mysql' ? openMysqlTableSide(spec, env) : openPostgresTableSide(spec, env);
+}
+
+async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.ProcessEnv): Promise<TableSide> {
   const table = spec.table!;
   const keyColumn = spec.keyColumn!;
   const readUrl = requireEnvUrl(env, spec.urlEnv, 'two-way table');

@@ -58,9 +58,9 @@ const TABLE_BATCH = 500;
 export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<TwoWayReport> {
   const { spec, prepared } = deps;
   const target = spec.target!;
-  if (spec.source.type !== 'postgres')
+  if (spec.source.type !== 'postgres' && spec.source.type !== 'mysql')
     throw new ConfigError(
-      `${deps.file}: source.type ${spec.source.type}: two-way runs support postgres tables only so far (docs/two-way.md)`,
+      `${deps.file}: source.type ${spec.source.type}: two-way runs a postgres or mysql table (docs/two-way.md)`,
     );
   const source = spec.source;
   const store = createLinkStore({ redis: deps.redis, prefix: deps.prefix, job: spec.name });
