@@ -69,6 +69,8 @@ export async function openSource(
   data: Pick<RunJobData, 'replayIds' | 'singerChunk'> & {
     /** Read from the beginning, past no saved cursor (a pull that starts over). */
     fromStart?: boolean;
+    /** How a worksheet source writes multi-value fields (a Postgres pull: as arrays). */
+    lists?: 'joined' | 'array';
   },
   runId: string,
   range?: { since: string; sinceInclusive: boolean; until: string },
@@ -86,6 +88,7 @@ export async function openSource(
         baseDir: path.dirname(file),
         readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
         platformTimeZone: platformZone(rt, spec),
+        worksheetLists: data.lists,
         cursorField: spec.incremental?.cursor,
         ...range,
         signal,
@@ -107,6 +110,7 @@ export async function openSource(
     baseDir: path.dirname(file),
     readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
     platformTimeZone: platformZone(rt, spec),
+    worksheetLists: data.lists,
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     cursorField: spec.incremental?.cursor,
     signal,

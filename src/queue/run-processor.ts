@@ -401,20 +401,20 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         log.warn({ reason: start.reason }, `pull ${spec.name} starts from the beginning`);
         await rt.runs.update(runId, { startedOver: start.reason });
       }
+      const columns = await readPullColumns(
+        rt.clientFor(spec.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined),
+        spec,
+      );
       const source = await openSource(
         rt,
         spec,
         run.file,
-        { ...job.data, fromStart: start.fromStart },
+        { ...job.data, fromStart: start.fromStart, lists: columns.lists },
         runId,
         range,
         signal,
       );
       const sinkOptions = pullSinkOptions(spec);
-      const columns = await readPullColumns(
-        rt.clientFor(spec.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined),
-        spec,
-      );
       const sink = createSink(spec.sink!, {
         ...sinkDeps,
         ...sinkOptions,

@@ -3,7 +3,9 @@
  * someone reading a CSV or a table expects, not the platform's read shapes
  * (platform-shapes §6). Option texts, member names, department names, relation titles
  * and attachments (`name (url)`) joined with ", "; numbers as numbers; a checkbox as a
- * boolean; a region by name; a location by its address. Empty lists become null.
+ * boolean; a region by name; a location by its address. Empty lists become null. With
+ * `lists: 'array'` a multi-value field keeps its values apart, as an array of the same
+ * texts (a Postgres pull's jsonb column): an option text may hold ", " itself.
  */
 import { type FieldTypeName, fieldTypeName } from '../api/field-types.ts';
 import type { WorksheetField, WorksheetStructure } from '../api/types.ts';
@@ -64,10 +66,45 @@ function joined(list: readonly unknown[], each: (item: unknown) => string): stri
   return parts.length === 0 ? null : parts.join(', ');
 }
 
+function texts(value: unknown, each: (item: unknown) => string): string[] | null {
+  const parts = (Array.isArray(value) ? value : [value]).map(each).filter((s) => s !== '');
+  return parts.length === 0 ? null : parts;
+}
+
+/** How a multi-value field is written: its texts joined with ", " (a csv cell), or apart as an array. */
+export type ListForm = 'joined' | 'array';
+
+/**
+ * Whether a field may hold several values: multiple options, members (`subType` 1),
+ * related rows (`subType` 2), departments, organisation roles, attachments, a cascading
+ * select's path (platform-shapes §4).
+ */
+export function isMultiValueField(field: Pick<WorksheetField, 'type' | 'subType'>): boolean {
+  switch (fieldTypeName(field.type)) {
+    case 'MultipleSelect':
+    case 'Department':
+    case 'OrgRole':
+    case 'Attachment':
+    case 'CascadingSelect':
+      return true;
+    case 'Collaborator':
+      return field.subType === 1;
+    case 'Relation':
+      return field.subType === 2;
+    default:
+      return false;
+  }
+}
+
 /** One value in a person's form, by the field's type. */
-export function personValue(type: FieldTypeName | undefined, value: unknown): unknown {
+export function personValue(
+  type: FieldTypeName | undefined,
+  value: unknown,
+  lists: ListForm = 'joined',
+): unknown {
   if (value === undefined || value === null) return null;
   if (type !== undefined && NUMERIC.has(type)) return asNumber(value);
+  if (lists === 'array') return texts(value, type === 'Attachment' ? attachment : label);
   switch (type) {
     case 'Checkbox':
       if (value === '1' || value === 1 || value === true) return true;
@@ -96,9 +133,13 @@ export function personValue(type: FieldTypeName | undefined, value: unknown): un
   }
 }
 
-/** Converts every value of a row of `structure` (keyed by field id and alias); unknown keys pass as they are. */
+/**
+ * Converts every value of a row of `structure` (keyed by field id and alias); unknown keys
+ * pass as they are. `lists` is how the multi-value fields ({@link isMultiValueField}) are written.
+ */
 export function createPersonForm(
   structure: WorksheetStructure,
+  lists: ListForm = 'joined',
 ): (values: Readonly<Record<string, unknown>>) => Record<string, unknown> {
   const byKey = new Map<string, WorksheetField>();
   for (const field of structure.fields) {
@@ -106,11 +147,15 @@ export function createPersonForm(
   }
   for (const field of structure.fields) byKey.set(field.id, field);
   const types = new Map<string, FieldTypeName | undefined>();
-  for (const [key, field] of byKey) types.set(key, fieldTypeName(field.type));
+  const forms = new Map<string, ListForm>();
+  for (const [key, field] of byKey) {
+    types.set(key, fieldTypeName(field.type));
+    forms.set(key, lists === 'array' && isMultiValueField(field) ? 'array' : 'joined');
+  }
   return (values) => {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(values)) {
-      out[key] = byKey.has(key) ? personValue(types.get(key), value) : value;
+      out[key] = byKey.has(key) ? personValue(types.get(key), value, forms.get(key)) : value;
     }
     return out;
   };

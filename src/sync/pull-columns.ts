@@ -1,17 +1,19 @@
 /**
  * The columns of a pull by the worksheet fields they come from: their Postgres type (a
- * Number field is `numeric`, not text) and one form for their times. A worksheet's
+ * Number field is `numeric`, not text; a multi-value field `jsonb`, an array of the texts
+ * a csv pull joins) and one form for their times. A worksheet's
  * DateTime values arrive as the organisation's wall clock and its system times
  * (`_createdAt`, `_updatedAt`) as UTC instants; written side by side they read as two
  * different clocks, so every time column of a pull takes one form (`timeFormat`).
  */
 import { fieldTypeName, type FieldTypeName } from '../api/field-types.ts';
-import type { WorksheetStructure } from '../api/types.ts';
+import type { WorksheetField, WorksheetStructure } from '../api/types.ts';
 import { createZoneClock, type ZoneClock } from '../api/zone-clock.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import type { JobSpec } from './job-spec/job-spec-schema.ts';
 import type { PullColumnType } from './sinks/sink-spec.ts';
 import type { FieldMapping } from './types.ts';
+import { isMultiValueField, type ListForm } from './person-values.ts';
 
 /** How the times of a pull are written: the organisation's wall clock, or ISO 8601 with its offset. */
 export type TimeFormat = 'wall' | 'iso';
@@ -33,16 +35,20 @@ export function pullColumnTypes(
   mappings: readonly FieldMapping[],
   structure: WorksheetStructure,
 ): Record<string, PullColumnType> {
-  const byKey = new Map<string, FieldTypeName | undefined>();
+  const byKey = new Map<string, WorksheetField>();
   for (const field of structure.fields) {
-    const type = fieldTypeName(field.type);
-    byKey.set(field.id, type);
-    if (field.alias !== undefined && field.alias !== '') byKey.set(field.alias, type);
+    byKey.set(field.id, field);
+    if (field.alias !== undefined && field.alias !== '') byKey.set(field.alias, field);
   }
+  const typeOf = (field: WorksheetField | undefined): PullColumnType | undefined => {
+    if (field === undefined) return undefined;
+    if (isMultiValueField(field)) return 'jsonb';
+    return BY_TYPE[fieldTypeName(field.type) ?? 'Text'];
+  };
   const types: Record<string, PullColumnType> = {};
   for (const m of mappings) {
     if (m.from === undefined) continue;
-    const type = SYSTEM_TIMES.has(m.from) ? 'timestamptz' : BY_TYPE[byKey.get(m.from) ?? 'Text'];
+    const type = SYSTEM_TIMES.has(m.from) ? 'timestamptz' : typeOf(byKey.get(m.from));
     if (type !== undefined) types[m.target] = type;
   }
   return types;
@@ -95,9 +101,10 @@ export function createTimeForm(
 }
 
 /**
- * The column types and time form of a pull job: its worksheet's structure read once (the
- * source reads it again; one request per run), its organisation's zone. A Postgres sink
- * takes times as ISO instants (its columns are timestamptz); a file sink as `timeFormat` says.
+ * The column types, time form and list form of a pull job: its worksheet's structure read
+ * once (the source reads it again; one request per run), its organisation's zone. A
+ * Postgres sink takes times as ISO instants (its columns are timestamptz) and multi-value
+ * fields as arrays (jsonb); a file sink times as `timeFormat` says and lists joined.
  */
 export async function readPullColumns(
   client: Pick<PlatformClient, 'worksheets' | 'organisation'>,
@@ -105,10 +112,17 @@ export async function readPullColumns(
 ): Promise<{
   types: Record<string, PullColumnType>;
   timeForm: ((record: Record<string, unknown>) => void) | undefined;
+  lists: ListForm;
 }> {
-  if (spec.source.type !== 'worksheet' || spec.sink === undefined) return { types: {}, timeForm: undefined };
+  if (spec.source.type !== 'worksheet' || spec.sink === undefined)
+    return { types: {}, timeForm: undefined, lists: 'joined' };
   const structure = await client.worksheets.get(spec.source.worksheet);
   const types = pullColumnTypes(spec.mappings, structure);
+  const postgres = spec.sink.type === 'postgres';
   const format: TimeFormat = spec.sink.type === 'postgres' ? 'iso' : (spec.sink.timeFormat ?? 'wall');
-  return { types, timeForm: createTimeForm(types, client.organisation.timeZone, format) };
+  return {
+    types,
+    timeForm: createTimeForm(types, client.organisation.timeZone, format),
+    lists: postgres ? 'array' : 'joined',
+  };
 }

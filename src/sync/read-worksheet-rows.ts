@@ -28,7 +28,7 @@ export function createWorksheetReader(
     const structure = await client.worksheets.get(query.worksheet);
     if (query.filter !== undefined) validateFilter(query.filter, structure, 'source.filter');
     const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
-    const personForm = query.values === 'raw' ? undefined : createPersonForm(structure);
+    const personForm = query.values === 'raw' ? undefined : createPersonForm(structure, query.lists);
     for await (const row of iterateRows(
       (body) => client.rows.list(structure.id, body),
       {

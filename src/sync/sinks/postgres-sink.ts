@@ -130,6 +130,9 @@ export function createPostgresSink(spec: PostgresSinkSpec, deps: SinkDeps): Sink
     if (value === undefined || value === null || value === '') return null;
     if (Array.isArray(value) && value.length === 0) return null;
     if (json) return JSON.stringify(value);
+    // A list of texts (a multi-value field) in a text column made before such columns were
+    // jsonb keeps the form that column always held.
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ');
     if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
     if (typeof value === 'bigint') return value.toString();
     return value;

@@ -59,7 +59,7 @@ export interface NdjsonSinkSpec {
 }
 
 /** The Postgres type of a pulled column, from the worksheet field it comes from (pull-columns.ts). */
-export type PullColumnType = 'numeric' | 'boolean' | 'date' | 'timestamptz';
+export type PullColumnType = 'numeric' | 'boolean' | 'date' | 'timestamptz' | 'jsonb';
 
 export type SinkSpec = PostgresSinkSpec | CsvSinkSpec | NdjsonSinkSpec;
 

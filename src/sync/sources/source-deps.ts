@@ -13,6 +13,8 @@ export interface WorksheetReadQuery {
   credentialsEnvPrefix?: string;
   /** @defaultValue 'person' */
   values?: 'person' | 'raw';
+  /** Multi-value fields in the person form: joined with ", ", or an array (person-values.ts). @defaultValue 'joined' */
+  lists?: 'joined' | 'array';
   signal?: AbortSignal;
 }
 
@@ -60,6 +62,8 @@ export interface SourceDeps {
   cursorField?: string | undefined;
   /** Required by the worksheet source. */
   readWorksheetRows?: ReadWorksheetRows | undefined;
+  /** How a worksheet source writes multi-value fields: a Postgres pull keeps them apart for jsonb. */
+  worksheetLists?: 'joined' | 'array' | undefined;
   /**
    * The organisation's zone: a zone-less `since`/`until` on a worksheet's `_updatedAt`
    * (`--from "2025-03-18 16:00:00"`) is a wall clock of the platform, not of this process.

@@ -76,6 +76,7 @@ export async function* readWorksheetSource(
     ...(spec.fields === undefined ? {} : { fields: spec.fields }),
     ...(spec.credentialsEnvPrefix === undefined ? {} : { credentialsEnvPrefix: spec.credentialsEnvPrefix }),
     ...(spec.values === undefined ? {} : { values: spec.values }),
+    ...(deps.worksheetLists === undefined ? {} : { lists: deps.worksheetLists }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
   let index = 0;
