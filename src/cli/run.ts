@@ -52,6 +52,9 @@ const RUN = defineCommand({
  * Exit 0 when every row landed, 2 when some were dead-lettered, 1 on failure.
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
+  // A postgres-cdc job streams: its own consumer reads until caught up (docs/cdc.md).
+  const cdc = await import('./cdc.ts');
+  if (await cdc.isCdcRun(args, io)) return cdc.runCdc(args, io);
   const parsed = parseCommand(RUN, args, io);
   if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);

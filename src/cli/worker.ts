@@ -156,6 +156,9 @@ export async function main(args: string[], io: CliIo, tuning?: ProcessTuning): P
       onResult: (r) => metrics?.onNotification(r),
     });
     cleanups.push(() => notifier.close());
+    // postgres-cdc jobs: each streamed by one worker at a time (docs/cdc.md).
+    const { startCdcConsumers } = await import('../queue/cdc-supervisor.ts');
+    cleanups.push(await startCdcConsumers(rt));
     const { startStaleCheck } = await import('../queue/stale-check.ts');
     const stopStaleCheck = startStaleCheck(rt, rt.settings.staleCheckMs);
     cleanups.push(() => Promise.resolve(stopStaleCheck()));

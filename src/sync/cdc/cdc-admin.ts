@@ -61,7 +61,8 @@ export async function slotState(client: pg.Client, slot: string): Promise<SlotSt
     confirmedLsn: row.confirmed,
     restartLsn: row.restart,
     walStatus: row.wal_status,
-    lagBytes: row.lag === null ? null : Number(row.lag),
+    // A confirmed position is the last byte + 1: caught up reads as -1, which is 0 behind.
+    lagBytes: row.lag === null ? null : Math.max(0, Number(row.lag)),
     retainedBytes: row.retained === null ? null : Number(row.retained),
   };
 }
