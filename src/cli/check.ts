@@ -1,7 +1,9 @@
 /**
  * `rowbridge check [JOB] [--json]`: reaches the platform, authenticates, reads the app
  * and its worksheets; for a job also its worksheet, its mapping against the structure,
- * one page of rows and the time zone in use. Needs no Redis. Exit 0 when every step
+ * one page of rows and the time zone in use, and its source or sink: the database and
+ * the table with the columns the job names, or the file and its columns. Needs no Redis
+ * and writes nothing. Exit 0 when every step
  * passed, 1 when one failed, 64 on misuse.
  */
 import path from 'node:path';
@@ -19,6 +21,7 @@ import type { PlatformClient } from '../api/create-platform-client.ts';
 import { resolveBaseUrl } from '../api/transport.ts';
 import { checkJob, checkPlatform, settingsFailure } from '../sync/check-setup.ts';
 import type { CheckStep, ConnectionFacts } from '../sync/check-setup.ts';
+import { checkSourceAndSink } from '../sync/check-source-sink.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -33,7 +36,8 @@ const CHECK = defineCommand({
   description:
     'Reaches ROWBRIDGE_API_URL, authenticates, reads the app and lists its worksheets.\n' +
     "With JOB also reads the job's worksheet, checks the mapping against its structure,\n" +
-    'reads one page of rows and shows the time zone in use. Needs no Redis.\n' +
+    'reads one page of rows and shows the time zone in use; connects to its source or sink\n' +
+    '(database, table and columns; file and its columns) without writing. Needs no Redis.\n' +
     'Exit 0 all good, 1 a problem, 64 misuse.',
   options: { json: { type: 'boolean', help: 'print {"ok": boolean, "steps": [{name, ok, detail}]}' } },
   positionals: { max: 1, label: 'job' },
@@ -159,12 +163,35 @@ async function envRefSteps(io: CliIo, jobArg: string | undefined): Promise<Check
   return [{ name: 'source env', ok: false, detail: refused.map((p) => `${p.path} ${p.message}`).join('; ') }];
 }
 
+/**
+ * The job's source (a push) or sink (a pull), reached as a run reaches it: a database
+ * over the source's read-only, privilege-checked connection, a file opened and read.
+ */
+async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckStep[]> {
+  if (jobArg === undefined) return [];
+  let spec: JobSpec;
+  let file: string;
+  try {
+    const job = resolveJobArg(jobArg, io);
+    const dir = job.jobsDir ?? loadSettings(io.env).jobsDir ?? 'jobs';
+    file = jobFileIn(path.resolve(io.cwd, dir), job.name);
+    spec = await loadJobSpec(file);
+  } catch {
+    // runChecks reports a job that does not load.
+    return [];
+  }
+  return checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) });
+}
+
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(CHECK, args, io);
   if (typeof parsed === 'number') return parsed;
+  const refused = await envRefSteps(io, parsed.positionals[0]);
   const steps = [
-    ...(await envRefSteps(io, parsed.positionals[0])),
+    ...refused,
     ...(await runChecks(io, parsed.positionals[0])),
+    // A source whose environment references a run refuses is not connected to either.
+    ...(refused.length === 0 ? await endSteps(io, parsed.positionals[0]) : []),
   ];
   const ok = steps.every((s) => s.ok);
   io.out(parsed.values.json === true ? JSON.stringify({ ok, steps }, null, 2) : table(steps));

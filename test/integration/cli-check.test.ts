@@ -55,6 +55,8 @@ describe('rowbridge check: a connection doctor', () => {
         path.join(dir, `${name}.yaml`),
         `name: ${name}\nsource: { type: csv, path: ./p.csv }\ntarget: { worksheet: ${worksheet}, mode: upsert, key: code }\nfields: ${fields}\n`,
       );
+    // check reads the job's source too: the file is there, with the mapped columns.
+    await writeFile(path.join(dir, 'p.csv'), 'Code,Budget\nP-1,10\n');
     await job('good', 'projects', '{ code: Code, budget: Budget }');
     await job('lost', 'nope', '{ code: Code }');
     await job('typo', 'projects', '{ code: Code, budgte: Budget }');
@@ -91,6 +93,7 @@ describe('rowbridge check: a connection doctor', () => {
     expect(out).toMatch(/rows\s+ok\s+read one page: 0 rows/);
     expect(out).toMatch(/time zone\s+ok\s+Asia\/Shanghai \(ROWBRIDGE_PLATFORM_TIMEZONE\)/);
     expect(out).toMatch(/drift\s+ok\s+no successful run yet to compare with/);
+    expect(out).toMatch(/source columns\s+ok\s+csv source \.\/p\.csv has the 2 columns the job names/);
   });
 
   it('reports schema drift since the last successful run, like the run would; exit 1', async () => {

@@ -17,7 +17,7 @@ import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { onAbort } from './on-abort.ts';
 import { limitCalls } from './source-rate-limit.ts';
-import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
+import { fromClause, readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { MYSQL_WALL_CLOCK_TYPES } from './sql-wall-clock-types.ts';
 import { mysqlPrivileges } from './mysql-privileges.ts';
@@ -179,5 +179,44 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
     stop();
     await queries.close();
     await conn.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The columns of the source's table or query (`rowbridge check`): over the same
+ * privilege-checked connection and READ ONLY transaction a run reads with, no row read.
+ */
+export async function mysqlSourceColumns(spec: MysqlSourceSpec, deps: SourceDeps): Promise<string[]> {
+  const url = requireEnvUrl(deps.env, spec.urlEnv, 'mysql source');
+  const secrets = urlSecrets(url);
+  const who = `mysql source (${spec.urlEnv})`;
+  let conn: Connection | undefined;
+  try {
+    let privileges: string[];
+    try {
+      conn = await openMysqlConnection(url, readSetting('sourceStatementTimeoutMs', deps.env) ?? 60_000);
+      conn.on('error', () => undefined);
+      privileges = spec.allowPrivilegedSource === true ? [] : await mysqlPrivileges(conn);
+    } catch (err) {
+      throw new SourceError(
+        'SOURCE_UNAVAILABLE',
+        `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
+      );
+    }
+    if (privileges.length > 0) throw privilegedSourceError(who, privileges);
+    await conn.query('START TRANSACTION READ ONLY');
+    try {
+      const [, fields] = await conn.query(`SELECT * FROM ${fromClause(spec, mysqlDialect)} LIMIT 0`);
+      return (fields ?? []).map((f) => f.name);
+    } catch (err) {
+      throw new SourceError(
+        'SOURCE_CONFIG',
+        `${who}: query failed: ${redactSecrets((err as Error).message, secrets)}`,
+      );
+    } finally {
+      await conn.query('ROLLBACK').catch(() => undefined);
+    }
+  } finally {
+    await conn?.end().catch(() => undefined);
   }
 }

@@ -15,7 +15,7 @@ import { requireEnvUrl } from './env-refs.ts';
 import { redactSecrets, urlSecrets } from './redact.ts';
 import { onAbort } from './on-abort.ts';
 import { limitCalls } from './source-rate-limit.ts';
-import { readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
+import { fromClause, readKeysetPages, type SqlDialect } from './sql-keyset-reader.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import { pgWallClockTypes } from './sql-wall-clock-types.ts';
 import { postgresPrivileges } from './postgres-privileges.ts';
@@ -134,6 +134,43 @@ export async function* readPostgresSource(
   } finally {
     stop();
     await queries.close();
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The columns of the source's table or query (`rowbridge check`): over the same
+ * privilege-checked connection and READ ONLY transaction a run reads with, no row read.
+ */
+export async function postgresSourceColumns(spec: PostgresSourceSpec, deps: SourceDeps): Promise<string[]> {
+  const url = requireEnvUrl(deps.env, spec.urlEnv, 'postgres source');
+  const secrets = urlSecrets(url);
+  const who = `postgres source (${spec.urlEnv})`;
+  const client = createPostgresClient(url);
+  client.on('error', () => undefined);
+  try {
+    let privileges: string[];
+    try {
+      await client.connect();
+      privileges = spec.allowPrivilegedSource === true ? [] : await postgresPrivileges(client);
+    } catch (err) {
+      throw new SourceError(
+        'SOURCE_UNAVAILABLE',
+        `${who}: cannot connect: ${redactSecrets((err as Error).message, secrets)}`,
+      );
+    }
+    if (privileges.length > 0) throw privilegedSourceError(who, privileges);
+    const sql = `SELECT * FROM ${fromClause(spec, postgresDialect)} LIMIT 0`;
+    await client.query('BEGIN READ ONLY');
+    try {
+      const result = await client.query({ text: sql, values: [], queryMode: 'extended' } as pg.QueryConfig);
+      return result.fields.map((f) => f.name);
+    } catch (err) {
+      throw queryError(err, who, secrets, 0);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+    }
+  } finally {
     await client.end().catch(() => undefined);
   }
 }

@@ -41,7 +41,8 @@ const KEY_ALIAS = '__rowbridge_key';
 const SOURCE_ALIAS = 'rowbridge_src';
 
 /** Checks the spec and builds the FROM clause. */
-function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDialect): string {
+/** The FROM of a source's statements: its table, or its query as a subquery, aliased. */
+export function fromClause(spec: SqlSourceSpec<'postgres' | 'mysql'>, dialect: SqlDialect): string {
   const hasTable = spec.table !== undefined && spec.table !== '';
   const hasQuery = spec.query !== undefined && spec.query.trim() !== '';
   if (hasTable === hasQuery) {
