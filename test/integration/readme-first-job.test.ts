@@ -1,5 +1,5 @@
 /**
- * README, "Write a job": a first job of one's own, walked as written against the
+ * README, "A first job of your own", walked as written against the
  * emulator: its seed, the example job and its data file copied into jobs/, then
  * validate, plan and run by name.
  */

@@ -1,5 +1,5 @@
 /**
- * README, "When a run does not finish": a batch job that fails
+ * docs/unfinished-runs.md: a batch job that fails
  * every attempt before writing must not let its run be recorded complete without its
  * rows, and `run JOB` must then write them. Walked from the CLI, with `rowbridge worker`
  * processes sharing the Redis: the batch jobs are held (their queue paused) while the run

@@ -1,5 +1,5 @@
 /**
- * The layers of README's Layout, checked on the import graph of `src/` and `config/`,
+ * The layers of docs/architecture.md, checked on the import graph of `src/` and `config/`,
  * type-only imports included (ESLint's no-cycle skips those): ground <- api <- config
  * <- sync <- queue <- cli/ops, the emulator apart, and no cycle anywhere.
  */
