@@ -8,16 +8,21 @@
  * adopts them (`adopt`: a full scan, the report says `first-run`). Then 3 rows change
  * and the job runs with `--full` (`fullBaseline`); 3 other rows change and it runs as
  * usual (`incremental`); a row the mapping refuses is dead-lettered, the job is fixed
- * and that one entry replayed (`replay`). Requests are those the emulator received
+ * and that one entry replayed (`replay`). Last, a pull of the worksheet into a CSV file
+ * with `incremental: { cursor: _updatedAt }` runs once whole (`pullFirst`), 2 rows are
+ * edited on the worksheet, and it runs again (`pullIncremental`). Requests are those the emulator received
  * during each run; seconds are wall time of the run in this process (they move with the
  * machine's load: compare within one session). `goals` checks the issue's figures:
- * incremental ≤ 5 requests, replay ≤ 3, and `verified` that the worksheet holds each
- * key once with the changed values.
+ * incremental ≤ 5 requests, replay ≤ 3, incremental pull of 2 changed rows ≤ 3, and
+ * `verified` that the worksheet holds each key once with the changed values and the
+ * pulled file every row once with the 2 edits.
  *
  * Usage: node bench/incremental.ts [--rows 200000]
  * Prints one JSON object on stdout.
  */
+import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
+import path from 'node:path';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { enqueueRun } from '../src/queue/enqueue-run.ts';
 import type { EnqueueOptions } from '../src/queue/enqueue-run.ts';
@@ -35,6 +40,12 @@ source: { type: csv, path: ./orders.csv }
 target: { worksheet: orders, mode: upsert, key: order_no, batchSize: 1000, triggerWorkflow: false }
 fields: { ${fields} }
 `;
+const PULL_JOB = `name: orders-pull
+source: { type: worksheet, worksheet: orders }
+sink: { type: csv, path: ./orders-pull.csv, key: order_no }
+fields: { order_no: order_no, status: status }
+incremental: { cursor: _updatedAt }
+`;
 
 /** One run, measured at the emulator. */
 async function measure(h: Harness, start: () => Promise<string>) {
@@ -47,6 +58,7 @@ async function measure(h: Harness, start: () => Promise<string>) {
   return {
     requests: h.emulator.requests.length - before,
     seconds,
+    read: report.read,
     updated: report.updated,
     created: report.created,
     ...(report.keyMatch === undefined
@@ -55,9 +67,12 @@ async function measure(h: Harness, start: () => Promise<string>) {
   };
 }
 
+// The platform stamps _updatedAt to the second: the pull's edits are moved a minute on,
+// so they fall after the cursor the first pull saved, whatever the machine's speed.
+let skewMs = 0;
 const h = await createHarness(
   'bench-incremental',
-  { requestLogLimit: 10_000_000 },
+  { requestLogLimit: 10_000_000, now: () => Date.now() + skewMs },
   {
     ROWBRIDGE_RATE: '2000',
     ROWBRIDGE_MAX_RATE: '5000',
@@ -117,6 +132,19 @@ try {
     enqueueRun(h.rt, 'orders', { trigger: 'replay', replayIds: dead.slice(0, 1) }),
   );
 
+  await h.writeJob('orders-pull', PULL_JOB);
+  const pull = () => measure(h, () => enqueueRun(h.rt, 'orders-pull', { trigger: 'cli' }));
+  const pullFirst = await pull();
+  skewMs += 60_000;
+  const edited = h.emulator.state.rows(ws).filter((_, i) => i === 11 || i === Math.floor(ROWS / 3));
+  await client.rows.batchUpdate(ws, {
+    rowIds: edited.map((r) => r.id),
+    fields: [{ id: 'status', value: 'Pulled' }],
+    triggerWorkflow: false,
+  });
+  skewMs += 60_000;
+  const pullIncremental = await pull();
+
   const landed = new Map<string, number>();
   for (const r of h.emulator.state.rows(ws)) {
     const no = String(r.values.order_no);
@@ -133,6 +161,18 @@ try {
     landed.size === rows.length &&
     [...landed.values()].every((n) => n === 1) &&
     rows.every((r) => (r.status === 'Shipped') === shipped.has(r.no));
+  const pulled = (await readFile(path.join(h.dir, 'orders-pull.csv'), 'utf8')).trim().split('\n').slice(1);
+  const pulledKeys = new Set(pulled.map((line) => line.split(',')[0]));
+  const pulledEdits = pulled.filter((line) => line.endsWith(',Pulled')).map((line) => line.split(',')[0]);
+  const pullVerified =
+    pulled.length === landed.size &&
+    pulledKeys.size === landed.size &&
+    pullIncremental.read === 2 &&
+    pulledEdits.sort().join() ===
+      edited
+        .map((r) => String(r.values.order_no))
+        .sort()
+        .join();
 
   console.log(
     JSON.stringify(
@@ -142,8 +182,14 @@ try {
         fullBaseline,
         incremental,
         replay,
-        goals: { incrementalAtMost5: incremental.requests <= 5, replayAtMost3: replay.requests <= 3 },
-        verified,
+        pullFirst,
+        pullIncremental,
+        goals: {
+          incrementalAtMost5: incremental.requests <= 5,
+          replayAtMost3: replay.requests <= 3,
+          pullIncrementalAtMost3: pullIncremental.requests <= 3,
+        },
+        verified: verified && pullVerified,
         loadAverage1m: Number(loadavg()[0]!.toFixed(1)),
       },
       null,
