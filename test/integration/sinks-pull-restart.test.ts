@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSource } from '../../src/sync/sources/create-source.ts';
 import { collect } from '../fixtures/sources/source-test-kit.ts';
-import { killChildren, spawnCli } from '../helpers/cli-process.ts';
+import { killChildren, spawnCli, until } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -160,6 +160,24 @@ incremental: { cursor: _updatedAt }
     await cli(['run', 'parts-rerun', '--reset-cursor']);
     expect((await lastRun('parts-rerun')).read).toBe(ROWS);
     expect(await readCsv('parts-rerun.csv')).toHaveLength(ROWS);
+  });
+
+  it('run --reset-cursor does not resume an unfinished run: it says so, --fresh starts anew', async () => {
+    await writeJob('parts-held', 'code: code, note: note');
+    // A run killed while it reads: unfinished, its lock held by a process that is gone.
+    const first = spawnCli(h, children, ['run', 'parts-held']);
+    await until(
+      async () => (await h.rt.runs.list({ job: 'parts-held', limit: 1 }))[0]?.status === 'running',
+      60_000,
+      'the run to start',
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const refused = await spawnCli(h, children, ['run', 'parts-held', '--reset-cursor']).exited;
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/did not finish \(running\) and would be resumed.*add --fresh/);
+    await cli(['run', 'parts-held', '--reset-cursor', '--fresh']);
+    expect((await lastRun('parts-held')).read).toBe(ROWS);
   });
 
   it('enqueue --from/--to on a pull reads that range of update times and merges it in', async () => {
