@@ -30,7 +30,7 @@ beforeAll(async () => {
   );
   await pgs.query(`ALTER TABLE public.orders OWNER TO cdc_user`);
   await pgs.query(`GRANT CREATE ON DATABASE postgres TO cdc_user`);
-  h = await createHarness('cdc-stream', {}, { ORDERS_DB: pgs.urlAs('cdc_user') });
+  h = await createHarness('cdc-stream', {}, { ORDERS_DB: pgs.urlAs('cdc_user'), ORDERS_DB_SU: pgs.url });
   ws = h.createWorksheet({
     name: 'Orders',
     alias: 'orders',
@@ -90,4 +90,23 @@ describe('postgres-cdc', () => {
     expect(second.snapshotRows).toBe(0);
     expect(worksheet()).toEqual(await table());
   }, 120_000);
+
+  it('refuses a superuser login unless allowPrivilegedSource, and accepts a REPLICATION role', async () => {
+    await h.writeJob(
+      'orders_su',
+      JOB.replace('name: orders', 'name: orders_su')
+        .replace('ORDERS_DB,', 'ORDERS_DB_SU,')
+        .replace(/rowbridge_orders/g, 'rowbridge_su'),
+    );
+    const su = () =>
+      runCdcConsumer(h.rt, {
+        job: 'orders_su',
+        mode: 'drain',
+        holder: 'test',
+        signal: new AbortController().signal,
+      });
+    await expect(su()).rejects.toThrow(
+      /role postgres is a superuser: connect with a role that has REPLICATION/,
+    );
+  }, 60_000);
 });
