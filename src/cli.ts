@@ -12,6 +12,7 @@ import { createCliIo } from './cli/io.ts';
 import { createProcessTuning } from './cli/process-tuning.ts';
 import type { ProcessTuning } from './cli/process-tuning.ts';
 import { readSetting } from '../config/settings.ts';
+import { tracingWanted } from './cli/tracing-wanted.ts';
 
 const argv = process.argv.slice(2);
 // `rowbridge help run` is `rowbridge run --help`.
@@ -46,7 +47,17 @@ if (name === undefined || name === '--help' || name === '-h' || name === 'help')
       const release = tuning.holdWhileStarting();
       const command = await load().finally(release);
       tuning.sizeHeap();
-      process.exitCode = await command.main(args, io, tuning);
+      // The SDK is imported only when OTEL_* variables ask for traces (docs/tracing.md).
+      const stopTracing = tracingWanted(process.env)
+        ? await (await import('./cli/tracing-setup.ts')).startTracing(process.env)
+        : undefined;
+      try {
+        process.exitCode = await command.main(args, io, tuning);
+      } finally {
+        await stopTracing?.().catch((err: unknown) =>
+          io.err(`rowbridge: traces not all exported: ${(err as Error).message}`),
+        );
+      }
     }
   }
 }

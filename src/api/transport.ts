@@ -1,5 +1,7 @@
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ConfigError, networkError } from '../ground/errors.ts';
+import { inSpan } from '../ground/tracing.ts';
+import { readEnvelopeStatus } from './envelope.ts';
 import type { RawResponse } from './envelope.ts';
 import { JsonBody } from './json-body.ts';
 import type { HttpMethod } from './types.ts';
@@ -122,6 +124,27 @@ export function createTransport(options: TransportOptions): Transport {
       }
     }
     const ref = { method: req.method, path: stripQuery(req.path), isWrite: req.isWrite };
+    // The path without its query: ids in it name rows, never credentials (signed queries
+    // carry those, and the query is left out).
+    return inSpan(
+      `${req.method} ${ref.path}`,
+      { 'http.request.method': req.method, 'url.path': ref.path, 'http.route': ref.path },
+      async (span) => {
+        const res = await exchange(req, ref, headers, body);
+        span.setAttribute('http.response.status_code', res.status);
+        const code = platformErrorCode(res);
+        if (code !== undefined) span.setAttribute('rowbridge.platform.error_code', code);
+        return res;
+      },
+    );
+  }
+
+  async function exchange(
+    req: TransportRequest,
+    ref: { method: HttpMethod; path: string; isWrite: boolean },
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+  ): Promise<RawResponse> {
     const { request, dispatcher } = await openHttp();
     try {
       const res = await request(buildUrl(baseUrl, req.path, req.query), {
@@ -158,6 +181,14 @@ export function createTransport(options: TransportOptions): Transport {
       if (owned && http !== undefined) await (await http).dispatcher.close();
     },
   };
+}
+
+/** The platform's error code of a failed answer (its envelope), for the request's span. */
+function platformErrorCode(res: RawResponse): number | undefined {
+  if (!res.json || typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
+    return undefined;
+  const status = readEnvelopeStatus(res.body);
+  return status.ok ? undefined : status.code;
 }
 
 function stripQuery(path: string): string {

@@ -1,4 +1,7 @@
 import { DelayedError, Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { withJobSpan } from './job-span.ts';
 import type { Job } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { checkStateVersion } from '../sync/state/state-version.ts';
@@ -67,6 +70,8 @@ export interface Workers {
 
 export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers {
   const queues = createQueues(rt);
+  // Told apart on the spans of a run's trace, several sets of workers per process included.
+  const worker = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   // A worker killed mid-job holds its lock until it expires; the stalled check then
   // hands the job to a live worker (rows stay exactly-once through their outcomes).
   const lockDuration = rt.settings.lockDurationMs;
@@ -83,8 +88,12 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     RUN_QUEUE,
     onlyFor(
       options.onlyRuns,
-      importedOnFirstJob(async () =>
-        (await import('./run-processor.ts')).createRunProcessor(rt, queues.batches, queues.runs),
+      withJobSpan(
+        'run',
+        worker,
+        importedOnFirstJob(async () =>
+          (await import('./run-processor.ts')).createRunProcessor(rt, queues.batches, queues.runs),
+        ),
       ),
     ),
     {
@@ -96,7 +105,11 @@ export function createWorkers(rt: Runtime, options: WorkerOptions = {}): Workers
     BATCH_QUEUE,
     onlyFor(
       options.onlyRuns,
-      importedOnFirstJob(async () => (await import('./batch-processor.ts')).createBatchProcessor(rt)),
+      withJobSpan(
+        'batch',
+        worker,
+        importedOnFirstJob(async () => (await import('./batch-processor.ts')).createBatchProcessor(rt)),
+      ),
     ),
     {
       ...common,

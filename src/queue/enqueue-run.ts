@@ -1,4 +1,5 @@
 import { ConfigError } from '../ground/errors.ts';
+import { traceData } from '../ground/tracing.ts';
 import { splitRange } from '../sync/split-range.ts';
 import { createQueues } from './queues.ts';
 import type { RunJobData } from './queues.ts';
@@ -73,6 +74,7 @@ export async function enqueueRun(
         ...(options.replayIds === undefined ? {} : { replayIds: options.replayIds }),
         ...(options.range === undefined ? {} : { range: options.range }),
         ...(options.singerChunk === undefined ? {} : { singerChunk: options.singerChunk }),
+        ...traceData(),
       },
       { jobId: runId, ...RUN_JOB_OPTIONS },
     );

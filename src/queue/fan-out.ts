@@ -1,4 +1,5 @@
 import type { Job, Queue } from 'bullmq';
+import { traceData } from '../ground/tracing.ts';
 import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
 import type { BatchRow } from '../sync/batch-row.ts';
 import { keyOfRecord } from '../sync/key-of-record.ts';
@@ -65,7 +66,7 @@ export async function fanOutBatches(
       await room.take(signal);
       await batches.add(
         'batch',
-        { runId: ctx.runId, job: ctx.job, batchNo, ...batchJobRows(rows, fieldSources) },
+        { runId: ctx.runId, job: ctx.job, batchNo, ...batchJobRows(rows, fieldSources), ...traceData() },
         {
           jobId: `${parent.id ?? ctx.runId}-${batchNo}`,
           parent: { id: parent.id!, queue: parent.queueQualifiedName },

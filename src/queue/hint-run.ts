@@ -5,6 +5,7 @@
  * carried. The processor asks {@link HintRuns.begin} before reading, reads
  * {@link HintRuns.source}, and calls {@link HintRuns.finish} instead of a mirror's sweep.
  */
+import { traceData } from '../ground/tracing.ts';
 import type { Queue } from 'bullmq';
 import { deleteRowsByKeys } from '../sync/delete-by-keys.ts';
 import { hookHintKind, hookTriggerOf } from '../sync/hook-trigger.ts';
@@ -51,7 +52,7 @@ export async function queueHintRun(
   await rt.runs.create({ runId, job, trigger: 'hook' });
   await runQueue.add(
     'run',
-    { runId, job, trigger: 'hook' },
+    { runId, job, trigger: 'hook', ...traceData() },
     { jobId: runId, ...RUN_JOB_OPTIONS, ...(delayMs > 0 ? { delay: delayMs } : {}) },
   );
 }

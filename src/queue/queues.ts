@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { ColumnarRows } from '../sync/columnar-rows.ts';
+import type { TraceCarrier } from '../ground/tracing.ts';
 import type { Runtime } from './runtime.ts';
 
 export const RUN_QUEUE = 'runs';
@@ -26,6 +27,8 @@ export interface RunJobData {
   chunk?: { no: number; since: string; sinceInclusive: boolean; until: string };
   /** A singer source: the local file `rowbridge singer` staged this run's records in. */
   singerChunk?: string;
+  /** W3C trace context of the run's trace, when tracing is on (ground/tracing.ts). */
+  trace?: TraceCarrier;
 }
 
 /** Data of a batch job: the mapped rows with their source records (for dead letters). */
@@ -39,6 +42,8 @@ export interface BatchJobData {
   columnar: ColumnarRows;
   /** Times the batch was put back because the application was unavailable. */
   pauses?: number;
+  /** W3C trace context of the run job that added it, when tracing is on. */
+  trace?: TraceCarrier;
 }
 
 export function createQueues(rt: Pick<Runtime, 'connection' | 'logger' | 'queuePrefix'>): {

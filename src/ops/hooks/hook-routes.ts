@@ -7,6 +7,7 @@
  * none, and cannot send Authorization or webhook-* headers cross-origin without a
  * preflight, which this route never answers).
  */
+import { carrierFromHeaders, inSpan, RUN_ATTRIBUTES } from '../../ground/tracing.ts';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
@@ -107,7 +108,24 @@ export function createHookRoutes(options: HookRoutesOptions): HookRoutes {
       .json({ error: type === 'request.aborted' ? 'the body was cut off' : 'the body is over 1 MiB' });
   });
 
-  async function accept(req: Request, res: Response): Promise<void> {
+  /**
+   * The call's span continues the caller's trace when it sends a W3C `traceparent`; the
+   * hint run it queues carries that trace on (docs/tracing.md).
+   */
+  function accept(req: Request, res: Response): Promise<void> {
+    const { spec } = res.locals.hookJob as HookJob;
+    return inSpan(
+      'rowbridge.hook',
+      { [RUN_ATTRIBUTES.job]: spec.name, 'http.request.method': 'POST', 'http.route': '/hooks/:job' },
+      async (span) => {
+        await acceptCall(req, res);
+        span.setAttribute('http.response.status_code', res.statusCode);
+      },
+      carrierFromHeaders(req.headers),
+    );
+  }
+
+  async function acceptCall(req: Request, res: Response): Promise<void> {
     const { spec, trigger } = res.locals.hookJob as HookJob;
     const job = spec.name;
     metrics?.received(job);
