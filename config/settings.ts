@@ -315,6 +315,13 @@ export const SETTINGS = {
     default: 900_000,
     parse: positiveInt,
   },
+  notifyThrottledMs: {
+    env: 'ROWBRIDGE_NOTIFY_THROTTLED_MS',
+    description:
+      'a run the platform has answered only "throttled" (51/90000) for longer than this raises the throttled event, once',
+    default: 600_000,
+    parse: positiveInt,
+  },
   staleCheckMs: {
     env: 'ROWBRIDGE_STALE_CHECK_MS',
     description:

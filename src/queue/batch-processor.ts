@@ -63,7 +63,7 @@ export function createBatchProcessor(
       return { ...summary({}), skippedBecauseRunStopped: true };
     }
     const log = rt.logger.child({ job: job.data.job, runId, batch: batchNo });
-    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0 };
+    const traffic: Traffic = { requests: 0, throttled: 0, retries: 0, run: { job: job.data.job, runId } };
     let ctx: SyncContext | undefined;
     try {
       const run = await rt.withTraffic(traffic, () => prepare(runId, job.data.job));

@@ -147,6 +147,7 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
     const claim = await claimRun(job);
     if (claim.kind === 'done') return claim.record;
     const { runId, record } = claim;
+    traffic.run = { job: job.data.job, runId };
     const log = rt.logger.child({ job: job.data.job, runId });
 
     const holder = await acquire(job.data.job, runId);

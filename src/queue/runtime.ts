@@ -30,12 +30,16 @@ import type { RunStore } from '../sync/state/run-store.ts';
 import { createSourceLimits } from '../sync/sources/source-rate-limit.ts';
 import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import { createRedisConnection } from './redis-connection.ts';
+import { createThrottleWatch } from './throttle-watch.ts';
+import type { ThrottledRunRef } from './throttle-watch.ts';
 
 /** Requests, throttled answers and retries made on behalf of one run in this process. */
 export interface Traffic {
   requests: number;
   throttled: number;
   retries: number;
+  /** The run it is made for: its answers feed the `throttled` event (throttle-watch.ts). */
+  run?: ThrottledRunRef;
 }
 
 export interface RuntimeOptions {
@@ -137,6 +141,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const clients = new Map<string, PlatformClient>();
   const traffic = new AsyncLocalStorage<Traffic>();
+  const throttleWatch = createThrottleWatch(() => runtime);
   const runSnapshots = createRunSnapshots({
     redis,
     prefix: statePrefix,
@@ -211,6 +216,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (event.type === 'request') {
           t.requests += 1;
           if (event.category === 'throttled') t.throttled += 1;
+          if (t.run !== undefined) throttleWatch.answer(t.run, event.category === 'throttled');
         } else if (event.type === 'retry') t.retries += 1;
       },
     });
@@ -258,6 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     sourceLimits,
     withTraffic: (t, fn) => traffic.run(t, fn),
     async close() {
+      await throttleWatch.settled();
       for (const client of [...clients.values()].reverse()) await client.close().catch(() => undefined);
       for (const client of [...clients.values()]) await client.limiter.stop().catch(() => undefined);
       clients.clear();
