@@ -22,6 +22,7 @@ import { resolveBaseUrl } from '../api/transport.ts';
 import { checkJob, checkPlatform, settingsFailure } from '../sync/check-setup.ts';
 import type { CheckStep, ConnectionFacts } from '../sync/check-setup.ts';
 import { checkSourceAndSink } from '../sync/check-source-sink.ts';
+import { checkWriteRights } from '../sync/two-way/check-write-rights.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -180,7 +181,10 @@ async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckSte
     // runChecks reports a job that does not load.
     return [];
   }
-  return checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) });
+  return [
+    ...(await checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) })),
+    ...(await checkWriteRights(spec, io.env)),
+  ];
 }
 
 export async function main(args: string[], io: CliIo): Promise<number> {

@@ -2,6 +2,8 @@ import { planRun } from '../sync/plan-run.ts';
 import type { RunPlan } from '../sync/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
 import { openSource } from '../queue/open-source.ts';
+import { runTwoWay } from '../sync/two-way/two-way-run.ts';
+import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
@@ -12,7 +14,9 @@ const PLAN = defineCommand({
   usage: ['plan JOB [--json]'],
   description:
     'A dry run: reads the source, maps every row and compares with the worksheet, then says\n' +
-    'what a run would create, update, delete and reject. Writes nothing. Exit 0, 1 failure.',
+    'what a run would create, update, delete and reject. A two-way job: the records matched,\n' +
+    'on one side only and sharing a key, the writes on each side and their API calls.\n' +
+    'Writes nothing. Exit 0, 1 failure.',
   options: { json: { type: 'boolean', help: 'print the plan as JSON' } },
   positionals: { min: 1, max: 1, label: 'job' },
 });
@@ -38,6 +42,25 @@ function formatPlan(job: string, plan: RunPlan): string {
   return lines.join('\n');
 }
 
+function formatTwoWay(job: string, r: TwoWayReport): string {
+  const p = r.planned!;
+  const a = p.apiCalls;
+  const side = (s: { create: number; update: number; delete: number }) =>
+    `create ${s.create}, update ${s.update}, delete ${s.delete}`;
+  return [
+    `plan ${job} (two-way): read ${r.read.source} table records, ${r.read.worksheet} worksheet rows`,
+    `  linked         ${r.counts.linked}`,
+    `  matched        ${r.counts.matched} (by key, not linked yet)`,
+    `  source-only    ${r.counts.sourceOnly}`,
+    `  worksheet-only ${r.counts.worksheetOnly}`,
+    `  ambiguous      ${r.counts.ambiguous} (keys held by more than one record: not created)`,
+    `  worksheet      ${side(p.worksheet)}`,
+    `  table          ${side(p.source)}`,
+    `  conflicts      ${p.conflicts}, held deletes ${p.heldDeletes}, kept ${p.kept}`,
+    `  API calls      ${a.total} (reads ${a.reads}, batch creates ${a.batchCreates}, single updates ${a.singleUpdates}, batch deletes ${a.batchDeletes})`,
+  ].join('\n');
+}
+
 /** `plan JOB`: a dry run with the same mapping code; writes nothing. */
 export async function main(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(PLAN, args, io);
@@ -52,6 +75,12 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   return withRuntime(io, options, async (rt) => {
     // The one setup of a run (sync/prepare-run.ts), without a run to store it with.
     const { spec, file, client, prepared } = await rt.prepareRun(job.name);
+    if (spec.target?.mode === 'two-way') {
+      const deps = { spec, file, client, prepared: prepared!, redis: rt.redis, prefix: rt.statePrefix };
+      const report = await runTwoWay({ ...deps, env: io.env, log: rt.logger }, true);
+      io.out(parsed.values.json === true ? JSON.stringify(report, null, 2) : formatTwoWay(job.name, report));
+      return EXIT.ok;
+    }
     if (spec.sink !== undefined) {
       // A pull job writes every row it reads to its sink: the plan is the count.
       let read = 0;

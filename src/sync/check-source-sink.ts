@@ -82,7 +82,9 @@ async function checkSqlSource(spec: JobSpec, ends: CheckEnds): Promise<CheckStep
     columns =
       source.type === 'postgres'
         ? await (await import('./sources/postgres-source.ts')).postgresSourceColumns(source, ends)
-        : await (await import('./sources/mysql-source.ts')).mysqlSourceColumns(source, ends);
+        : await (
+            await import('./sources/mysql-source.ts')
+          ).mysqlSourceColumns(source, ends, spec.target?.mode === 'two-way');
   } catch (err) {
     return [{ name: 'source', ok: false, detail: messageOf(err) }];
   }

@@ -35,8 +35,13 @@ const TABLE_WRITES = new Set(['INSERT', 'UPDATE', 'DELETE']);
  */
 export async function mysqlPrivileges(
   conn: Connection,
-  writable?: { schema: string; table: string },
+  writable?: { schema?: string | undefined; table: string },
 ): Promise<string[]> {
+  let writableAs: string | undefined;
+  if (writable !== undefined) {
+    const [db] = await conn.query('SELECT DATABASE() AS db');
+    writableAs = `${writable.schema ?? (db as Array<{ db?: string }>)[0]?.db ?? ''}.${writable.table}`;
+  }
   const [who] = await conn.query('SELECT CURRENT_USER() AS account');
   const account = (who as Array<{ account?: string }>)[0]?.account ?? 'the account';
   const found = new Set<string>();
@@ -59,8 +64,7 @@ export async function mysqlPrivileges(
       const line = typeof first === 'string' ? first : '';
       const grant = /^GRANT (.+?) ON (.+?) TO /s.exec(line);
       if (grant !== null) {
-        const onTable =
-          writable !== undefined && grant[2]?.replaceAll('`', '') === `${writable.schema}.${writable.table}`;
+        const onTable = writableAs !== undefined && grant[2]?.replaceAll('`', '') === writableAs;
         for (const privilege of privilegeNames(grant[1] ?? ''))
           if (!READ_PRIVILEGES.has(privilege) && !(onTable && TABLE_WRITES.has(privilege)))
             found.add(privilege);

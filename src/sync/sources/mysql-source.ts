@@ -186,7 +186,12 @@ export async function* readMysqlSource(spec: MysqlSourceSpec, deps: SourceDeps):
  * The columns of the source's table or query (`rowbridge check`): over the same
  * privilege-checked connection and READ ONLY transaction a run reads with, no row read.
  */
-export async function mysqlSourceColumns(spec: MysqlSourceSpec, deps: SourceDeps): Promise<string[]> {
+export async function mysqlSourceColumns(
+  spec: MysqlSourceSpec,
+  deps: SourceDeps,
+  /** A two-way job's table, which its login also writes (mysql-privileges.ts). */
+  twoWay = false,
+): Promise<string[]> {
   const url = requireEnvUrl(deps.env, spec.urlEnv, 'mysql source');
   const secrets = urlSecrets(url);
   const who = `mysql source (${spec.urlEnv})`;
@@ -196,7 +201,9 @@ export async function mysqlSourceColumns(spec: MysqlSourceSpec, deps: SourceDeps
     try {
       conn = await openMysqlConnection(url, readSetting('sourceStatementTimeoutMs', deps.env) ?? 60_000);
       conn.on('error', () => undefined);
-      privileges = spec.allowPrivilegedSource === true ? [] : await mysqlPrivileges(conn);
+      const [schema, table] = spec.table?.includes('.') ? spec.table.split('.') : [undefined, spec.table];
+      const writable = twoWay && table !== undefined ? { schema, table } : undefined;
+      privileges = spec.allowPrivilegedSource === true ? [] : await mysqlPrivileges(conn, writable);
     } catch (err) {
       throw new SourceError(
         'SOURCE_UNAVAILABLE',

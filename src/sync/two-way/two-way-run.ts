@@ -18,6 +18,8 @@ import type { RedisClient } from '../state/redis-types.ts';
 import { createLinkStore } from './link-store.ts';
 import type { Intent } from './link-store.ts';
 import { planTwoWay } from './plan-two-way.ts';
+import { summarizePlan } from './plan-summary.ts';
+import type { TwoWayPlanSummary } from './plan-summary.ts';
 import type { SideRecord, TwoWayPlan } from './plan-two-way.ts';
 import { openTableSide } from './table-side.ts';
 import type { TableSide } from './table-side.ts';
@@ -36,6 +38,8 @@ export interface TwoWayReport {
   kept: TwoWayPlan['kept'];
   /** Records a side refused (an option the worksheet lacks...), with the reasons. */
   rejected: Array<{ key: string; reason: string }>;
+  /** Planned only (`plan`): the writes the run would make and their API cost. */
+  planned?: TwoWayPlanSummary;
 }
 
 export interface TwoWayDeps {
@@ -64,7 +68,7 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
     );
   const source = spec.source;
   const store = createLinkStore({ redis: deps.redis, prefix: deps.prefix, job: spec.name });
-  await store.checkFormat();
+  await store.checkFormat({ readOnly: planOnly });
   const table = await openTableSide(source, deps.env);
   try {
     const generated = new Set([...table.columns].filter(([, c]) => c.generated).map(([name]) => name));
@@ -158,7 +162,7 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       kept: plan.kept,
       rejected: [],
     };
-    if (planOnly) return report;
+    if (planOnly) return { ...report, planned: summarizePlan(plan, worksheetRecords.length) };
     await apply(plan, report, { store, table, worksheetSide, fields, deps, intents: [...intents.values()] });
     return report;
   } finally {
