@@ -13,7 +13,7 @@ import type {
   DeadLetterStore,
 } from '../sync/state/dead-letter-store.ts';
 import { positiveInt, UsageError } from './args.ts';
-import { applyFixedFile, exportDeadLetters } from './dlq-file.ts';
+import { applyFixedFile, exportDeadLetters, fixedFileEncoding } from './dlq-file.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 
@@ -26,6 +26,7 @@ export interface DlqArgs {
     limit?: string;
     out?: string;
     file?: string;
+    encoding?: string;
     json?: boolean;
     csv?: boolean;
     yes?: boolean;
@@ -182,10 +183,13 @@ export function createDlqActions(ctx: DlqContext) {
       const filter = filterOf(args);
       const ids = args.positionals;
       const file = args.values.file;
+      if (file === undefined && args.values.encoding !== undefined)
+        throw new UsageError('--encoding is the encoding of a --file');
       if (file !== undefined) {
         if (ids.length > 0 || filter.category !== undefined)
           throw new UsageError('give --file alone (with --job at most)');
-        const fixed = await ctx.withStore(io, (store) => applyFixedFile(store, file, io));
+        const encoding = fixedFileEncoding(args.values.encoding);
+        const fixed = await ctx.withStore(io, (store) => applyFixedFile(store, file, io, encoding));
         if (fixed === undefined) return EXIT.failure;
         if (fixed.length === 0) {
           io.out('no dead letters to replay');

@@ -5,11 +5,50 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { firstInvalidUtf8Line } from '../sync/file-prepass.ts';
+import { createCsvDecoder } from '../sync/sources/csv-decoder.ts';
+import type { CsvEncoding } from '../sync/sources/source-spec.ts';
 import { deadLettersToCsv, readFixedCsv } from '../sync/state/dead-letter-csv.ts';
 import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
 import type { DeadLetterFilter, DeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import { UsageError } from './args.ts';
 import type { CliIo } from './io.ts';
 import { EXIT } from './io.ts';
+
+const ENCODINGS: readonly CsvEncoding[] = ['utf8', 'gbk', 'gb18030', 'utf16le', 'latin1'];
+
+/** The `--encoding` of `dlq replay --file`, checked: the values `source.encoding` takes. */
+export function fixedFileEncoding(given: string | undefined): CsvEncoding | undefined {
+  if (given === undefined) return undefined;
+  const found = ENCODINGS.find((e) => e === given.toLowerCase());
+  if (found === undefined)
+    throw new UsageError(`--encoding "${given}" is not one of ${ENCODINGS.join(', ')} (as source.encoding)`);
+  return found;
+}
+
+/**
+ * The text of a fixed export as the csv source reads a file of `encoding` (UTF-8 when
+ * none is given): a UTF-8 or UTF-16 mark wins, as it does there. Bytes that are not
+ * UTF-8 are refused, naming their line: read as UTF-8 a GBK file (what Chinese Excel
+ * saves) would replay every Chinese cell as U+FFFD.
+ */
+function decodeFixedFile(bytes: Buffer, given: CsvEncoding | undefined, file: string): string {
+  const utf16Mark = bytes[0] === 0xff && bytes[1] === 0xfe;
+  const utf8Mark = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const encoding = utf16Mark ? 'utf16le' : utf8Mark ? 'utf8' : (given ?? 'utf8');
+  if (encoding === 'latin1') return bytes.toString('latin1');
+  if (encoding !== 'utf8') {
+    const decoder = createCsvDecoder(encoding, false);
+    return (decoder.decode(bytes) ?? '') + (decoder.end() ?? '');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(
+      `${file} line ${firstInvalidUtf8Line(bytes) ?? 1}: not valid UTF-8; save the file as UTF-8, or give --encoding gbk (Chinese Excel's CSV), utf16le or latin1`,
+    );
+  }
+}
 
 /** Writes the matching dead letters as CSV to `out` (stdout when undefined); resolves to the exit code. */
 export async function exportDeadLetters(
@@ -42,14 +81,12 @@ export async function applyFixedFile(
   store: DeadLetterStore,
   file: string,
   io: CliIo,
+  encoding?: CsvEncoding,
 ): Promise<string[] | undefined> {
   const full = path.resolve(io.cwd, file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    const bytes = await readFile(full);
-    // Excel's "Unicode text" is UTF-16LE with a mark; everything else it saves here is read as UTF-8.
-    text =
-      bytes[0] === 0xff && bytes[1] === 0xfe ? bytes.subarray(2).toString('utf16le') : bytes.toString('utf8');
+    bytes = await readFile(full);
   } catch (err) {
     io.err(
       `dlq replay: cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
@@ -58,7 +95,7 @@ export async function applyFixedFile(
   }
   let rows;
   try {
-    rows = readFixedCsv(text, full);
+    rows = readFixedCsv(decodeFixedFile(bytes, encoding, full), full);
   } catch (err) {
     io.err(`dlq replay: ${(err as Error).message}`);
     return undefined;

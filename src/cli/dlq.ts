@@ -65,7 +65,7 @@ const SUBCOMMANDS = {
   }),
   replay: defineCommand({
     name: 'dlq replay',
-    usage: ['dlq replay [--category C | ID... | --file FIXED.csv] [--job NAME]'],
+    usage: ['dlq replay [--category C | ID... | --file FIXED.csv [--encoding ENC]] [--job NAME]'],
     description:
       "Re-maps the dead letters with each job's current spec and writes them again, in this process.\n" +
       'Exit 0 all landed, 2 some failed again, 1 failure.',
@@ -73,6 +73,11 @@ const SUBCOMMANDS = {
       category,
       job,
       file: { type: 'string', value: 'FIXED.csv', help: 'the rows of a dlq export, fixed' },
+      encoding: {
+        type: 'string',
+        value: 'ENC',
+        help: "FIXED.csv's encoding, as source.encoding: utf8 (default), gbk, gb18030, utf16le, latin1",
+      },
     },
     positionals: { max: Infinity, label: 'ID' },
   }),

@@ -206,7 +206,9 @@ describe('dlq list', () => {
   it('prints its usage with --help and exits 0', async () => {
     const { io, stdout } = captureIo();
     expect(await createDlqCommand(harness().deps).main(['list', '--help'], io)).toBe(0);
-    expect(stdout()).toContain('dlq replay [--category C | ID... | --file FIXED.csv] [--job NAME]');
+    expect(stdout()).toContain(
+      'dlq replay [--category C | ID... | --file FIXED.csv [--encoding ENC]] [--job NAME]',
+    );
     expect(stdout()).toContain('dlq export [--csv]');
   });
 });

@@ -41,10 +41,16 @@ function written(delimiter: string): string {
 }
 
 /**
- * A hint for a header read as one column with `delimiter` that holds another one:
- * "the header has 8 `;` and no `,`: set source.delimiter: ';'"; undefined when none fits.
+ * A hint for a header (or, named by `what`, another line) read as one column with
+ * `delimiter` that holds another one: "the header has 8 `;` and no `,`: set
+ * source.delimiter: ';'"; undefined when none fits.
  */
-export function delimiterHint(header: string, delimiter: string, quote = '"'): string | undefined {
+export function delimiterHint(
+  header: string,
+  delimiter: string,
+  quote = '"',
+  what = 'the header',
+): string | undefined {
   const counts = delimiterCounts(header, quote);
   if (counts.get(delimiter) !== 0 && counts.has(delimiter)) return undefined;
   let best: string | undefined;
@@ -54,5 +60,5 @@ export function delimiterHint(header: string, delimiter: string, quote = '"'): s
   }
   if (best === undefined) return undefined;
   const shown = (d: string): string => (d === '\t' ? 'tab' : `\`${d}\``);
-  return `the header has ${counts.get(best)} ${shown(best)} and no ${shown(delimiter)}: set source.delimiter: ${written(best)}`;
+  return `${what} has ${counts.get(best)} ${shown(best)} and no ${shown(delimiter)}: set source.delimiter: ${written(best)}`;
 }

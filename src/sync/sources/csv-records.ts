@@ -9,7 +9,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { CsvError, parse, type Info, type Options } from 'csv-parse';
 import { createCsvDecoder, isIconvEncoding } from './csv-decoder.ts';
-import { detectCsvDelimiter } from './csv-delimiter.ts';
+import { detectCsvDelimiter, firstLine } from './csv-delimiter.ts';
 import { createCsvScanner } from './csv-scanner.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 
@@ -31,6 +31,11 @@ export interface CsvRecordsOptions {
   maxFieldChars?: number | undefined;
   /** The error for a field over `maxFieldChars`: the line its record starts on, its index (0-based). */
   onOversizedField?(line: number, field: number): Error;
+  /**
+   * Judges the file's first line as written (quotes and delimiters included, no byte-order
+   * mark) before any record is read: an error to end the read with, or undefined.
+   */
+  onFirstLine?(line: string, delimiter: string): Error | undefined;
 }
 
 /** Columns assumed for csv-parse's record cap before any record was seen (a file csv-parse reads whole). */
@@ -137,6 +142,12 @@ export async function* readCsvRecords(
     next = await iterator.next();
   }
   const delimiter = spec.delimiter ?? (text === undefined ? ',' : detectCsvDelimiter(text, spec.quote));
+  const refused =
+    text === undefined ? undefined : handle.onFirstLine?.(firstLine(text.replace(/^\ufeff/, '')), delimiter);
+  if (refused !== undefined) {
+    await iterator.return?.();
+    throw refused;
+  }
   const options: Options = {
     delimiter,
     quote: spec.quote ?? '"',

@@ -12,6 +12,7 @@ import type { CsvSourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter } from './cursor-filter.ts';
 import { readCsvRecords } from './csv-records.ts';
+import { delimiterHint } from './csv-delimiter.ts';
 import { readSetting } from '../../../config/settings.ts';
 import { openSourceFile } from './file-input.ts';
 import { withRecordChunks, type ChunkedSource } from '../record-chunks.ts';
@@ -97,6 +98,16 @@ export async function* readCsvChunks(spec: CsvSourceSpec, deps: SourceDeps): Asy
             `ROWBRIDGE_MAX_CELL_BYTES (${maxCellBytes} bytes); the file was not read on: ` +
             `shorten the cell, or raise ROWBRIDGE_MAX_CELL_BYTES`,
         );
+      },
+      // Without a header the columns are named col1..colN by the first line, so a mapping of
+      // col1 finds its column however the line was split: only the line itself shows a
+      // stated delimiter it lacks. (With a header, the mapped-column check names it.)
+      onFirstLine: (line, delimiter) => {
+        if (spec.header !== false || spec.delimiter === undefined) return undefined;
+        const hint = delimiterHint(line, delimiter, spec.quote, 'line 1');
+        return hint === undefined
+          ? undefined
+          : new SourceError('SOURCE_CONFIG', `csv source ${file}: ${hint}`);
       },
     });
     for await (const batch of batches) {
