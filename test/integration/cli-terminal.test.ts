@@ -69,6 +69,9 @@ describe('every command answers --help with its options', () => {
     dlq: 'dlq list [--category C]',
     dashboard: '--allow-writes',
     emulator: '--seed FILE',
+    conflicts: 'conflicts resolve ID --take source|worksheet|VALUE',
+    deletes: 'deletes approve JOB [ID...]',
+    links: 'links export JOB [--csv]',
     start: '-h, --help',
   };
 
