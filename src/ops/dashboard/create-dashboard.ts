@@ -2,7 +2,8 @@
  * The dashboard (issue #5, point 2): bull-board for the two queues under `/queues`, and
  * rowbridge's own server-rendered pages beside it: `/runs` runs (run-routes.ts), `/runs/:id` a run's report
  * and dead letters, `/dead-letters` the store filtered (and as CSV), `/jobs` and
- * `/jobs/:name` the job files with their schedules, trends and actions (job-routes.ts).
+ * `/jobs/:name` the job files with their schedules, trends and actions (job-routes.ts),
+ * `/conflicts` the two-way conflicts and their resolution (conflict-routes.ts).
  * No front-end build (one small same-origin script, dashboard-script.ts); every
  * value from Redis is escaped by the `html` template. Every route sits behind the access
  * guard (dashboard-access.ts); bull-board is read-only unless writes are allowed, and
@@ -19,6 +20,7 @@ import type { RunJobData } from '../../queue/queues.ts';
 import { cancelRun } from '../../queue/cancel-run.ts';
 import { batchRowIndexes } from '../../sync/batch-job-rows.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
+import { addConflictRoutes } from './conflict-routes.ts';
 import { addDeadLetterRoutes } from './dead-letter-routes.ts';
 import { createJobOperations } from './job-operations.ts';
 import type { JobOperations, JobOperationsRuntime } from './job-operations.ts';
@@ -86,6 +88,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           { text: 'Jobs', url: '/jobs' },
           { text: 'Runs', url: '/runs' },
           { text: 'Dead letters', url: '/dead-letters' },
+          { text: 'Conflicts', url: '/conflicts' },
         ],
       },
     },
@@ -114,6 +117,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
   addJobRoutes(router, {
     jobs,
+    allowWrites: options.access.allowWrites,
+    logger: rt.logger,
+  });
+  addConflictRoutes(router, {
+    redis: rt.redis,
+    statePrefix: rt.statePrefix,
+    listJobs: () => jobs.listJobs(),
     allowWrites: options.access.allowWrites,
     logger: rt.logger,
   });

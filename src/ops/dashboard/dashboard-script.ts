@@ -1,8 +1,8 @@
 /**
  * The dashboard's one script, served from `/assets/dashboard.js` (same origin, so the
  * CSP's `script-src 'self'` allows it and no inline script is ever needed). It does
- * three things a server cannot: show times in the viewer's own zone; send the job
- * actions as JSON POSTs with the CSRF header, which a plain HTML form cannot (the
+ * three things a server cannot: show times in the viewer's own zone; send the job and
+ * conflict actions as JSON POSTs with the CSRF header (a value typed for a conflict too), which a plain HTML form cannot (the
  * access guard refuses form bodies, so that no other site's form can post here); and
  * keep a page that shows a run still going (`<body data-live>`) current, reloading its
  * content every few seconds while the tab is visible and stopping once the page it
@@ -41,6 +41,11 @@ export const DASHBOARD_SCRIPT = `'use strict';
       el.dataset.zone = format.resolvedOptions().timeZone;
     });
   }
+  // A button that names an input (data-value-from) sends its text as {"value": ...}.
+  function body(button) {
+    var input = button.dataset.valueFrom && document.getElementById(button.dataset.valueFrom);
+    return input ? JSON.stringify({ value: input.value }) : '{}';
+  }
   function act(button) {
     var status = document.getElementById(button.dataset.status || 'action-status');
     var buttons = document.querySelectorAll('button[data-action]');
@@ -50,7 +55,7 @@ export const DASHBOARD_SCRIPT = `'use strict';
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-rowbridge-csrf': '1' },
-      body: '{}'
+      body: body(button)
     }).then(function (res) {
       return res.text().then(function (text) {
         var body;

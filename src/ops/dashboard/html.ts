@@ -112,6 +112,7 @@ form.filter{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}fo
 form.filter input,form.filter select{font:inherit;padding:3px 6px;max-width:240px}a.button{border:1px solid #9aa5b4;border-radius:4px;padding:4px 12px;background:#fff;text-decoration:none;color:inherit}
 .next-step{background:#fff;border:1px solid #e3e6ea;border-left:4px solid #c62828;padding:2px 16px 6px;margin:12px 0;max-width:900px}
 .next-step.completed{border-left-color:#c77700}.next-step h2{font-size:16px;margin:8px 0 4px}.next-step li{margin:4px 0}.next-step code{white-space:nowrap}
+section.conflict{background:#fff;border:1px solid #e3e6ea;padding:4px 16px 8px;margin:0 0 16px}.open{background:#fff1c7}.resolved{background:#d5f5df}
 .pages a{margin-right:16px}.wide-table{overflow-x:auto}table.reasons td.where{color:#6b7480}
 @media (max-width:900px){main{padding:12px}header{padding:10px 12px;gap:14px;flex-wrap:wrap}
 table.dead-letters thead{display:none}table.dead-letters,table.dead-letters tbody,table.dead-letters tr{display:block}
@@ -145,7 +146,8 @@ export function layout(title: string, body: SafeHtml, options: LayoutOptions = {
       <body ${options.live === true ? html`data-live="true"` : ''}>
         <header>
           <strong>rowbridge</strong><a href="/jobs">Jobs</a><a href="/runs">Runs</a
-          ><a href="/dead-letters">Dead letters</a><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
+          ><a href="/dead-letters">Dead letters</a><a href="/conflicts">Conflicts</a
+          ><a href="/queues">Queues</a><a href="/metrics">Metrics</a>
         </header>
         <main>${body}</main>
       </body>
