@@ -66,7 +66,8 @@ describe('an aborted run stops its source', () => {
     const { controller, read } = startRead(
       {
         type: 'postgres',
-        urlEnv: 'PG_ABORT_URL', allowPrivilegedSource: true,
+        urlEnv: 'PG_ABORT_URL',
+        allowPrivilegedSource: true,
         query: `SELECT 1 AS id, pg_sleep(30)::text AS ${marker}`,
         cursorColumn: 'id',
       },
@@ -82,7 +83,8 @@ describe('an aborted run stops its source', () => {
     const { controller, read } = startRead(
       {
         type: 'mysql',
-        urlEnv: 'MY_ABORT_URL', allowPrivilegedSource: true,
+        urlEnv: 'MY_ABORT_URL',
+        allowPrivilegedSource: true,
         query: `SELECT 1 AS id, SLEEP(30) AS ${marker}`,
         cursorColumn: 'id',
       },

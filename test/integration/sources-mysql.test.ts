@@ -41,7 +41,8 @@ const read = (
     createSource(
       {
         type: 'mysql',
-        urlEnv: 'MY_SOURCE_URL', allowPrivilegedSource: true,
+        urlEnv: 'MY_SOURCE_URL',
+        allowPrivilegedSource: true,
         cursorColumn: 'updated_at',
         ...(spec.query === undefined ? { table: `${db}.items` } : {}),
         ...spec,

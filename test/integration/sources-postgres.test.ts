@@ -44,7 +44,13 @@ const read = (
 ) =>
   collect(
     createSource(
-      { type: 'postgres', urlEnv: 'PG_SOURCE_URL', allowPrivilegedSource: true, cursorColumn: 'updated_at', ...spec },
+      {
+        type: 'postgres',
+        urlEnv: 'PG_SOURCE_URL',
+        allowPrivilegedSource: true,
+        cursorColumn: 'updated_at',
+        ...spec,
+      },
       { env: extra.env ?? env, baseDir: '/', ...(extra.since === undefined ? {} : { since: extra.since }) },
     ),
   );

@@ -120,7 +120,8 @@ describe('postgres source: a backfill range read in chunks', () => {
       for (const reader of readers) {
         const source = (k: Case): SourceSpec => ({
           type: 'postgres',
-          urlEnv: 'PG_UNTIL_URL', allowPrivilegedSource: true,
+          urlEnv: 'PG_UNTIL_URL',
+          allowPrivilegedSource: true,
           table: `${pgSchema}.events`,
           cursorColumn: k.column,
           ...reader,
@@ -141,7 +142,8 @@ describe('postgres source: a backfill range read in chunks', () => {
     const c: Case = { column: 'seq', from: '5', to: '9', chunkCounts: [2] };
     const source = (): SourceSpec => ({
       type: 'postgres',
-      urlEnv: 'PG_UNTIL_URL', allowPrivilegedSource: true,
+      urlEnv: 'PG_UNTIL_URL',
+      allowPrivilegedSource: true,
       query: `SELECT id, seq FROM ${pgSchema}.events`,
       cursorColumn: 'seq',
       batchSize: 1,
@@ -176,7 +178,8 @@ describe('mysql source: a backfill range read in chunks', () => {
       for (const reader of readers) {
         const source = (k: Case): SourceSpec => ({
           type: 'mysql',
-          urlEnv: 'MY_UNTIL_URL', allowPrivilegedSource: true,
+          urlEnv: 'MY_UNTIL_URL',
+          allowPrivilegedSource: true,
           table: `${myDb}.events`,
           cursorColumn: k.column,
           ...reader,

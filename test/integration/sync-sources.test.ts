@@ -163,7 +163,10 @@ describe('every source type through the engine', () => {
   it('mysql', async () => {
     await runFresh(
       'people-my',
-      jobFor('people-my', `{ type: mysql, urlEnv: PEOPLE_MYSQL, allowPrivilegedSource: true, table: ${TAG}, cursorColumn: updated }`),
+      jobFor(
+        'people-my',
+        `{ type: mysql, urlEnv: PEOPLE_MYSQL, allowPrivilegedSource: true, table: ${TAG}, cursorColumn: updated }`,
+      ),
     );
     expect(landed()).toEqual(expected);
   });

@@ -77,7 +77,9 @@ describe('source queries run one read-only statement', () => {
     // Closes the subquery rowbridge wraps it in, so that every statement of the text is valid.
     const query = `SELECT 1 AS id) AS rowbridge_src, (SELECT 1) AS y; DROP TABLE ${schema}.victims; SELECT * FROM (SELECT 1 AS id`;
     const err = await rejection(
-      collect(read({ type: 'postgres', urlEnv: 'SEC_PG', allowPrivilegedSource: true, cursorColumn: 'id', query })),
+      collect(
+        read({ type: 'postgres', urlEnv: 'SEC_PG', allowPrivilegedSource: true, cursorColumn: 'id', query }),
+      ),
     );
     expect(err.code).toBe('SOURCE_CONFIG');
     expect(await pgQuery(`SELECT to_regclass('${schema}.victims') AS t`)).toEqual([
@@ -90,7 +92,8 @@ describe('source queries run one read-only statement', () => {
       collect(
         read({
           type: 'postgres',
-          urlEnv: 'SEC_PG', allowPrivilegedSource: true,
+          urlEnv: 'SEC_PG',
+          allowPrivilegedSource: true,
           cursorColumn: 'id',
           query: `SELECT id, ${schema}.evil() AS x FROM ${schema}.items`,
         }),
@@ -103,7 +106,8 @@ describe('source queries run one read-only statement', () => {
         read(
           {
             type: 'postgres',
-            urlEnv: 'SEC_PG', allowPrivilegedSource: true,
+            urlEnv: 'SEC_PG',
+            allowPrivilegedSource: true,
             cursorColumn: 'id',
             query: `SELECT id, pg_sleep(5) AS z FROM ${schema}.items`,
           },
@@ -117,7 +121,8 @@ describe('source queries run one read-only statement', () => {
         await collect(
           read({
             type: 'postgres',
-            urlEnv: 'SEC_PG', allowPrivilegedSource: true,
+            urlEnv: 'SEC_PG',
+            allowPrivilegedSource: true,
             cursorColumn: 'id',
             query: `SELECT id FROM ${schema}.items`,
           }),
@@ -131,7 +136,8 @@ describe('source queries run one read-only statement', () => {
       collect(
         read({
           type: 'mysql',
-          urlEnv: 'SEC_MY', allowPrivilegedSource: true,
+          urlEnv: 'SEC_MY',
+          allowPrivilegedSource: true,
           cursorColumn: 'id',
           query: `SELECT id FROM ${schema}_items; DROP TABLE ${schema}_victims`,
         }),
@@ -144,7 +150,8 @@ describe('source queries run one read-only statement', () => {
       collect(
         read({
           type: 'mysql',
-          urlEnv: 'SEC_MY', allowPrivilegedSource: true,
+          urlEnv: 'SEC_MY',
+          allowPrivilegedSource: true,
           cursorColumn: 'id',
           query: `SELECT id, ${schema}_evil() AS x FROM ${schema}_items`,
         }),
@@ -158,7 +165,8 @@ describe('source queries run one read-only statement', () => {
         read(
           {
             type: 'mysql',
-            urlEnv: 'SEC_MY', allowPrivilegedSource: true,
+            urlEnv: 'SEC_MY',
+            allowPrivilegedSource: true,
             cursorColumn: 'id',
             query: `SELECT id, SLEEP(3) AS z FROM ${schema}_items`,
           },
@@ -172,7 +180,8 @@ describe('source queries run one read-only statement', () => {
         await collect(
           read({
             type: 'mysql',
-            urlEnv: 'SEC_MY', allowPrivilegedSource: true,
+            urlEnv: 'SEC_MY',
+            allowPrivilegedSource: true,
             cursorColumn: 'id',
             query: `SELECT id FROM ${schema}_items`,
           }),

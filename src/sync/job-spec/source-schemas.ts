@@ -179,11 +179,9 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
 }
 
 // Slot and publication names: lower-case identifiers, as PostgreSQL folds unquoted ones.
-const replicationName = z
-  .string()
-  .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
-    error: 'must be lower-case letters, digits and _ (at most 63), starting with a letter or _',
-  });
+const replicationName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+  error: 'must be lower-case letters, digits and _ (at most 63), starting with a letter or _',
+});
 
 const postgresCdcSource = z.strictObject({
   type: z.literal('postgres-cdc'),
