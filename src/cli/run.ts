@@ -14,7 +14,7 @@ import { loadSettings } from '../../config/settings.ts';
 /** How long `run` tries to reach Redis before saying it cannot (well inside 5 s). */
 const FIRST_REACH_MS = 3_000;
 import { workRunsInProcess } from './work-run.ts';
-import { deliverOwnNotifications } from '../queue/notify-worker.ts';
+import { deliverOwnNotifications } from '../queue/notify-delivery.ts';
 import { localQueuePrefix, startLocalRun } from './local-run.ts';
 
 const RUN = defineCommand({

@@ -8,7 +8,6 @@ import type { Workers } from '../queue/create-workers.ts';
 import { createQueues } from '../queue/queues.ts';
 import { takeOverOrphans } from '../queue/resume-run.ts';
 import type { Runtime } from '../queue/runtime.ts';
-import { registerSchedules } from '../queue/schedules.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -136,6 +135,8 @@ export async function main(args: string[], io: CliIo, tuning?: ProcessTuning): P
       rt.logger.info({ url: ops.url }, 'ops server listening');
     }
     if (parsed.values['no-schedules'] !== true) {
+      // The schedules bring the job-spec schemas and cron: loaded only by a worker that registers them.
+      const { registerSchedules } = await import('../queue/schedules.ts');
       const { registered, removed } = await createRedisWatch(rt, io).outlast(() => registerSchedules(rt));
       rt.logger.info({ registered, removed }, 'schedules registered');
     }

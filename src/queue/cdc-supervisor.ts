@@ -4,9 +4,9 @@
  * wait, and a worker that dies stops renewing it, so another takes over within the
  * lock's time to live. A stream that fails is started again after a pause.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { runCdcConsumer } from './cdc-consumer.ts';
+import path from 'node:path';
 import type { CdcConsumerOptions } from './cdc-consumer.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -20,6 +20,9 @@ export async function startCdcConsumers(
 ): Promise<() => Promise<void>> {
   const jobs = await cdcJobs(rt);
   const stop = new AbortController();
+  if (jobs.length === 0) return () => Promise.resolve();
+  // The consumer brings the sync engine and the replication client: only when a job streams.
+  const { runCdcConsumer } = await import('./cdc-consumer.ts');
   const holder = `${os.hostname()}:${process.pid}`;
   const loops = jobs.map(async (job) => {
     while (!stop.signal.aborted) {
@@ -42,11 +45,14 @@ export async function startCdcConsumers(
 }
 
 async function cdcJobs(rt: Runtime): Promise<string[]> {
-  const names = (await readdir(rt.jobsDir).catch(() => [] as string[]))
-    .filter((f) => /\.ya?ml$/.test(f))
-    .map((f) => f.replace(/\.ya?ml$/, ''));
+  const files = (await readdir(rt.jobsDir).catch(() => [] as string[])).filter((f) => /\.ya?ml$/.test(f));
   const found: string[] = [];
-  for (const name of names) {
+  for (const file of files) {
+    // A spec that never says postgres-cdc is not one: skipping it keeps the YAML and
+    // schema modules out of a worker that has no change capture.
+    const text = await readFile(path.join(rt.jobsDir, file), 'utf8').catch(() => '');
+    if (!text.includes('postgres-cdc')) continue;
+    const name = file.replace(/\.ya?ml$/, '');
     const loaded = await rt.loadJob(name).catch(() => undefined);
     if (loaded?.spec.source.type === 'postgres-cdc') found.push(name);
   }

@@ -13,9 +13,8 @@ import { notifyChannels } from '../sync/notify/notify-channels.ts';
 import type { NamedChannel } from '../sync/notify/notify-channels.ts';
 import { jobLink } from '../sync/notify/notification-payload.ts';
 import type { NotificationPayload } from '../sync/notify/notification-payload.ts';
+import { NOTIFY_QUEUE } from './queues.ts';
 import type { Runtime } from './runtime.ts';
-
-export const NOTIFY_QUEUE = 'notify';
 
 /** Data of a notification job: names only, never a URL or a secret. */
 export interface NotifyJobData {

@@ -1,78 +1,14 @@
 /**
- * Delivering queued notifications: the workers' notify worker (retries with backoff,
- * see notify-queue.ts), and `run`'s delivery of its own run's notifications before it
- * exits. The channel's URL and secrets are resolved from the job spec and the
- * environment here, at delivery. A notifier that fails never fails a run: it is counted
- * (`onResult`, /metrics) and its last failures are kept for the job's page
- * (`<state>:notify:failures:<job>`, a list of the newest 20).
+ * The workers' notify worker: takes queued notifications (retried with backoff, see
+ * notify-queue.ts) and delivers them through notify-delivery.ts, which it loads at its
+ * first job: the channel formats and the job-spec schemas stay out of an idle worker.
  */
 import { Worker } from 'bullmq';
-import type { Job } from 'bullmq';
-import { withoutUrls } from '../ground/mask-secrets.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
-import { sendNotification } from '../sync/notify/send-notification.ts';
-import type { ChannelAnswer } from '../sync/notify/send-notification.ts';
-import { channelsOf, NOTIFY_QUEUE, notifyKey, openNotifyQueue } from './notify-queue.ts';
+import type { NotifyResult } from './notify-delivery.ts';
 import type { NotifyJobData } from './notify-queue.ts';
+import { NOTIFY_QUEUE } from './queues.ts';
 import type { Runtime } from './runtime.ts';
-
-/** Failed deliveries kept per job for its dashboard page, newest first. */
-export const NOTIFY_FAILURES_KEPT = 20;
-
-/** One failed delivery as the job page shows it: the channel by name, never its URL. */
-export interface NotifyFailure {
-  at: string;
-  /** `env:N` or `job:N`. */
-  channel: string;
-  channelType: string;
-  event: string;
-  /** The error, naming the channel by where it was written; any URL masked. */
-  message: string;
-}
-
-/** One delivery attempt's outcome, for metrics. */
-export interface NotifyResult {
-  job: string;
-  channelType: string;
-  ok: boolean;
-}
-
-/** Sends one queued notification; records a failure on the job; rethrows it for BullMQ's retry. */
-async function deliver(
-  rt: Runtime,
-  job: Job<NotifyJobData>,
-  onResult?: (r: NotifyResult) => void,
-  signal?: AbortSignal,
-): Promise<ChannelAnswer> {
-  const { data } = job;
-  const named = (await channelsOf(rt, data.job)).find((c) => c.id === data.channel);
-  const channelType = named?.channel.type ?? 'unknown';
-  try {
-    if (named === undefined)
-      throw new Error(`channel ${data.channel} is no longer configured for job ${data.job}`);
-    const answer = await sendNotification(named, data.payload, job.id ?? job.name, rt.env, signal);
-    onResult?.({ job: data.job, channelType, ok: true });
-    return answer;
-  } catch (err) {
-    const message = (err as Error).message;
-    onResult?.({ job: data.job, channelType, ok: false });
-    const failure: NotifyFailure = {
-      at: new Date().toISOString(),
-      channel: data.channel,
-      channelType,
-      event: data.payload.event,
-      message: withoutUrls(message),
-    };
-    const key = notifyKey(rt, 'failures', data.job);
-    await rt.redis
-      .multi()
-      .lpush(key, JSON.stringify(failure))
-      .ltrim(key, 0, NOTIFY_FAILURES_KEPT - 1)
-      .expire(key, 30 * 86_400)
-      .exec();
-    throw err;
-  }
-}
 
 /** The workers' notify worker, on the shared queue prefix. */
 export function createNotifyWorker(
@@ -82,6 +18,7 @@ export function createNotifyWorker(
   const worker = new Worker<NotifyJobData>(
     NOTIFY_QUEUE,
     async (job, _token, signal) => {
+      const { deliver } = await import('./notify-delivery.ts');
       await deliver(rt, job, options.onResult, signal);
     },
     { connection: rt.connection, prefix: rt.settings.queuePrefix, concurrency: 4 },
@@ -102,36 +39,4 @@ export function createNotifyWorker(
     );
   });
   return worker;
-}
-
-/**
- * `run`'s own notifications (held back from the workers, notify-queue.ts): delivered now,
- * within `timeoutMs` in all. What is delivered is removed; what fails is left to the
- * workers' retries. Resolves to one line per notification, for the command to print.
- */
-export async function deliverOwnNotifications(
-  rt: Runtime,
-  runId: string,
-  timeoutMs = 10_000,
-): Promise<string[]> {
-  const queue = openNotifyQueue(rt);
-  const signal = AbortSignal.timeout(timeoutMs);
-  const lines: string[] = [];
-  try {
-    const held = (await queue.getDelayed(0, 999)).filter((j) => j.data.payload.runId === runId);
-    for (const job of held) {
-      if (signal.aborted) break;
-      const what = `notification ${job.data.payload.event} to ${job.data.channel}`;
-      try {
-        await deliver(rt, job, undefined, signal);
-        await job.remove().catch(() => undefined);
-        lines.push(`${what}: delivered`);
-      } catch (err) {
-        lines.push(`${what}: ${(err as Error).message}; the workers retry it`);
-      }
-    }
-  } finally {
-    await queue.close();
-  }
-  return lines;
 }

@@ -6,6 +6,8 @@ import type { Runtime } from './runtime.ts';
 
 export const RUN_QUEUE = 'runs';
 export const BATCH_QUEUE = 'batches';
+/** Notifications waiting for delivery (notify-queue.ts, notify-worker.ts). */
+export const NOTIFY_QUEUE = 'notify';
 
 /** Data of a run job: names and options only, never credentials or connection strings. */
 export interface RunJobData {

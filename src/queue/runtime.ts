@@ -27,7 +27,7 @@ import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
 import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import type { RunStore } from '../sync/state/run-store.ts';
-import { createSourceLimits } from '../sync/sources/source-rate-limit.ts';
+import { createLazySourceLimits } from '../sync/sources/lazy-source-limits.ts';
 import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import { createRedisConnection } from './redis-connection.ts';
 import { createThrottleWatch } from './throttle-watch.ts';
@@ -148,7 +148,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ttlSeconds: settings.runRetentionDays * 86_400,
   });
   const lastGood = createStructureSnapshots({ redis, prefix: statePrefix });
-  const sourceLimits = createSourceLimits({ redis, prefix: statePrefix });
+  const sourceLimits = createLazySourceLimits({ redis, prefix: statePrefix });
   // OAuth tokens are keyed by token URL and client id alone (no queue prefix): every
   // deployment of one credential must follow one rotating refresh-token chain.
   let tokenRedis: Redis | undefined;

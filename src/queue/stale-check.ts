@@ -4,9 +4,8 @@
  * job that never succeeded is measured from when a worker first saw it. The cooldown
  * (notify-queue.ts) keeps a stale job from notifying at every check.
  */
-import { readdir } from 'node:fs/promises';
-import { durationMs } from '../sync/job-spec/notify-schemas.ts';
-import { channelsOf, notifyKey, queueEvent } from './notify-queue.ts';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Runtime } from './runtime.ts';
 
 /** Checks every job once; resolves to the jobs found stale. */
@@ -16,10 +15,18 @@ export async function checkStaleJobs(rt: Runtime, now = Date.now()): Promise<str
   for (const file of files) {
     const name = /^([a-z0-9][a-z0-9_-]*)\.ya?ml$/.exec(file)?.[1];
     if (name === undefined) continue;
+    // Only a spec that says `freshness` can expect it: the others are not parsed, so a
+    // worker whose jobs expect none never loads the YAML, schema and notify modules.
+    const text = await readFile(path.join(rt.jobsDir, file), 'utf8').catch(() => '');
+    if (!text.includes('freshness')) continue;
+    const [{ durationMs }, { channelsOf, notifyKey, queueEvent }] = await Promise.all([
+      import('../sync/job-spec/notify-schemas.ts'),
+      import('./notify-queue.ts'),
+    ]);
     let freshness: number | undefined;
     try {
-      const text = (await rt.loadJob(name)).spec.expect?.freshness;
-      freshness = text === undefined ? undefined : durationMs(text);
+      const declared = (await rt.loadJob(name)).spec.expect?.freshness;
+      freshness = declared === undefined ? undefined : durationMs(declared);
     } catch {
       continue;
     }

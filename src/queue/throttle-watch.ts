@@ -11,7 +11,6 @@
  * notification never fails a run.
  */
 import type { NotificationPayload } from '../sync/notify/notification-payload.ts';
-import { channelsOf, notifyKey, OWN_DELIVERY_HOLD_MS, queueEvent } from './notify-queue.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The run an answer was for. */
@@ -33,6 +32,13 @@ const CLEAR_EVERY_MS = 1_000;
 const RUNS_KEPT = 64;
 const DAY_MS = 86_400_000;
 
+/**
+ * The notify queue's module, loaded at the first answer a run sees: it brings the job-spec
+ * schemas and the channel formats, which an idle worker does not need (bench/import.ts
+ * measures the idle worker's memory).
+ */
+const notifyQueue = () => import('./notify-queue.ts');
+
 /** A watch over the runtime's Redis, queueing through the runtime's notify queue. */
 export function createThrottleWatch(runtime: () => Runtime): ThrottleWatch {
   const local = new Map<string, { inStreak: boolean; clearedAt: number }>();
@@ -50,6 +56,7 @@ export function createThrottleWatch(runtime: () => Runtime): ThrottleWatch {
   }
 
   async function throttled(rt: Runtime, run: ThrottledRunRef, now: number): Promise<void> {
+    const { channelsOf, notifyKey, OWN_DELIVERY_HOLD_MS, queueEvent } = await notifyQueue();
     const streakKey = notifyKey(rt, 'throttling', run.runId);
     await rt.redis.set(streakKey, String(now), 'PX', DAY_MS, 'NX');
     const since = Number((await rt.redis.get(streakKey)) ?? now);
@@ -99,6 +106,7 @@ export function createThrottleWatch(runtime: () => Runtime): ThrottleWatch {
       state.inStreak = false;
       state.clearedAt = now;
       enqueue(async (rt) => {
+        const { notifyKey } = await notifyQueue();
         await rt.redis.del(notifyKey(rt, 'throttling', run.runId));
       });
     },

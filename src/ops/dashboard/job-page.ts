@@ -10,7 +10,7 @@ import { formatFigure, timeChart } from './svg-chart.ts';
 import { isActive } from './runs-page.ts';
 import { hooksSection, notifyFailuresSection } from './job-activity.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
-import type { NotifyFailure } from '../../queue/notify-worker.ts';
+import type { NotifyFailure } from '../../queue/notify-delivery.ts';
 
 /** What the job page shows. */
 export interface JobPageData {
