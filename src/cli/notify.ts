@@ -36,7 +36,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'test') return test(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    io.out(`${USAGE}\n${helpText(TEST)}`);
+    io.out(helpText(TEST));
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   io.err(`rowbridge notify: unknown subcommand "${sub}"\n${USAGE}`);

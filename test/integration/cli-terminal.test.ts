@@ -72,6 +72,10 @@ describe('every command answers --help with its options', () => {
     conflicts: 'conflicts resolve ID --take source|worksheet|VALUE',
     deletes: 'deletes approve JOB [ID...]',
     links: 'links export JOB [--csv]',
+    hooks: 'hooks show JOB [--url BASE]',
+    cdc: 'cdc status JOB [--json]',
+    singer: '--chunk-rows N',
+    notify: '--help',
     start: '-h, --help',
   };
 
