@@ -70,9 +70,12 @@ describe('a dashboard off loopback needs a login', () => {
   });
 
   it('serves the pages with the bearer token, the token as a basic password, or a user', async () => {
-    expect((await rawRequest(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
-      200,
-    );
+    // `/` redirects to /runs since issue 23 §5; the redirect and the page both need the login.
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    const root = await rawRequest(`${base}/`, { headers: bearer });
+    expect(root.status).toBe(302);
+    expect(root.headers.location).toBe('/runs');
+    expect((await rawRequest(`${base}/runs`, { headers: bearer })).status).toBe(200);
     const asPassword = Buffer.from(`any:${TOKEN}`).toString('base64');
     expect(
       (await rawRequest(`${base}/queues/api/queues`, { headers: { authorization: `Basic ${asPassword}` } }))

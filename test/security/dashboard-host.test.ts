@@ -49,7 +49,8 @@ describe('the dashboard answers only the hosts it knows', () => {
   it('serves localhost, 127.0.0.1 and the configured host, with the security headers', async () => {
     const port = new URL(server.url).port;
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'dash.internal.example']) {
-      const res = await rawRequest(`${server.url}/`, { headers: { host } });
+      // `/` redirects to /runs since issue 23 §5: the page itself is what a known host is served.
+      const res = await rawRequest(`${server.url}/runs`, { headers: { host } });
       expect(res.status, host).toBe(200);
       expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
       expect(res.headers['x-content-type-options']).toBe('nosniff');

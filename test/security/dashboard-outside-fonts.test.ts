@@ -41,7 +41,8 @@ describe('the dashboard loads nothing from outside', () => {
   });
 
   it('serves bull-board and its own pages without any outside URL, under a CSP of the dashboard alone', async () => {
-    for (const path of ['/queues', '/queues/', '/', '/jobs', '/dead-letters']) {
+    // `/` only redirects to /runs since issue 23 §5, so /runs stands for the home page.
+    for (const path of ['/queues', '/queues/', '/runs', '/jobs', '/dead-letters']) {
       const res = await rawRequest(`${server.url}${path}`);
       expect(res.status, path).toBe(200);
       const fetched = [...res.body.matchAll(FETCHED)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
