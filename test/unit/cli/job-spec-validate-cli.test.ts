@@ -92,7 +92,7 @@ describe('rowbridge validate', () => {
     expect(await main(['broken'], io)).toBe(1);
     expect(out).toEqual([]);
     expect(err).toEqual([
-      'jobs/broken.yaml:5:9 target.mode: must be one of append, upsert, update, mirror; got "upsrt" (did you mean "upsert"?)',
+      'jobs/broken.yaml:5:9 target.mode: must be one of append, upsert, update, mirror, two-way; got "upsrt" (did you mean "upsert"?)',
     ]);
   });
 
@@ -114,7 +114,8 @@ describe('rowbridge validate', () => {
           path: 'target.mode',
           line: 5,
           column: 9,
-          message: 'must be one of append, upsert, update, mirror; got "upsrt" (did you mean "upsert"?)',
+          message:
+            'must be one of append, upsert, update, mirror, two-way; got "upsrt" (did you mean "upsert"?)',
         },
       ],
     });

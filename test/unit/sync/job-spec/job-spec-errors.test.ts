@@ -66,7 +66,7 @@ describe('job spec errors: top level', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^jobs\/orders\.yaml:1:7 name: must be lower-case letters/);
     expect(lines[1]).toBe(
-      'jobs/orders.yaml:5:9 target.mode: must be one of append, upsert, update, mirror; got "upsrt" (did you mean "upsert"?)',
+      'jobs/orders.yaml:5:9 target.mode: must be one of append, upsert, update, mirror, two-way; got "upsrt" (did you mean "upsert"?)',
     );
   });
 
@@ -193,7 +193,7 @@ describe('job spec errors: target', () => {
       replace(BASE, 'mode: upsert', 'mode: upsrt'),
       'target.mode',
       'mode:',
-      'must be one of append, upsert, update, mirror; got "upsrt"',
+      'must be one of append, upsert, update, mirror, two-way; got "upsrt"',
     );
     expect(issue.column).toBe(9);
   });

@@ -26,13 +26,23 @@ describe('jobs/job-spec.schema.json', () => {
     expect(schema.additionalProperties).toBe(false);
     const target = schema.properties?.target;
     expect(target?.properties?.mode).toMatchObject({
-      enum: ['append', 'upsert', 'update', 'mirror'],
+      enum: ['append', 'upsert', 'update', 'mirror', 'two-way'],
       default: 'append',
     });
     expect(target?.properties?.batchSize).toMatchObject({ minimum: 1, maximum: 1000, default: 100 });
     expect(target?.additionalProperties).toBe(false);
     const sourceTypes = schema.properties?.source?.oneOf?.map((option) => option.properties?.type?.const);
-    expect(sourceTypes).toEqual(['csv', 'ndjson', 'json', 'http', 'postgres', 'mysql', 'worksheet']);
+    expect(sourceTypes).toEqual([
+      'csv',
+      'ndjson',
+      'json',
+      'http',
+      'postgres',
+      'mysql',
+      'postgres-cdc',
+      'worksheet',
+      'singer',
+    ]);
     expect(schema.properties?.options?.properties?.deleteThreshold).toMatchObject({
       default: 0.1,
       maximum: 1,
