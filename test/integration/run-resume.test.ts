@@ -66,7 +66,8 @@ describe('run JOB resumes what did not finish', { timeout: 150_000 }, () => {
     const status = await cli(['status', '--job', 'ledger']).exited;
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`${killedRun!.runId}\\s+ledger\\s+running, resumable`));
-    expect(status.stdout).toContain('resumed by `rowbridge run JOB`');
+    // Hints name the command as it was typed (issue 23 §4): here the entry file through node.
+    expect(status.stdout).toContain('resumed by `node src/cli.ts run JOB`');
 
     const second = await cli(['run', 'ledger', '--json']).exited;
     expect(second.code, second.stderr).toBe(0);
