@@ -166,8 +166,18 @@ describe('postgres and mysql sources', () => {
   });
 
   it('wants a cursor column and plain identifiers', () => {
+    // Issue 25: a table pages by its keyColumn unless told otherwise; without either there is no cursor.
+    const required =
+      'is required unless the source reads a table with a keyColumn (it then defaults to keyColumn)';
     const noCursor = sql('postgres', '  urlEnv: DB_URL\n  table: orders\n');
-    expect(issueAt(noCursor, 'source.cursorColumn', 'source:').message).toBe('is required (text)');
+    expect(issueAt(noCursor, 'source.cursorColumn', 'source:').message).toBe(required);
+    const queryWithKey = sql('mysql', '  urlEnv: DB_URL\n  query: SELECT * FROM orders\n  keyColumn: id\n');
+    expect(issueAt(queryWithKey, 'source.cursorColumn', 'source:').message).toBe(required);
+    const tableWithKey = parseJobSpec(
+      sql('postgres', '  urlEnv: DB_URL\n  table: orders\n  keyColumn: id\n'),
+      FILE,
+    );
+    expect(tableWithKey.source).toMatchObject({ table: 'orders', keyColumn: 'id', cursorColumn: 'id' });
     const injected = sql('postgres', '  urlEnv: DB_URL\n  table: orders; drop table x\n  cursorColumn: id\n');
     expect(issueAt(injected, 'source.table', 'table').message).toMatch(/must be a table or column name/);
   });
