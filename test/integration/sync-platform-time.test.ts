@@ -107,8 +107,10 @@ incremental: { cursor: _updatedAt }
     expect(first.record.status).toBe('completed');
     const all = await pulled();
     expect(all.map((r) => r.code).sort()).toEqual(['E-1', 'E-2', 'E-3', 'E-9']);
+    // A pull writes every time as the organisation's wall clock by default (timeFormat: wall,
+    // issue 23 §3): 00:00 UTC is 08:00 in Asia/Shanghai.
     expect(all[0]).toMatchObject({
-      changed: expect.stringMatching(/^2025-06-01T00:00:00\.000Z$/),
+      changed: '2025-06-01 08:00:00',
       by: expect.any(String),
     });
     expect(all.every((r) => typeof r.row === 'string' && r.row !== '')).toBe(true);
@@ -133,8 +135,8 @@ incremental: { cursor: _updatedAt }
         .map((r) => [r.code, r.note, r.changed])
         .sort(),
     ).toEqual([
-      ['E-2', 'moved', '2025-06-01T00:01:01.000Z'],
-      ['E-9', 'moved', '2025-06-01T00:01:01.000Z'],
+      ['E-2', 'moved', '2025-06-01 08:01:01'],
+      ['E-9', 'moved', '2025-06-01 08:01:01'],
     ]);
 
     // Nothing changed since: a third pull writes nothing.
