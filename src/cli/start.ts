@@ -9,7 +9,7 @@ import { redisAddress } from '../ground/redis-address.ts';
 import { positionLabel } from '../sync/state/dead-letter-format.ts';
 import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
 import { defineCommand, parseCommand } from './command.ts';
-import { EXIT } from './io.ts';
+import { cmd, EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { findOnPath, noRedisMessage, startPrivateRedis } from './private-redis.ts';
@@ -107,15 +107,16 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       ].join('\n'),
     );
     const runIo: CliIo = { ...io, env };
-    // The report's own "see them: rowbridge dlq list" hint lacks the prefix (and with a
-    // private Redis there is nothing left to see): the section after the report replaces it.
+    // The report's own "see them: … dlq list" hint (named as the command was typed, so
+    // `rowbridge` or `node src/cli.ts`) lacks the prefix, and with a private Redis there is
+    // nothing left to see: the section after the report replaces it.
     const reportIo: CliIo = {
       ...runIo,
       out: (text) =>
         io.out(
           text
             .split('\n')
-            .filter((line) => !line.trimStart().startsWith('see them: rowbridge dlq'))
+            .filter((line) => !line.trimStart().startsWith(`see them: ${cmd(io)} dlq`))
             .join('\n'),
         ),
     };
