@@ -16,7 +16,7 @@ import { privilegedSourceError } from '../sources/privileged-source-error.ts';
 import { redactSecrets, urlSecrets } from '../sources/redact.ts';
 import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec } from '../sources/source-spec.ts';
-import type { ColumnInfo, TableRecord, TableSide } from './table-side.ts';
+import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
 
 const quote = (name: string) =>
   name

@@ -7,7 +7,7 @@ import { decideField } from './merge-field.ts';
 import type { FieldDecision } from './merge-field.ts';
 import type { Conflict, Intent, Link, PendingDelete } from './link-store.ts';
 import { pendingDeleteId } from './link-store.ts';
-import type { ColumnInfo } from './table-side.ts';
+import type { ColumnInfo } from './table-side-types.ts';
 import { comparable, lastSynced, toColumnValue, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 

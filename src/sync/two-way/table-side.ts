@@ -15,36 +15,7 @@ import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec, PostgresSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
 import { openMysqlTableSide } from './mysql-table-side.ts';
-
-/** A column of the table as the sync needs to know it. */
-export interface ColumnInfo {
-  /** Holds a wall clock without a zone (`timestamp`, `date`). */
-  zoneLess: boolean;
-  /** Written by the database only (`GENERATED ALWAYS`). */
-  generated: boolean;
-}
-
-/** One record of the table: its key as text and the values of the columns read. */
-export interface TableRecord {
-  key: string;
-  values: Record<string, unknown>;
-}
-
-/** A batch of writes to the table, applied in one transaction. */
-export interface TableWrites {
-  updates: Array<{ key: string; set: Record<string, unknown> }>;
-  inserts: Array<{ ref: string; values: Record<string, unknown> }>;
-  deletes: string[];
-}
-
-export interface TableSide {
-  columns: ReadonlyMap<string, ColumnInfo>;
-  /** Every record of the table, `columns` read (key included). */
-  readAll(columns: readonly string[]): Promise<TableRecord[]>;
-  /** Applies one batch in one transaction; answers each insert's new key by its ref. */
-  write(batch: TableWrites): Promise<Map<string, string>>;
-  close(): Promise<void>;
-}
+import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
 
 const quote = (name: string) =>
   name

@@ -22,7 +22,7 @@ import { summarizePlan } from './plan-summary.ts';
 import type { TwoWayPlanSummary } from './plan-summary.ts';
 import type { SideRecord, TwoWayPlan } from './plan-two-way.ts';
 import { openTableSide } from './table-side.ts';
-import type { TableSide } from './table-side.ts';
+import type { TableSide } from './table-side-types.ts';
 import { comparable, instantOf, twoWayFields, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 import { createWorksheetSide } from './worksheet-side.ts';
