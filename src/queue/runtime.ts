@@ -16,31 +16,19 @@ import { resolveBaseUrl, createTransport } from '../api/transport.ts';
 import type { Logger } from '../ground/logger.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
-import type { SyncDeps } from '../sync/create-sync-context.ts';
-import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { didYouMean } from '../sync/job-spec/did-you-mean.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
 import { createStructureSnapshots } from '../sync/schema-drift.ts';
 import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
-import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
-import type { RunStore } from '../sync/state/run-store.ts';
 import { createLazySourceLimits } from '../sync/sources/lazy-source-limits.ts';
-import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import { createRedisConnection } from './redis-connection.ts';
+import type { Runtime, Traffic } from './runtime-types.ts';
 import { createThrottleWatch } from './throttle-watch.ts';
-import type { ThrottledRunRef } from './throttle-watch.ts';
 
-/** Requests, throttled answers and retries made on behalf of one run in this process. */
-export interface Traffic {
-  requests: number;
-  throttled: number;
-  retries: number;
-  /** The run it is made for: its answers feed the `throttled` event (throttle-watch.ts). */
-  run?: ThrottledRunRef;
-}
+// The types live in runtime-types.ts (throttle-watch.ts needs Runtime, and runtime.ts needs
+// the watch); callers keep importing them from here.
+export type { Runtime, Traffic } from './runtime-types.ts';
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -52,48 +40,6 @@ export interface RuntimeOptions {
   onClientEvent?: (event: ClientEvent) => void;
   /** Sees the final row outcomes newly recorded, by outcome, as batches write (live metrics). */
   onRowOutcomes?: (moved: Readonly<Record<string, number>>) => void;
-}
-
-/**
- * Everything a worker or a CLI command shares: Redis connections, the stores, one
- * platform client per credential (each with its budget shared through Redis), and the
- * job-spec loader. Built once per process by the CLI; released by `close()` in reverse.
- */
-export interface Runtime {
-  settings: Settings;
-  env: NodeJS.ProcessEnv;
-  logger: Logger;
-  /** BullMQ connection (blocking commands: maxRetriesPerRequest null). */
-  connection: Redis;
-  /** State connection. */
-  redis: Redis;
-  /** BullMQ key prefix. */
-  queuePrefix: string;
-  /** Prefix of rowbridge's own keys, inside the queue prefix's hash slot. */
-  statePrefix: string;
-  runs: RunStore;
-  deadLetters: DeadLetterStore;
-  jobsDir: string;
-  /** Finds `jobs/NAME.yaml` (or `.yml`) and loads it, validated. */
-  loadJob(name: string): Promise<{ spec: JobSpec; file: string }>;
-  /** What each run started with (spec text, structure). */
-  runSnapshots: RunSnapshots;
-  /**
-   * The run's spec, client and plan, prepared once per run (src/sync/prepare-run.ts):
-   * with a run id, from the run's snapshot when it has one.
-   */
-  prepareRun(job: string, runId?: string): Promise<PreparedRun>;
-  /** The client of the job's target application (or of a credentials prefix). */
-  clientFor(credentialsEnvPrefix?: string): PlatformClient;
-  /** What the sync engine needs for a job writing through `client`. */
-  syncDeps(client: PlatformClient, log: Logger): SyncDeps;
-  /** The clients made so far, by credentials prefix (metrics read their pace). */
-  clients(): ReadonlyMap<string, PlatformClient>;
-  /** The `source.rateLimit` of each job, shared through Redis with every worker. */
-  sourceLimits: SourceLimits;
-  /** Attributes client traffic to a run while `fn` runs. */
-  withTraffic<T>(traffic: Traffic, fn: () => Promise<T>): Promise<T>;
-  close(): Promise<void>;
 }
 
 /**

@@ -11,13 +11,7 @@
  * notification never fails a run.
  */
 import type { NotificationPayload } from '../sync/notify/notification-payload.ts';
-import type { Runtime } from './runtime.ts';
-
-/** The run an answer was for. */
-export interface ThrottledRunRef {
-  job: string;
-  runId: string;
-}
+import type { Runtime, ThrottledRunRef } from './runtime-types.ts';
 
 /** Sees every platform answer made for a run. */
 export interface ThrottleWatch {
