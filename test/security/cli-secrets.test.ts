@@ -128,6 +128,8 @@ fields: { code: code, name: name }
       {},
       {
         ORDERS_AUTH: HEADER_TOKEN,
+        // Specs read ${ENV} only when the allow-list names it (issue 22 item 2), as a user sets it.
+        ROWBRIDGE_SOURCE_ENV_ALLOW: 'ORDERS_AUTH',
         // Trust auth: the password is not checked, so it travels all the way.
         ORDERS_DB_URL: `postgres://root:${DB_PASSWORD}@127.0.0.1:5432/test`,
         DENIED_DB_URL: `postgres://user:${DB_PASSWORD}@127.0.0.1/test`,
