@@ -40,7 +40,10 @@ function namedColumns(spec: JobSpec): Array<{ column: string; by: string }> {
     const value = source[key];
     if (typeof value === 'string' && value !== '') out.push({ column: value, by: `source.${key}` });
   }
-  if (spec.incremental !== undefined) out.push({ column: spec.incremental.cursor, by: 'incremental.cursor' });
+  // A SQL source's cursorColumn is also its incremental cursor (job-spec-schema.ts): one column.
+  const { incremental } = spec;
+  if (incremental !== undefined && !out.some((c) => c.column === incremental.cursor))
+    out.push({ column: incremental.cursor, by: 'incremental.cursor' });
   for (const m of spec.mappings)
     if (m.from !== undefined && !('default' in m && !FIXED.has(spec.source.type)))
       out.push({ column: m.from, by: `fields.${m.target}` });

@@ -144,8 +144,8 @@ describe('every source type through the engine', () => {
   it('postgres read in cursor order, incrementally', async () => {
     const yaml = jobFor(
       'people-pg',
+      // The source's cursorColumn is the job's one cursor (issue 23 §4): no `incremental`.
       `{ type: postgres, urlEnv: PEOPLE_DB, allowPrivilegedSource: true, table: ${TAG}.people, cursorColumn: updated }`,
-      'incremental: { cursor: updated }\n',
     );
     await runFresh('people-pg', yaml);
     expect(landed()).toEqual(expected);

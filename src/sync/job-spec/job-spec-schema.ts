@@ -310,11 +310,33 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The zod schema of a job spec file; parsing also expands `fields` into `mappings`. */
-export const jobSpecSchema = jobObjectSchema.transform((spec) => ({
-  ...spec,
-  source: withDefaultCursor(spec.source),
-  mappings: expandFields(spec.fields, spec.options.timezone),
-}));
+export const jobSpecSchema = jobObjectSchema.transform((spec) => {
+  const incremental = spec.incremental ?? sqlCursorAsIncremental(spec);
+  return {
+    ...spec,
+    ...(incremental === undefined ? {} : { incremental }),
+    source: withDefaultCursor(spec.source),
+    mappings: expandFields(spec.fields, spec.options.timezone),
+  };
+});
+
+/**
+ * A SQL source's own cursorColumn is the job's one cursor (issue 23 §4: the two settings
+ * together are refused): each run reads past the value the last one saved, as
+ * `incremental` does for other sources. Not for a mirror or two-way job, which read the
+ * whole table and only page by it, nor for the keyColumn default, which is paging only.
+ */
+function sqlCursorAsIncremental(spec: {
+  source: { type: string };
+  target?: { mode: string } | undefined;
+}): { cursor: string } | undefined {
+  if (spec.source.type !== 'postgres' && spec.source.type !== 'mysql') return undefined;
+  const { cursorColumn } = spec.source as { cursorColumn?: string };
+  const mode = spec.target?.mode;
+  if (cursorColumn === undefined || mode === undefined || mode === 'mirror' || mode === 'two-way')
+    return undefined;
+  return { cursor: cursorColumn };
+}
 
 /** A table source pages by its key unless it names a cursor column. */
 function withDefaultCursor<S extends { type: string }>(source: S): S {
