@@ -32,7 +32,6 @@ describe('backfill: enqueue with a range splits into chunk jobs', () => {
 source: { type: postgres, urlEnv: HISTORY_DB, allowPrivilegedSource: true, table: ${SCHEMA}.history, cursorColumn: seq, keyColumn: hid, batchSize: 97 }
 target: { worksheet: history, mode: upsert, key: hid, batchSize: 50 }
 fields: { hid: hid, seq: seq }
-incremental: { cursor: seq }
 `,
     );
   });
