@@ -315,7 +315,7 @@ export const jobSpecSchema = jobObjectSchema.transform((spec) => {
   return {
     ...spec,
     ...(incremental === undefined ? {} : { incremental }),
-    source: withDefaultCursor(spec.source),
+    source: withDefaultCursor(spec.source, spec.incremental?.cursor),
     mappings: expandFields(spec.fields, spec.options.timezone),
   };
 });
@@ -338,13 +338,17 @@ function sqlCursorAsIncremental(spec: {
   return { cursor: cursorColumn };
 }
 
-/** A table source pages by its key unless it names a cursor column. */
-function withDefaultCursor<S extends { type: string }>(source: S): S {
+/**
+ * A table source without a cursor column pages by the job's incremental cursor when it
+ * has one (each run then reads the rows changed since the last: paging by the key would
+ * save a key as the cursor and never read an edited row again), else by its key.
+ */
+function withDefaultCursor<S extends { type: string }>(source: S, incrementalCursor: string | undefined): S {
   if (source.type !== 'postgres' && source.type !== 'mysql') return source;
   const sql = source as S & { cursorColumn?: string; keyColumn?: string };
-  return sql.cursorColumn === undefined && sql.keyColumn !== undefined
-    ? { ...sql, cursorColumn: sql.keyColumn }
-    : source;
+  if (sql.cursorColumn !== undefined) return source;
+  const cursorColumn = incrementalCursor ?? sql.keyColumn;
+  return cursorColumn === undefined ? source : { ...sql, cursorColumn };
 }
 
 /** Removes `| undefined` that zod adds to optional keys: absent keys stay absent. */

@@ -178,6 +178,15 @@ describe('postgres and mysql sources', () => {
       FILE,
     );
     expect(tableWithKey.source).toMatchObject({ table: 'orders', keyColumn: 'id', cursorColumn: 'id' });
+    // An incremental cursor is the paging column too: paging by the key would save a key
+    // as the cursor, and an edited row (an old key) would never be read again.
+    const byUpdate = parseJobSpec(
+      sql('postgres', '  urlEnv: DB_URL\n  table: orders\n  keyColumn: id\n') +
+        'incremental: { cursor: updated_at }\n',
+      FILE,
+    );
+    expect(byUpdate.source).toMatchObject({ keyColumn: 'id', cursorColumn: 'updated_at' });
+    expect(byUpdate.incremental).toEqual({ cursor: 'updated_at' });
     const injected = sql('postgres', '  urlEnv: DB_URL\n  table: orders; drop table x\n  cursorColumn: id\n');
     expect(issueAt(injected, 'source.table', 'table').message).toMatch(/must be a table or column name/);
   });
