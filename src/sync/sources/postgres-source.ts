@@ -176,8 +176,12 @@ export async function postgresSourceColumns(spec: PostgresSourceSpec, deps: Sour
 }
 
 function queryError(err: unknown, who: string, secrets: string[], timeoutMs: number): SourceError {
-  const code = (err as { code?: unknown }).code;
-  const message = redactSecrets((err as Error).message, secrets);
+  const { code, hint } = err as { code?: unknown; hint?: unknown };
+  // The server's hint names the column a typo meant ("Perhaps you meant to reference the
+  // column rowbridge_src.updated_at").
+  const said =
+    typeof hint === 'string' && hint !== '' ? `${(err as Error).message}; ${hint}` : (err as Error).message;
+  const message = redactSecrets(said, secrets);
   if (code === '25006') {
     return new SourceError(
       'SOURCE_CONFIG',

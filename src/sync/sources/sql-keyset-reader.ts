@@ -22,6 +22,7 @@
 import type { SqlSourceSpec } from './source-spec.ts';
 import type { SourceItem } from './source-error.ts';
 import { isEmptyCursor } from './cursor-filter.ts';
+import { closestName } from '../closest-name.ts';
 import { SourceError } from './source-error.ts';
 import { firstStatement, statementProblem } from './sql-statement.ts';
 
@@ -146,7 +147,9 @@ export async function* readKeysetPages(
     atSinceInclusive = false;
     const rows = await cancellable(options.signal, () =>
       run(`${select} WHERE ${where} ${order} LIMIT ${batchSize}`, params),
-    );
+    ).catch(async (err: unknown) => {
+      throw index === 0 ? await withColumnHint(err, spec, from, run) : err;
+    });
     const last = rows[rows.length - 1];
     if (rows.length < batchSize || last === undefined) {
       for (const row of rows) yield toItem(row);
@@ -166,4 +169,39 @@ export async function* readKeysetPages(
     for (const row of ties) yield toItem(row);
     lastCursor = edge;
   }
+}
+
+// A column the server does not know, as PostgreSQL and MySQL/MariaDB word it.
+const UNKNOWN_COLUMN = [
+  /column "?(?:\w+\.)?([^"\s]+)"? does not exist/,
+  /Unknown column '(?:\w+\.)?([^']+)'/,
+];
+
+/**
+ * The first page's error, with the column a typo most likely meant when the server did
+ * not know one the job names (`cursorColumn: updatedat` → "did you mean updated_at?").
+ * The columns are read from one row of the source; an empty source gets no hint. (On
+ * PostgreSQL the failed statement has aborted the transaction, so that read fails and
+ * the server's own hint, which postgres-source.ts adds to the message, stands.)
+ */
+async function withColumnHint(
+  err: unknown,
+  spec: SqlSourceSpec<'postgres' | 'mysql'>,
+  from: string,
+  run: RunQuery,
+): Promise<unknown> {
+  if (!(err instanceof SourceError) || /did you mean|perhaps you meant/i.test(err.message)) return err;
+  const unknown = UNKNOWN_COLUMN.map((re) => re.exec(err.message)?.[1]).find((name) => name !== undefined);
+  if (unknown === undefined) return err;
+  const named = (
+    [
+      ['cursorColumn', spec.cursorColumn],
+      ['keyColumn', spec.keyColumn],
+    ] as const
+  ).find(([, column]) => column === unknown)?.[0];
+  const row = (await run(`SELECT * FROM ${from} LIMIT 1`, []).catch(() => []))[0];
+  const suggestion = row === undefined ? undefined : closestName(unknown, Object.keys(row));
+  if (suggestion === undefined || suggestion === unknown) return err;
+  const where = named === undefined ? '' : ` (source.${named})`;
+  return new SourceError(err.code, `${err.message}${where}; did you mean ${suggestion}?`);
 }
