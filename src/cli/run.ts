@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Runtime } from '../queue/runtime.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -13,8 +15,8 @@ import { loadSettings } from '../../config/settings.ts';
 
 /** How long `run` tries to reach Redis before saying it cannot (well inside 5 s). */
 const FIRST_REACH_MS = 3_000;
+import { jobFileIn } from './job-file.ts';
 import { workRunsInProcess } from './work-run.ts';
-import { deliverOwnNotifications } from '../queue/notify-delivery.ts';
 import { localQueuePrefix, startLocalRun } from './local-run.ts';
 
 const RUN = defineCommand({
@@ -53,8 +55,10 @@ const RUN = defineCommand({
  */
 export async function main(args: string[], io: CliIo): Promise<number> {
   // A postgres-cdc job streams: its own consumer reads until caught up (docs/cdc.md).
-  const cdc = await import('./cdc.ts');
-  if (await cdc.isCdcRun(args, io)) return cdc.runCdc(args, io);
+  if (await mayBeCdcRun(args, io)) {
+    const cdc = await import('./cdc.ts');
+    if (await cdc.isCdcRun(args, io)) return cdc.runCdc(args, io);
+  }
   const parsed = parseCommand(RUN, args, io);
   if (typeof parsed === 'number') return parsed;
   const job = resolveJobArg(parsed.positionals[0]!, io);
@@ -110,6 +114,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       record = { ...record, message: namePlatformHost(record.message, io.env, prefix) };
     }
     // Its own notifications go out before the command ends; what fails is the workers' to retry.
+    const { deliverOwnNotifications } = await import('../queue/notify-delivery.ts');
     for (const line of await deliverOwnNotifications(rt, runId)) io.err(line);
     if (parsed.values.json === true) io.out(JSON.stringify({ run: record, report }, null, 2));
     else if (record?.status === 'failed' && io.isTty) {
@@ -121,5 +126,23 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     return reportFailure(err, io);
   } finally {
     await rt.close();
+  }
+}
+
+/**
+ * Whether `run` may be for a postgres-cdc job: `--resnapshot`, or a job file that says
+ * so, read as text. Only then are the replication client and its modules loaded: an
+ * import's run process stays as small as before change capture existed.
+ */
+async function mayBeCdcRun(args: readonly string[], io: CliIo): Promise<boolean> {
+  if (args.includes('--resnapshot')) return true;
+  const arg = args.find((a) => !a.startsWith('-'));
+  if (arg === undefined) return false;
+  try {
+    const job = resolveJobArg(arg, io);
+    const folder = job.jobsDir ?? loadSettings(io.env).jobsDir ?? path.join(io.cwd, 'jobs');
+    return (await readFile(jobFileIn(folder, job.name), 'utf8')).includes('postgres-cdc');
+  } catch {
+    return false;
   }
 }

@@ -34,7 +34,6 @@ import { hasRunWorkers } from './has-run-workers.ts';
 import { notifyRunFinished } from './notify-run.ts';
 import { requeueRun } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
-import { runTwoWayJob } from './two-way-job.ts';
 import type { Runtime, Traffic } from './runtime.ts';
 
 /** How often a key scan's progress is written to the run record. */
@@ -180,6 +179,8 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
       const run = await rt.withTraffic(traffic, () => rt.prepareRun(job.data.job, runId));
       if (run.spec.sink !== undefined) return await runPullJob(run);
       if (run.spec.target?.mode === 'two-way') {
+        // The two-way engine and its database clients load only for a two-way job.
+        const { runTwoWayJob } = await import('./two-way-job.ts');
         await rt.withTraffic(traffic, () => runTwoWayJob(rt, run, runId, record.startedAt, log));
         return await finish();
       }
