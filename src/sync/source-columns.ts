@@ -11,36 +11,13 @@ import type { SourceItem } from './sources/source-error.ts';
 import { hasRecordChunks, recordChunks, type ChunkedSource } from './record-chunks.ts';
 import type { FieldMapping } from './types.ts';
 import { delimiterHint } from './sources/csv-delimiter.ts';
+import { closestName } from './closest-name.ts';
 
 /** Records read before the columns are judged (sparse JSON may omit a key in some). */
 export const COLUMN_SAMPLE = 100;
 
 /** Sources whose every record has the same columns: the first record tells them all. */
 const FIXED_COLUMNS: ReadonlySet<SourceSpec['type']> = new Set(['csv', 'postgres', 'mysql', 'worksheet']);
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
-}
-
-function closest(name: string, columns: readonly string[]): string | undefined {
-  let best: { column: string; d: number } | undefined;
-  for (const column of columns) {
-    const d = distance(name.toLowerCase(), column.toLowerCase());
-    if (d <= Math.max(2, Math.floor(name.length / 3)) && (best === undefined || d < best.d))
-      best = { column, d };
-  }
-  return best?.column;
-}
 
 function describe(spec: SourceSpec): string {
   switch (spec.type) {
@@ -106,7 +83,7 @@ export function missingColumnsError(
   if (missing.length === 0) return undefined;
   const shown = columns.filter((c) => !c.startsWith('_')).slice(0, 30);
   const lines = missing.map((m) => {
-    const hint = closest(m.from ?? '', columns);
+    const hint = closestName(m.from ?? '', columns);
     return `  - ${m.target}: { from: ${m.from} }: no such column${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
   });
   // One column holding `;`s: the file was split at the wrong delimiter.
