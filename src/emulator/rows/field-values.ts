@@ -7,7 +7,8 @@ import { EmulatorError, paramError } from '../emulator-error.ts';
 import { asArray, asObject, asString } from '../input.ts';
 import type { FieldRecord, StoredRow, WorksheetRecord } from '../state/records.ts';
 import { uniqueHolder, uniqueKey } from './row-table.ts';
-import { canonicalValue, fieldLabel } from './value-codec.ts';
+import { fieldLabel } from './field-label.ts';
+import { canonicalValue } from './value-codec.ts';
 import type { FieldInput, WriteScope } from './value-codec.ts';
 
 export interface ParsedFieldValue {

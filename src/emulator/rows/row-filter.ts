@@ -18,7 +18,7 @@ import type { EmulatorState, FieldRecord, StoredRow, WorksheetRecord } from '../
 import { compileCondition } from './filter-conditions.ts';
 import type { FilterTarget, Predicate } from './filter-conditions.ts';
 import { uniqueHolder, uniqueKey } from './row-table.ts';
-import { fieldLabel } from './value-codec.ts';
+import { fieldLabel } from './field-label.ts';
 
 const V3_SYSTEM_NAMES: Readonly<Record<string, SystemFilterField>> = {
   id: 'rowid',

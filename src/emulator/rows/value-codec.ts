@@ -14,6 +14,8 @@ import type { EmulatorDeps } from '../deps.ts';
 import { EmulatorError, valueError } from '../emulator-error.ts';
 import { describe } from '../input.ts';
 import type { FieldRecord, OptionRecord } from '../state/records.ts';
+import { canonicalDateTime } from './date-time-values.ts';
+import { fieldLabel } from './field-label.ts';
 import { liveRow } from './row-table.ts';
 
 /** State of one write request: options that `type: "2"` values would create. */
@@ -29,32 +31,10 @@ export interface FieldInput {
   type?: string | undefined;
 }
 
-export function fieldLabel(field: FieldRecord): string {
-  return `field "${field.alias !== '' ? field.alias : field.name}" (${field.type})`;
-}
-
 function isEmpty(value: unknown): boolean {
   return (
     value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
   );
-}
-
-function validDate(y: number, m: number, d: number): boolean {
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
-const TIME = /^(\d{2}):(\d{2})(?::(\d{2}))?$/;
-
-function parseDateTime(value: unknown): { date: string; time: string | undefined } | undefined {
-  if (typeof value !== 'string') return undefined;
-  const m = DATE_TIME.exec(value.trim());
-  if (m === null || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) return undefined;
-  const date = `${m[1]}-${m[2]}-${m[3]}`;
-  if (m[4] === undefined) return { date, time: undefined };
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59) return undefined;
-  return { date, time: `${m[4]}:${m[5]}:${m[6] ?? '00'}` };
 }
 
 function toList(value: unknown): unknown[] {
@@ -258,35 +238,11 @@ export function canonicalValue(
     }
     case 'Attachment':
       return attachments(scope, field, input, previous);
-    case 'Date': {
-      const parsed = parseDateTime(value);
-      if (parsed === undefined)
-        throw valueError(`${fieldLabel(field)} expects a date YYYY-MM-DD, got ${describe(value)}`);
-      return parsed.date;
-    }
-    case 'DateTime': {
-      const parsed = parseDateTime(value);
-      if (parsed === undefined)
-        throw valueError(
-          `${fieldLabel(field)} expects a date-time YYYY-MM-DD HH:mm:ss, got ${describe(value)}`,
-        );
-      const canonical = `${parsed.date} ${parsed.time ?? '00:00:00'}`;
-      // Keep the caller's string when it is already canonical: one string per row, not three.
-      return value === canonical ? value : canonical;
-    }
-    case 'Time': {
-      const m = typeof value === 'string' ? TIME.exec(value.trim()) : null;
-      if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) {
-        throw valueError(`${fieldLabel(field)} expects a time HH:mm:ss, got ${describe(value)}`);
-      }
-      return `${m[1]}:${m[2]}:${m[3] ?? '00'}`;
-    }
-    case 'DateRange': {
-      const range = Array.isArray(value) && value.length === 2 ? value.map(parseDateTime) : undefined;
-      if (range?.[0] === undefined || range[1] === undefined)
-        throw valueError(`${fieldLabel(field)} expects ["YYYY-MM-DD", "YYYY-MM-DD"], got ${describe(value)}`);
-      return [range[0].date, range[1].date];
-    }
+    case 'Date':
+    case 'DateTime':
+    case 'Time':
+    case 'DateRange':
+      return canonicalDateTime(field, field.type, value);
     case 'Location': {
       // The CLI seed guide writes the JSON text of the object (platform-shapes §7 [U]); both are taken.
       const location = typeof value === 'string' ? parseJson(value) : value;
