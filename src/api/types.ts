@@ -2,7 +2,7 @@
  * Wire types of API v3 shared by the client, the emulator and the sync engine.
  * Precise where the spec or the platform notes give the shape, `unknown` where not.
  */
-import type { FilterOperator } from './field-types.ts';
+import type { FilterOperator } from './filter-operators.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

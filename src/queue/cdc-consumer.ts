@@ -4,16 +4,15 @@
  * another worker takes over), takes the snapshot on the first run (or `--resnapshot`),
  * then streams changes through the writer. `drain` stops once the stream has caught up
  * with the server's WAL as it was at the start (`run JOB`); `follow` streams until aborted.
+ * Keeping the lock lives in cdc-slot-lock.ts, the batch retries in write-with-retries.ts.
  */
 import pg from 'pg';
-import { policyOf } from '../ground/errors.ts';
 import { createSyncContext } from '../sync/create-sync-context.ts';
 import { cdcProblems, isInvalidated, slotState } from '../sync/cdc/cdc-admin.ts';
 import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import type { CdcState } from '../sync/cdc/cdc-state.ts';
 import { lsnValue, streamChanges } from '../sync/cdc/stream-changes.ts';
 import { takeSnapshot } from '../sync/cdc/take-snapshot.ts';
-import { writeChanges } from '../sync/cdc/write-changes.ts';
 import type { Change } from '../sync/cdc/write-changes.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { requireEnvUrl } from '../sync/sources/env-refs.ts';
@@ -21,8 +20,10 @@ import { redactSecrets, urlSecrets } from '../sync/sources/redact.ts';
 import { SourceError } from '../sync/sources/source-error.ts';
 import type { PostgresCdcSourceSpec } from '../sync/sources/source-spec.ts';
 import type { SyncContext } from '../sync/sync-context.ts';
+import { keepSlotLock, waitForSlotLockTurn } from './cdc-slot-lock.ts';
 import { newRunId } from './run-id.ts';
 import type { Runtime } from './runtime.ts';
+import { writeWithRetries } from './write-with-retries.ts';
 
 export interface CdcConsumerOptions {
   job: string;
@@ -90,17 +91,10 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
   const stop = new AbortController();
   const abort = () => stop.abort();
   options.signal.addEventListener('abort', abort, { once: true });
-  const renew = setInterval(() => {
-    lock.renew().then(
-      (held) => {
-        if (!held) {
-          log.warn('lost the slot lock: another worker streams it now');
-          stop.abort();
-        }
-      },
-      () => undefined,
-    );
-  }, lockTtl / 3);
+  const stopRenewing = keepSlotLock(lock, lockTtl, () => {
+    log.warn('lost the slot lock: another worker streams it now');
+    stop.abort();
+  });
   const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   admin.on('error', () => undefined);
   const summary: CdcSummary = { runId: '', snapshotRows: 0, changes: 0, deleted: 0, deadLettered: 0 };
@@ -171,7 +165,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
         heartbeatMs: options.heartbeatMs ?? (options.mode === 'drain' ? 250 : 10_000),
         signal: stop.signal,
         write: (changes) =>
-          writeWithRetries(ctx, spec, state, changes, summary, stop.signal, log).then(() =>
+          writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, stop.signal, log).then(() =>
             options.onWritten?.(changes),
           ),
         savePosition: (lsn, nextIndex) =>
@@ -198,7 +192,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
     await state.setStatus(spec.name, { state: 'failed', error: message }).catch(() => undefined);
     throw err;
   } finally {
-    clearInterval(renew);
+    stopRenewing();
     options.signal.removeEventListener('abort', abort);
     await admin.end().catch(() => undefined);
     await lock.release().catch(() => undefined);
@@ -207,17 +201,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
 
 /** Follow mode: polls for the lock until it is free or the worker stops. */
 async function waitForLock(rt: Runtime, options: CdcConsumerOptions): Promise<CdcSummary> {
-  await new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(500, (options.lockTtlMs ?? 15_000) / 5));
-    options.signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      },
-      { once: true },
-    );
-  });
+  await waitForSlotLockTurn(options.lockTtlMs ?? 15_000, options.signal);
   if (options.signal.aborted) return { runId: '', snapshotRows: 0, changes: 0, deleted: 0, deadLettered: 0 };
   return runCdcConsumer(rt, options);
 }
@@ -276,7 +260,7 @@ async function snapshot(
         id: String(data[source.keyColumn]),
         data,
       }));
-      await writeWithRetries(ctx, spec, state, changes, summary, signal, log);
+      await writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, signal, log);
       summary.snapshotRows += rows.length;
     },
   });
@@ -284,46 +268,4 @@ async function snapshot(
   await state.savePosition(spec.name, position);
   log.info({ rows: summary.snapshotRows, lsn }, 'snapshot written; streaming from the slot');
   return position;
-}
-
-/**
- * Writes a batch until it is written: a platform that throttles or is away is waited
- * for (the stream stays paused meanwhile); a refusal no retry can change stops the stream.
- */
-async function writeWithRetries(
-  ctx: SyncContext,
-  spec: JobSpec,
-  state: CdcState,
-  changes: readonly Change[],
-  summary: CdcSummary,
-  signal: AbortSignal,
-  log: Runtime['logger'],
-): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const done = await writeChanges(
-        ctx,
-        {
-          state,
-          keyColumn: cdcSourceOf(spec).keyColumn,
-          deletes: spec.target?.deletes === 'both',
-          permanentDelete: spec.options.permanentDelete,
-        },
-        changes,
-      );
-      summary.changes += changes.length;
-      summary.deleted += done.deleted;
-      summary.deadLettered += done.deadLettered;
-      return;
-    } catch (err) {
-      const policy = policyOf(err);
-      if (policy.batch === 'stop-run' || signal.aborted) throw err;
-      const delayMs = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
-      log.warn(
-        { err: { message: (err as Error).message }, category: policy.category, delayMs },
-        'batch of changes not written; retrying',
-      );
-      await new Promise((r) => setTimeout(r, delayMs));
-    }
-  }
 }

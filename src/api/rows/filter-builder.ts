@@ -6,14 +6,14 @@
  * levels (group, group, condition) and a group's children all groups or all conditions
  * [L, SKILL].
  */
+import { fieldTypeName } from '../field-types.ts';
 import {
   FILTER_OPERATORS,
   SYSTEM_FILTER_FIELDS,
-  fieldTypeName,
   operatorsFor,
   systemFieldOperators,
-} from '../field-types.ts';
-import type { FilterOperator, SystemFilterField } from '../field-types.ts';
+} from '../filter-operators.ts';
+import type { FilterOperator, SystemFilterField } from '../filter-operators.ts';
 import type { Filter, FilterCondition, FilterGroup, WorksheetField, WorksheetStructure } from '../types.ts';
 import { FilterError } from './row-errors.ts';
 

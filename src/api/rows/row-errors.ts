@@ -6,7 +6,7 @@
  */
 import { ConfigError, RowbridgeError } from '../../ground/errors.ts';
 import type { RowbridgeErrorCode } from '../../ground/errors.ts';
-import type { FilterOperator } from '../field-types.ts';
+import type { FilterOperator } from '../filter-operators.ts';
 
 /** What a {@link FilterError} points at, so a caller can show or match on it. */
 export interface FilterErrorDetails {

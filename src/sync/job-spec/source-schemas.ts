@@ -4,7 +4,7 @@
  * and credentials are named by env var, never written here.
  */
 import { z } from 'zod';
-import { FILTER_OPERATORS } from '../../api/field-types.ts';
+import { FILTER_OPERATORS } from '../../api/filter-operators.ts';
 import type { Filter } from '../../api/types.ts';
 import { statementProblem } from '../sources/sql-statement.ts';
 import {

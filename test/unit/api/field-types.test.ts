@@ -4,8 +4,8 @@ import {
   fieldTypeCode,
   fieldTypeName,
   isReadOnlyFieldType,
-  operatorsFor,
 } from '../../../src/api/field-types.ts';
+import { operatorsFor } from '../../../src/api/filter-operators.ts';
 
 describe('field types', () => {
   it('resolves names, numeric codes and code strings to one name', () => {

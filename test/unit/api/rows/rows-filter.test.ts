@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { and, or, toWireFilter, validateFilter, where } from '../../../../src/api/rows/filter-builder.ts';
 import { FilterError } from '../../../../src/api/rows/row-errors.ts';
 import { ConfigError, classifyError } from '../../../../src/ground/errors.ts';
-import { FILTER_OPERATORS } from '../../../../src/api/field-types.ts';
-import type { FilterOperator } from '../../../../src/api/field-types.ts';
+import { FILTER_OPERATORS } from '../../../../src/api/filter-operators.ts';
+import type { FilterOperator } from '../../../../src/api/filter-operators.ts';
 import type { Filter, WorksheetStructure } from '../../../../src/api/types.ts';
 
 const structure: WorksheetStructure = {
@@ -38,7 +38,7 @@ const NUMBER_OPS: FilterOperator[] = [
   'isnotempty',
 ];
 
-/** Operator lists of platform-shapes §8, written out so a change to field-types.ts shows up here. */
+/** Operator lists of platform-shapes §8, written out so a change to filter-operators.ts shows up here. */
 const FAMILIES: Array<{ field: string; type: string; allowed: FilterOperator[] }> = [
   {
     field: 'customer',
