@@ -2,21 +2,21 @@
  * The table side of a two-way job on MySQL or MariaDB, as table-side.ts is for
  * PostgreSQL: reads on their own connection in READ ONLY transactions, keyset-paged on the
  * key column; writes on a second connection (`writeUrlEnv`, else `urlEnv`), one
- * transaction per batch. Connections are mysql-source.ts's (UTC session, exact
- * BIGINT/DECIMAL text, DATE/DATETIME as wall clocks, a statement time limit). An account
- * holding more than SELECT, and INSERT, UPDATE, DELETE on this one table, is refused unless
- * the source says `allowPrivilegedSource: true`.
+ * transaction per batch (the SQL both share is sql-table-side.ts's). Connections are
+ * mysql-source.ts's (UTC session, exact BIGINT/DECIMAL text, DATE/DATETIME as wall
+ * clocks, a statement time limit). An account holding more than SELECT, and INSERT,
+ * UPDATE, DELETE on this one table, is refused unless the source says
+ * `allowPrivilegedSource: true`.
  */
 import type { Connection, ResultSetHeader } from 'mysql2/promise';
-import { readSetting } from '../../../config/settings.ts';
-import { requireEnvUrl } from '../sources/env-refs.ts';
 import { mysqlPrivileges } from '../sources/mysql-privileges.ts';
 import { openMysqlConnection } from '../sources/mysql-source.ts';
-import { privilegedSourceError } from '../sources/privileged-source-error.ts';
-import { redactSecrets, urlSecrets } from '../sources/redact.ts';
 import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec } from '../sources/source-spec.ts';
-import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
+import { createSqlTableSide } from './sql-table-side.ts';
+import type { RunSql } from './sql-table-side.ts';
+import { tableSideSettings } from './table-side-settings.ts';
+import type { ColumnInfo, TableSide } from './table-side-types.ts';
 
 const quote = (name: string) =>
   name
@@ -24,30 +24,16 @@ const quote = (name: string) =>
     .map((part) => `\`${part.replaceAll('`', '``')}\``)
     .join('.');
 
-const PAGE = 5000;
-
 /** Opens both connections and reads the table's columns; refuses a privileged account. */
 export async function openMysqlTableSide(spec: MysqlSourceSpec, env: NodeJS.ProcessEnv): Promise<TableSide> {
-  const table = spec.table!;
-  const keyColumn = spec.keyColumn!;
-  const readUrl = requireEnvUrl(env, spec.urlEnv, 'two-way table');
-  const writeUrl =
-    spec.writeUrlEnv === undefined ? readUrl : requireEnvUrl(env, spec.writeUrlEnv, 'two-way table (writes)');
-  const secrets = [...urlSecrets(readUrl), ...urlSecrets(writeUrl)];
-  const who = `mysql table ${table} (${spec.urlEnv})`;
-  const timeoutMs = readSetting('sourceStatementTimeoutMs', env) ?? 60_000;
-  const fail = (err: unknown, what: string) =>
-    new SourceError(
-      'SOURCE_UNAVAILABLE',
-      `${who}: ${what}: ${redactSecrets((err as Error).message, secrets)}`,
-      { cause: err },
-    );
+  const settings = tableSideSettings(spec, env);
+  const { table, keyColumn, who, timeoutMs, fail } = settings;
   const opened: Connection[] = [];
   const close = async () => {
     for (const c of opened) await c.end().catch(() => undefined);
   };
   try {
-    for (const url of [readUrl, writeUrl]) {
+    for (const url of [settings.readUrl, settings.writeUrl]) {
       const c = await openMysqlConnection(url, timeoutMs);
       c.on('error', () => undefined);
       opened.push(c);
@@ -60,17 +46,11 @@ export async function openMysqlTableSide(spec: MysqlSourceSpec, env: NodeJS.Proc
   const [schema, name] = table.includes('.') ? (table.split('.') as [string, string]) : [undefined, table];
   const [dbRows] = await reader.query('SELECT DATABASE() AS db');
   const db = schema ?? (dbRows as Array<{ db: string | null }>)[0]?.db ?? '';
-  if (spec.allowPrivilegedSource !== true) {
-    const writable = { schema: db, table: name };
-    const reasons = [
-      ...(await mysqlPrivileges(reader, writable)),
-      ...(await mysqlPrivileges(writer, writable)),
-    ];
-    if (reasons.length > 0) {
-      await close();
-      throw privilegedSourceError(who, [...new Set(reasons)]);
-    }
-  }
+  const writable = { schema: db, table: name };
+  await settings.refusePrivileged(
+    async () => [...(await mysqlPrivileges(reader, writable)), ...(await mysqlPrivileges(writer, writable))],
+    close,
+  );
   const [columnRows] = await reader.query(
     `SELECT COLUMN_NAME AS name, DATA_TYPE AS type, EXTRA AS extra
        FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
@@ -91,73 +71,32 @@ export async function openMysqlTableSide(spec: MysqlSourceSpec, env: NodeJS.Proc
     ]),
   );
   const autoKey = found.some((c) => c.name === keyColumn && /auto_increment/i.test(c.extra));
-
-  async function readOnly(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    await reader.query('START TRANSACTION READ ONLY');
-    try {
-      const [rows] = await reader.query(sql, params);
-      await reader.query('COMMIT');
+  const runOn =
+    (c: Connection): RunSql =>
+    async (sql, params) => {
+      const [rows] = params === undefined ? await c.query(sql) : await c.query(sql, params);
       return rows as Array<Record<string, unknown>>;
-    } catch (err) {
-      await reader.query('ROLLBACK').catch(() => undefined);
-      throw fail(err, 'read failed');
-    }
-  }
+    };
 
-  return {
+  return createSqlTableSide({
+    table,
+    keyColumn,
     columns,
-    async readAll(wanted) {
-      const list = [...new Set([keyColumn, ...wanted])].map(quote).join(', ');
-      const out: TableRecord[] = [];
-      let last: unknown;
-      for (;;) {
-        const page = await readOnly(
-          `SELECT ${list} FROM ${quote(table)}${last === undefined ? '' : ` WHERE ${quote(keyColumn)} > ?`} ORDER BY ${quote(keyColumn)} LIMIT ${PAGE}`,
-          last === undefined ? [] : [last],
-        );
-        for (const row of page) out.push({ key: String(row[keyColumn]), values: row });
-        if (page.length < PAGE) return out;
-        last = page.at(-1)![keyColumn];
-      }
+    quote,
+    placeholder: () => '?',
+    read: runOn(reader),
+    write: runOn(writer),
+    beginRead: 'START TRANSACTION READ ONLY',
+    beginWrite: 'START TRANSACTION',
+    async insert(sql, params, values) {
+      const [result] = await writer.query(sql, params);
+      // No RETURNING: a generated key is the statement's insert id, else the key was written.
+      const key = autoKey ? (result as ResultSetHeader).insertId : values[keyColumn];
+      if (typeof key !== 'string' && typeof key !== 'number')
+        throw new Error(`key column ${keyColumn} is not AUTO_INCREMENT and no field fills it`);
+      return String(key);
     },
-    async write(batch) {
-      const created = new Map<string, string>();
-      try {
-        await writer.query('START TRANSACTION');
-        for (const u of batch.updates) {
-          const cols = Object.keys(u.set);
-          if (cols.length === 0) continue;
-          await writer.query(
-            `UPDATE ${quote(table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE ${quote(keyColumn)} = ?`,
-            [...cols.map((c) => u.set[c]), u.key],
-          );
-        }
-        for (const ins of batch.inserts) {
-          const cols = Object.keys(ins.values);
-          const [result] = await writer.query(
-            `INSERT INTO ${quote(table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
-            cols.map((c) => ins.values[c]),
-          );
-          // No RETURNING: a generated key is the statement's insert id, else the key was written.
-          const key = autoKey ? (result as ResultSetHeader).insertId : ins.values[keyColumn];
-          if (typeof key !== 'string' && typeof key !== 'number')
-            throw new Error(`key column ${keyColumn} is not AUTO_INCREMENT and no field fills it`);
-          created.set(ins.ref, String(key));
-        }
-        for (let i = 0; i < batch.deletes.length; i += 500) {
-          const keys = batch.deletes.slice(i, i + 500);
-          await writer.query(
-            `DELETE FROM ${quote(table)} WHERE ${quote(keyColumn)} IN (${keys.map(() => '?').join(', ')})`,
-            keys,
-          );
-        }
-        await writer.query('COMMIT');
-      } catch (err) {
-        await writer.query('ROLLBACK').catch(() => undefined);
-        throw fail(err, 'write failed (the batch was rolled back)');
-      }
-      return created;
-    },
+    fail,
     close,
-  };
+  });
 }

@@ -3,7 +3,7 @@
  * found on one side only or sharing a key, the writes on each side, and the platform
  * requests they take (the table's statements cost no API call).
  */
-import type { TwoWayPlan } from './plan-two-way.ts';
+import type { TwoWayPlan } from './two-way-plan-types.ts';
 
 /** Rows per worksheet list page, batch create and batch delete (worksheet-side.ts, the reader). */
 const PAGE = 1000;

@@ -3,27 +3,24 @@
  * READ ONLY transactions, keyset-paged on the key column; writes go through a second
  * connection (`writeUrlEnv`, else `urlEnv`), one transaction per batch, so a batch is
  * either all in the table or not at all. The caller saves the new base hashes only after
- * a batch committed.
+ * a batch committed. The SQL both databases share is sql-table-side.ts's.
  */
 import pg from 'pg';
-import { readSetting } from '../../../config/settings.ts';
-import { requireEnvUrl } from '../sources/env-refs.ts';
 import { postgresPrivileges } from '../sources/postgres-privileges.ts';
-import { privilegedSourceError } from '../sources/privileged-source-error.ts';
-import { redactSecrets, urlSecrets } from '../sources/redact.ts';
 import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec, PostgresSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
 import { openMysqlTableSide } from './mysql-table-side.ts';
-import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
+import { createSqlTableSide } from './sql-table-side.ts';
+import type { RunSql } from './sql-table-side.ts';
+import { tableSideSettings } from './table-side-settings.ts';
+import type { ColumnInfo, TableSide } from './table-side-types.ts';
 
 const quote = (name: string) =>
   name
     .split('.')
     .map((part) => `"${part.replaceAll('"', '""')}"`)
     .join('.');
-
-const PAGE = 5000;
 
 /** Opens both connections and reads the table's columns; refuses a privileged login. */
 export function openTableSide(
@@ -34,29 +31,15 @@ export function openTableSide(
 }
 
 async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.ProcessEnv): Promise<TableSide> {
-  const table = spec.table!;
-  const keyColumn = spec.keyColumn!;
-  const readUrl = requireEnvUrl(env, spec.urlEnv, 'two-way table');
-  const writeUrl =
-    spec.writeUrlEnv === undefined ? readUrl : requireEnvUrl(env, spec.writeUrlEnv, 'two-way table (writes)');
-  const secrets = [...urlSecrets(readUrl), ...urlSecrets(writeUrl)];
-  const who = `postgres table ${table} (${spec.urlEnv})`;
-  const timeoutMs = readSetting('sourceStatementTimeoutMs', env) ?? 60_000;
-  const fail = (err: unknown, what: string) =>
-    new SourceError(
-      'SOURCE_UNAVAILABLE',
-      `${who}: ${what}: ${redactSecrets((err as Error).message, secrets)}`,
-      {
-        cause: err,
-      },
-    );
+  const settings = tableSideSettings(spec, env);
+  const { table, keyColumn, who, timeoutMs, fail } = settings;
   const reader = new pg.Client({
-    connectionString: readUrl,
+    connectionString: settings.readUrl,
     types: pgWallClockTypes,
     connectionTimeoutMillis: 10_000,
   });
   const writer = new pg.Client({
-    connectionString: writeUrl,
+    connectionString: settings.writeUrl,
     types: pgWallClockTypes,
     connectionTimeoutMillis: 10_000,
   });
@@ -73,13 +56,10 @@ async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.Proce
     await close();
     throw fail(err, 'cannot connect');
   }
-  if (spec.allowPrivilegedSource !== true) {
-    const reasons = [...(await postgresPrivileges(reader)), ...(await postgresPrivileges(writer))];
-    if (reasons.length > 0) {
-      await close();
-      throw privilegedSourceError(who, [...new Set(reasons)]);
-    }
-  }
+  await settings.refusePrivileged(
+    async () => [...(await postgresPrivileges(reader)), ...(await postgresPrivileges(writer))],
+    close,
+  );
   const [schema, name] = table.includes('.') ? table.split('.') : [undefined, table];
   const { rows } = await reader.query<{ column_name: string; data_type: string; generated: boolean }>(
     `SELECT column_name, data_type,
@@ -101,71 +81,30 @@ async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.Proce
       },
     ]),
   );
+  const runOn =
+    (client: pg.Client): RunSql =>
+    async (sql, params) =>
+      (await client.query<Record<string, unknown>>(sql, params)).rows;
+  const write = runOn(writer);
 
-  async function readOnly(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    await reader.query('BEGIN READ ONLY');
-    try {
-      await reader.query("SELECT set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
-      const result = await reader.query<Record<string, unknown>>(sql, params);
-      await reader.query('COMMIT');
-      return result.rows;
-    } catch (err) {
-      await reader.query('ROLLBACK').catch(() => undefined);
-      throw fail(err, 'read failed');
-    }
-  }
-
-  return {
+  return createSqlTableSide({
+    table,
+    keyColumn,
     columns,
-    async readAll(wanted) {
-      const list = [...new Set([keyColumn, ...wanted])].map(quote).join(', ');
-      const out: TableRecord[] = [];
-      let last: unknown;
-      for (;;) {
-        const page = await readOnly(
-          `SELECT ${list} FROM ${quote(table)}${last === undefined ? '' : ` WHERE ${quote(keyColumn)} > $1`} ORDER BY ${quote(keyColumn)} LIMIT ${PAGE}`,
-          last === undefined ? [] : [last],
-        );
-        for (const row of page) out.push({ key: String(row[keyColumn]), values: row });
-        if (page.length < PAGE) return out;
-        last = page.at(-1)![keyColumn];
-      }
+    quote,
+    placeholder: (n) => `$${n}`,
+    read: runOn(reader),
+    write,
+    beginRead: 'BEGIN READ ONLY',
+    beginWrite: 'BEGIN',
+    limitTime: async (run) => {
+      await run("SELECT set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
     },
-    async write(batch) {
-      const created = new Map<string, string>();
-      try {
-        await writer.query('BEGIN');
-        await writer.query("SELECT set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
-        for (const u of batch.updates) {
-          const cols = Object.keys(u.set);
-          if (cols.length === 0) continue;
-          await writer.query(
-            `UPDATE ${quote(table)} SET ${cols.map((c, i) => `${quote(c)} = $${i + 1}`).join(', ')} WHERE ${quote(keyColumn)} = $${cols.length + 1}`,
-            [...cols.map((c) => u.set[c]), u.key],
-          );
-        }
-        for (const ins of batch.inserts) {
-          const cols = Object.keys(ins.values);
-          const { rows: back } = await writer.query<Record<string, unknown>>(
-            `INSERT INTO ${quote(table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${quote(keyColumn)}`,
-            cols.map((c) => ins.values[c]),
-          );
-          created.set(ins.ref, String(back[0]![keyColumn]));
-        }
-        for (let i = 0; i < batch.deletes.length; i += 500) {
-          const keys = batch.deletes.slice(i, i + 500);
-          await writer.query(
-            `DELETE FROM ${quote(table)} WHERE ${quote(keyColumn)} IN (${keys.map((_, j) => `$${j + 1}`).join(', ')})`,
-            keys,
-          );
-        }
-        await writer.query('COMMIT');
-      } catch (err) {
-        await writer.query('ROLLBACK').catch(() => undefined);
-        throw fail(err, 'write failed (the batch was rolled back)');
-      }
-      return created;
+    async insert(sql, params) {
+      const back = await write(`${sql} RETURNING ${quote(keyColumn)}`, params);
+      return String(back[0]![keyColumn]);
     },
+    fail,
     close,
-  };
+  });
 }

@@ -20,7 +20,7 @@ import type { Intent } from './link-store.ts';
 import { planTwoWay } from './plan-two-way.ts';
 import { summarizePlan } from './plan-summary.ts';
 import type { TwoWayPlanSummary } from './plan-summary.ts';
-import type { SideRecord, TwoWayPlan } from './plan-two-way.ts';
+import type { SideRecord, TwoWayPlan } from './two-way-plan-types.ts';
 import { openTableSide } from './table-side.ts';
 import type { TableSide } from './table-side-types.ts';
 import { comparable, instantOf, twoWayFields, valueHash } from './two-way-fields.ts';

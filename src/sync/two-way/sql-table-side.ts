@@ -1,0 +1,111 @@
+/**
+ * The part of a two-way table side that is the same SQL on PostgreSQL and MySQL/MariaDB:
+ * keyset-paged reads in READ ONLY transactions, and one transaction per batch of
+ * updates, inserts and deletes, rolled back whole on any failure. Each database's side
+ * (table-side.ts, mysql-table-side.ts) opens its connections and passes in only what
+ * differs: quoting, placeholders, transaction statements, and how an insert answers its key.
+ */
+import type { SourceError } from '../sources/source-error.ts';
+import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
+
+const PAGE = 5000;
+const DELETE_CHUNK = 500;
+
+/** Runs one statement on one connection; answers the rows it returned. */
+export type RunSql = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+/** What one database's table side passes to {@link createSqlTableSide}. */
+export interface SqlTableDialect {
+  table: string;
+  keyColumn: string;
+  columns: ReadonlyMap<string, ColumnInfo>;
+  /** Quotes an identifier, `schema.table` included. */
+  quote: (name: string) => string;
+  /** The placeholder of the `n`th parameter of a statement (from 1). */
+  placeholder: (n: number) => string;
+  /** Statements on the read connection, and on the write connection. */
+  read: RunSql;
+  write: RunSql;
+  /** Opens a READ ONLY transaction on the read connection, and a transaction on the write one. */
+  beginRead: string;
+  beginWrite: string;
+  /** Run first inside every transaction: PostgreSQL limits statement time per transaction. */
+  limitTime?: (run: RunSql) => Promise<void>;
+  /** Runs a built INSERT (columns and values given) and answers the new record's key. */
+  insert(sql: string, params: unknown[], values: Record<string, unknown>): Promise<string>;
+  fail: (err: unknown, what: string) => SourceError;
+  close: () => Promise<void>;
+}
+
+/** A table side reading and writing through the given dialect's two connections. */
+export function createSqlTableSide(d: SqlTableDialect): TableSide {
+  const { table, keyColumn, quote, placeholder } = d;
+
+  async function readOnly(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    await d.read(d.beginRead);
+    try {
+      await d.limitTime?.(d.read);
+      const rows = await d.read(sql, params);
+      await d.read('COMMIT');
+      return rows;
+    } catch (err) {
+      await d.read('ROLLBACK').catch(() => undefined);
+      throw d.fail(err, 'read failed');
+    }
+  }
+
+  return {
+    columns: d.columns,
+    async readAll(wanted) {
+      const list = [...new Set([keyColumn, ...wanted])].map(quote).join(', ');
+      const out: TableRecord[] = [];
+      let last: unknown;
+      for (;;) {
+        const page = await readOnly(
+          `SELECT ${list} FROM ${quote(table)}${last === undefined ? '' : ` WHERE ${quote(keyColumn)} > ${placeholder(1)}`} ORDER BY ${quote(keyColumn)} LIMIT ${PAGE}`,
+          last === undefined ? [] : [last],
+        );
+        for (const row of page) out.push({ key: String(row[keyColumn]), values: row });
+        if (page.length < PAGE) return out;
+        last = page.at(-1)![keyColumn];
+      }
+    },
+    async write(batch) {
+      const created = new Map<string, string>();
+      try {
+        await d.write(d.beginWrite);
+        await d.limitTime?.(d.write);
+        for (const u of batch.updates) {
+          const cols = Object.keys(u.set);
+          if (cols.length === 0) continue;
+          await d.write(
+            `UPDATE ${quote(table)} SET ${cols.map((c, i) => `${quote(c)} = ${placeholder(i + 1)}`).join(', ')} WHERE ${quote(keyColumn)} = ${placeholder(cols.length + 1)}`,
+            [...cols.map((c) => u.set[c]), u.key],
+          );
+        }
+        for (const ins of batch.inserts) {
+          const cols = Object.keys(ins.values);
+          const key = await d.insert(
+            `INSERT INTO ${quote(table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map((_, i) => placeholder(i + 1)).join(', ')})`,
+            cols.map((c) => ins.values[c]),
+            ins.values,
+          );
+          created.set(ins.ref, key);
+        }
+        for (let i = 0; i < batch.deletes.length; i += DELETE_CHUNK) {
+          const keys = batch.deletes.slice(i, i + DELETE_CHUNK);
+          await d.write(
+            `DELETE FROM ${quote(table)} WHERE ${quote(keyColumn)} IN (${keys.map((_, j) => placeholder(j + 1)).join(', ')})`,
+            keys,
+          );
+        }
+        await d.write('COMMIT');
+      } catch (err) {
+        await d.write('ROLLBACK').catch(() => undefined);
+        throw d.fail(err, 'write failed (the batch was rolled back)');
+      }
+      return created;
+    },
+    close: d.close,
+  };
+}
