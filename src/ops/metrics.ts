@@ -19,12 +19,13 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../queue/queues.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+import { createMetricFactory } from './metric-factory.ts';
 
 /** BullMQ job states exported as `rowbridge_queue_jobs{queue,state}`. */
 export const QUEUE_STATES = [
@@ -98,51 +99,38 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
   let queues: Array<Queue> = [];
   const observed = new Set<string>();
 
-  const rows = new Counter({
-    name: 'rowbridge_rows_total',
-    help: 'Source rows by outcome of their run; dead_lettered rows carry the error category.',
-    labelNames: ['outcome', 'category'] as const,
-    registers,
-  });
-  const notifications = new Counter({
-    name: 'rowbridge_notifications_total',
-    help: 'Notification delivery attempts by channel type and result (sent, failed); a failed one is retried.',
-    labelNames: ['channel', 'result'] as const,
-    registers,
-  });
-  const resolved = new Counter({
-    name: 'rowbridge_dead_letters_resolved_total',
-    help: 'Dead letters removed because their row landed in a later run or replay.',
-    registers,
-  });
-  const requests = new Counter({
-    name: 'rowbridge_requests_total',
-    help: 'HTTP exchanges with the platform by result: ok, or the error category.',
-    labelNames: ['category'] as const,
-    registers,
-  });
-  const throttled = new Counter({
-    name: 'rowbridge_throttled_total',
-    help: 'Throttled answers (codes 51, 90000, HTTP 429).',
-    registers,
-  });
-  const retries = new Counter({
-    name: 'rowbridge_retries_total',
-    help: 'Retries scheduled by the platform client.',
-    registers,
-  });
-  const refreshes = new Counter({
-    name: 'rowbridge_token_refreshes_total',
-    help: 'Access tokens refreshed.',
-    registers,
-  });
-  const durations = new Histogram({
-    name: 'rowbridge_run_duration_seconds',
-    help: 'Duration of finished runs, from start to the terminal status.',
-    labelNames: ['job', 'status'] as const,
-    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600],
-    registers,
-  });
+  const metric = createMetricFactory(registry);
+  const rows = metric.counter(
+    'rowbridge_rows_total',
+    'Source rows by outcome of their run; dead_lettered rows carry the error category.',
+    ['outcome', 'category'],
+  );
+  const notifications = metric.counter(
+    'rowbridge_notifications_total',
+    'Notification delivery attempts by channel type and result (sent, failed); a failed one is retried.',
+    ['channel', 'result'],
+  );
+  const resolved = metric.counter(
+    'rowbridge_dead_letters_resolved_total',
+    'Dead letters removed because their row landed in a later run or replay.',
+  );
+  const requests = metric.counter(
+    'rowbridge_requests_total',
+    'HTTP exchanges with the platform by result: ok, or the error category.',
+    ['category'],
+  );
+  const throttled = metric.counter(
+    'rowbridge_throttled_total',
+    'Throttled answers (codes 51, 90000, HTTP 429).',
+  );
+  const retries = metric.counter('rowbridge_retries_total', 'Retries scheduled by the platform client.');
+  const refreshes = metric.counter('rowbridge_token_refreshes_total', 'Access tokens refreshed.');
+  const durations = metric.histogram(
+    'rowbridge_run_duration_seconds',
+    'Duration of finished runs, from start to the terminal status.',
+    ['job', 'status'],
+    [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600],
+  );
   const pace = new Gauge({
     name: 'rowbridge_pace_requests_per_second',
     help: "Current shared request rate of each credential's budget (all workers together).",
