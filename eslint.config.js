@@ -2,6 +2,30 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The folders of src/sync, lowest first: a folder imports only the folders before it, so
+ * the data's way (spec, read, prepare, write, pull...) reads in one direction. A folder
+ * name appears in an import as `../NAME/`, which is what the patterns below match.
+ */
+const SYNC_STAGES = [
+  'model',
+  'mapping',
+  'sources',
+  'job-spec',
+  'sinks',
+  'state',
+  'batch',
+  'read',
+  'prepare',
+  'write',
+  'pull',
+  'two-way',
+  'cdc',
+  'singer',
+  'check',
+  'notify',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', 'coverage/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
@@ -56,6 +80,14 @@ export default tseslint.config(
     ['queue', 'cli', 'ops', 'emulator'],
     'the sync engine imports ground, api and config, never the queue or the presentation',
     ['bullmq'],
+  ),
+  ...SYNC_STAGES.flatMap((stage, i) =>
+    layer(
+      `src/sync/${stage}/**/*.ts`,
+      ['queue', 'cli', 'ops', 'emulator', ...SYNC_STAGES.slice(i + 1)],
+      `sync/${stage} imports ground, api, config and the sync folders below it: ${SYNC_STAGES.slice(0, i).join(', ') || 'none'} (SYNC_STAGES in eslint.config.js)`,
+      ['bullmq'],
+    ),
   ),
   ...layer(
     'src/queue/**/*.ts',

@@ -35,9 +35,9 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
-    'src/sync/write-batch.ts',
+    'src/sync/write/write-batch.ts',
     'src/sync/state/key-index.ts',
-    'src/sync/cursor.ts',
+    'src/sync/sources/cursor.ts',
     'src/sync/sources/csv-source.ts',
     // The run store's outcome ledger, a file of its own since the run store was split.
     'src/sync/state/outcome-ledger.ts',

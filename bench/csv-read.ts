@@ -6,7 +6,7 @@
  *   cursor filter, header checks), drained a record at a time, as every consumer but
  *   `readBatches` reads it;
  * - `readerByChunk`: the same, a file chunk's records at a time, as a CSV import reads
- *   it (sync/record-chunks.ts);
+ *   it (sync/sources/record-chunks.ts);
  * - `records`: the raw records under it (sources/csv-records.ts: the scanner, csv-parse
  *   only from a record the scanner is not sure of), without objects;
  * - `csvParse`: csv-parse alone with the reader's options (`info` for line numbers), as
@@ -25,7 +25,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse';
-import { chunksOf } from '../src/sync/record-chunks.ts';
+import { chunksOf } from '../src/sync/sources/record-chunks.ts';
 import { createSource } from '../src/sync/sources/create-source.ts';
 import { readCsvRecords } from '../src/sync/sources/csv-records.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
@@ -59,7 +59,7 @@ try {
       n += 1;
     return n + 1;
   });
-  // The reader as a CSV import reads it: a file chunk's records at a time (sync/record-chunks.ts).
+  // The reader as a CSV import reads it: a file chunk's records at a time (sync/sources/record-chunks.ts).
   const readerByChunk = await best(async () => {
     let n = 0;
     const chunks = chunksOf(createSource({ type: 'csv', path: './orders.csv' }, { env: {}, baseDir: dir }));

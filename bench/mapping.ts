@@ -13,7 +13,7 @@ import { mapRecord } from '../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../src/sync/mapping/map-result.ts';
 import { rowMatches } from '../src/sync/mapping/row-matches.ts';
 import { validateMapping } from '../src/sync/mapping/validate-mapping.ts';
-import type { FieldMapping } from '../src/sync/types.ts';
+import type { FieldMapping } from '../src/sync/model/types.ts';
 
 const count = Number(process.argv[2] ?? 200_000);
 

@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { prepassFileSource } from '../src/sync/file-prepass.ts';
+import { prepassFileSource } from '../src/sync/read/file-prepass.ts';
 import { createSource } from '../src/sync/sources/create-source.ts';
 import type { SourceSpec } from '../src/sync/sources/source-spec.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';

@@ -19,10 +19,10 @@ import path from 'node:path';
 import type { WorksheetStructure } from '../src/api/types.ts';
 import { parseJobSpec } from '../src/sync/job-spec/load-job-spec.ts';
 import { validateMapping } from '../src/sync/mapping/validate-mapping.ts';
-import { readBatches } from '../src/sync/read-batches.ts';
-import { checkSourceColumns } from '../src/sync/source-columns.ts';
+import { readBatches } from '../src/sync/read/read-batches.ts';
+import { checkSourceColumns } from '../src/sync/read/source-columns.ts';
 import { createSource } from '../src/sync/sources/create-source.ts';
-import type { SourceRecord } from '../src/sync/types.ts';
+import type { SourceRecord } from '../src/sync/model/types.ts';
 import { parseNumberFlags } from './lib/bench-flags.ts';
 import { createOrdersFixture, writeOrdersCsv } from './lib/orders-fixture.ts';
 

@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { firstInvalidUtf8Line } from '../sync/file-prepass.ts';
+import { firstInvalidUtf8Line } from '../sync/read/file-prepass.ts';
 import { createCsvDecoder } from '../sync/sources/csv-decoder.ts';
 import type { CsvEncoding } from '../sync/sources/source-spec.ts';
 import { deadLettersToCsv, readFixedCsv } from '../sync/state/dead-letter-csv.ts';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { loadSettings } from '../../config/settings.ts';
-import { hookHintKind, hookTriggerOf } from '../sync/hook-trigger.ts';
+import { hookHintKind, hookTriggerOf } from '../sync/job-spec/hook-trigger.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import { UsageError } from './args.ts';

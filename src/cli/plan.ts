@@ -1,5 +1,5 @@
-import { planRun } from '../sync/plan-run.ts';
-import type { RunPlan } from '../sync/plan-run.ts';
+import { planRun } from '../sync/check/plan-run.ts';
+import type { RunPlan } from '../sync/check/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
 import { openSource } from '../queue/open-source.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
@@ -73,7 +73,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     ...(job.jobsDir ? { jobsDir: job.jobsDir } : {}),
   };
   return withRuntime(io, options, async (rt) => {
-    // The one setup of a run (sync/prepare-run.ts), without a run to store it with.
+    // The one setup of a run (sync/prepare/prepare-run.ts), without a run to store it with.
     const { spec, file, client, prepared } = await rt.prepareRun(job.name);
     if (spec.target?.mode === 'two-way') {
       const deps = { spec, file, client, prepared: prepared!, redis: rt.redis, prefix: rt.statePrefix };

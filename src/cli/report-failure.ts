@@ -2,7 +2,7 @@ import { loadSettings } from '../../config/settings.ts';
 import { ApiError, ConfigError, RowbridgeError } from '../ground/errors.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import { JobSpecError } from '../sync/job-spec/job-spec-error.ts';
-import { BackfillRangeError } from '../sync/split-range.ts';
+import { BackfillRangeError } from '../sync/read/split-range.ts';
 import { UsageError } from './args.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';

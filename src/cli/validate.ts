@@ -12,7 +12,7 @@ import type { JobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import { JobSpecError, formatJobSpecIssue } from '../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { parseJobSpec, readJobSpecText } from '../sync/job-spec/load-job-spec.ts';
-import { environmentProblems, fileColumnProblems } from '../sync/job-environment.ts';
+import { environmentProblems, fileColumnProblems } from '../sync/check/job-environment.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { jobFileIn } from './job-file.ts';
 import type { CliIo } from './io.ts';

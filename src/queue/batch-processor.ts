@@ -1,11 +1,11 @@
 import type { Job } from 'bullmq';
-import { createSyncContext } from '../sync/create-sync-context.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
+import { createSyncContext } from '../sync/write/create-sync-context.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
-import { batchRows } from '../sync/batch-job-rows.ts';
-import { resolveLanded } from '../sync/resolve-dead-letters.ts';
-import { deadLetterRows, writeBatch } from '../sync/write-batch.ts';
+import { batchRows } from '../sync/batch/batch-job-rows.ts';
+import { resolveLanded } from '../sync/write/resolve-dead-letters.ts';
+import { deadLetterRows, writeBatch } from '../sync/write/write-batch.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
 import { briefly, decideBatchFailure, delayJob } from './error-policy.ts';
 import { classifyError } from '../ground/errors.ts';
@@ -22,7 +22,7 @@ export interface BatchSummary {
 
 /**
  * Processes batch jobs. The prepared run (spec, structure and plan from the run's
- * snapshot: src/sync/prepare-run.ts) is kept per process for a few runs, so a batch
+ * snapshot: src/sync/prepare/prepare-run.ts) is kept per process for a few runs, so a batch
  * costs no structure request and writes with the mapping its run started with; the
  * rows and their outcomes live in Redis, so any worker on any machine can take any batch.
  */

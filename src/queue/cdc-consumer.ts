@@ -7,7 +7,7 @@
  * Keeping the lock lives in cdc-slot-lock.ts, the batch retries in write-with-retries.ts.
  */
 import pg from 'pg';
-import { createSyncContext } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/write/create-sync-context.ts';
 import { cdcProblems, isInvalidated, slotState } from '../sync/cdc/cdc-admin.ts';
 import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import type { CdcState } from '../sync/cdc/cdc-state.ts';
@@ -19,7 +19,7 @@ import { requireEnvUrl } from '../sync/sources/env-refs.ts';
 import { redactSecrets, urlSecrets } from '../sync/sources/redact.ts';
 import { SourceError } from '../sync/sources/source-error.ts';
 import type { PostgresCdcSourceSpec } from '../sync/sources/source-spec.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
 import { keepSlotLock, waitForSlotLockTurn } from './cdc-slot-lock.ts';
 import { newRunId } from './run-id.ts';
 import type { Runtime } from './runtime.ts';

@@ -3,7 +3,7 @@
  * each fanning out its own batches (chunk-processor.ts).
  */
 import type { Job, Queue } from 'bullmq';
-import { splitRange } from '../sync/split-range.ts';
+import { splitRange } from '../sync/read/split-range.ts';
 import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime-types.ts';
 

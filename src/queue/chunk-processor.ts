@@ -1,6 +1,6 @@
 import { UnrecoverableError, WaitingChildrenError } from 'bullmq';
 import type { Job } from 'bullmq';
-import { createSyncContext } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/write/create-sync-context.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { describeUnwritten, findUnwritten, reviveFailedChildren } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';

@@ -1,6 +1,6 @@
 import { ConfigError } from '../ground/errors.ts';
 import { traceData } from '../ground/tracing.ts';
-import { splitRange } from '../sync/split-range.ts';
+import { splitRange } from '../sync/read/split-range.ts';
 import { createQueues } from './queues.ts';
 import type { RunJobData } from './queues.ts';
 import { RUN_JOB_OPTIONS } from './resume-run.ts';

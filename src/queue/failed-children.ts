@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { batchRowIndexes } from '../sync/batch-job-rows.ts';
+import { batchRowIndexes } from '../sync/batch/batch-job-rows.ts';
 import type { OutcomeLedger } from '../sync/state/outcome-ledger.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 

@@ -1,17 +1,17 @@
 import type { Job, Queue } from 'bullmq';
 import { traceData } from '../ground/tracing.ts';
-import { rowsPerBatchJob } from '../sync/batch-job-size.ts';
-import type { BatchRow } from '../sync/batch-row.ts';
-import { keyOfRecord } from '../sync/key-of-record.ts';
-import { batchJobRows } from '../sync/batch-job-rows.ts';
-import { readBatches } from '../sync/read-batches.ts';
-import type { ReadProgress } from '../sync/read-batches.ts';
-import { settleUnchanged } from '../sync/settle-unchanged.ts';
+import { rowsPerBatchJob } from '../sync/batch/batch-job-size.ts';
+import type { BatchRow } from '../sync/batch/batch-row.ts';
+import { keyOfRecord } from '../sync/read/key-of-record.ts';
+import { batchJobRows } from '../sync/batch/batch-job-rows.ts';
+import { readBatches } from '../sync/read/read-batches.ts';
+import type { ReadProgress } from '../sync/read/read-batches.ts';
+import { settleUnchanged } from '../sync/write/settle-unchanged.ts';
 import { stateKey } from '../sync/state/redis-types.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
-import { chunksOf, hasRecordChunks, recordChunks } from '../sync/record-chunks.ts';
-import type { Source, SourceRecord } from '../sync/types.ts';
-import { deadLetterRows } from '../sync/write-batch.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
+import { chunksOf, hasRecordChunks, recordChunks } from '../sync/sources/record-chunks.ts';
+import type { Source, SourceRecord } from '../sync/model/types.ts';
+import { deadLetterRows } from '../sync/write/write-batch.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -28,7 +28,7 @@ function maxOutstandingJobs(batchSize: number, rowsPerJob: number): number {
 
 /**
  * Reads a source, maps it and adds batch jobs as children of `parent`. Unchanged rows
- * are settled as they are read (sync/settle-unchanged.ts), and each job holds up to
+ * are settled as they are read (sync/write/settle-unchanged.ts), and each job holds up to
  * {@link rowsPerBatchJob} rows to write (ten platform batches), so creates and shared
  * change sets fill whole platform batches however sparse they are in the source.
  * Batch job ids are derived from the parent (`<parent>-<n>`), so reading again after a
@@ -202,7 +202,7 @@ function shifted(record: SourceRecord, offset: number): SourceRecord {
 
 /**
  * Shifts a chunk's record ordinals so that rows of different chunks never share one. A
- * source that reads a chunk at a time (sync/record-chunks.ts) still does, shifted.
+ * source that reads a chunk at a time (sync/sources/record-chunks.ts) still does, shifted.
  */
 export function offsetIndexes(source: Source, offset: number): Source {
   if (offset === 0) return source;

@@ -7,13 +7,13 @@
  */
 import { traceData } from '../ground/tracing.ts';
 import type { Queue } from 'bullmq';
-import { deleteRowsByKeys } from '../sync/delete-by-keys.ts';
-import { hookHintKind, hookTriggerOf } from '../sync/hook-trigger.ts';
+import { deleteRowsByKeys } from '../sync/write/delete-by-keys.ts';
+import { hookHintKind, hookTriggerOf } from '../sync/job-spec/hook-trigger.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { keyOfRecord } from '../sync/key-of-record.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
-import type { Source, SourceRecord } from '../sync/types.ts';
+import { keyOfRecord } from '../sync/read/key-of-record.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
+import type { Source, SourceRecord } from '../sync/model/types.ts';
 import type { HookInbox } from './hook-inbox.ts';
 import { readByIds } from './open-source.ts';
 import type { RunJobData } from './queues.ts';

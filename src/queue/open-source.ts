@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { createWorksheetReader } from '../sync/read-worksheet-rows.ts';
+import { createWorksheetReader } from '../sync/pull/read-worksheet-rows.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { prepassFileSource } from '../sync/file-prepass.ts';
-import { checkSourceColumns } from '../sync/source-columns.ts';
+import { prepassFileSource } from '../sync/read/file-prepass.ts';
+import { checkSourceColumns } from '../sync/read/source-columns.ts';
 import type { SourceDeps } from '../sync/sources/source-deps.ts';
 import { createSource } from '../sync/sources/create-source.ts';
-import type { SourceRecord } from '../sync/types.ts';
+import type { SourceRecord } from '../sync/model/types.ts';
 import { deadLetterSource } from './dead-letter-source.ts';
 import type { ReadByIds } from './dead-letter-source.ts';
 import type { RunJobData } from './queues.ts';

@@ -4,11 +4,11 @@
  */
 import path from 'node:path';
 import { UnrecoverableError } from 'bullmq';
-import type { PreparedRun } from '../sync/prepare-run.ts';
-import { pullRun } from '../sync/pull-run.ts';
-import { decidePullStart } from '../sync/pull-start.ts';
-import { readPullColumns } from '../sync/pull-columns.ts';
-import { accountingError } from '../sync/run-checks.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
+import { pullRun } from '../sync/pull/pull-run.ts';
+import { decidePullStart } from '../sync/pull/pull-start.ts';
+import { readPullColumns } from '../sync/pull/pull-columns.ts';
+import { accountingError } from '../sync/check/run-checks.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';

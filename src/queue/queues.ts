@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
-import type { ColumnarRows } from '../sync/columnar-rows.ts';
+import type { ColumnarRows } from '../sync/batch/columnar-rows.ts';
 import type { TraceCarrier } from '../ground/tracing.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -38,9 +38,9 @@ export interface BatchJobData {
   runId: string;
   job: string;
   batchNo: number;
-  /** The format of the rows: `BATCH_ROWS_FORMAT` of sync/batch-job-rows.ts. */
+  /** The format of the rows: `BATCH_ROWS_FORMAT` of sync/batch/batch-job-rows.ts. */
   format: number;
-  /** The rows by column (sync/columnar-rows.ts). */
+  /** The rows by column (sync/batch/columnar-rows.ts). */
   columnar: ColumnarRows;
   /** Times the batch was put back because the application was unavailable. */
   pauses?: number;

@@ -5,14 +5,14 @@
  */
 import { UnrecoverableError } from 'bullmq';
 import type { WorksheetStructure } from '../api/types.ts';
-import { mirrorDeletes } from '../sync/finalize-run.ts';
+import { mirrorDeletes } from '../sync/write/mirror-deletes.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { LANDED_OUTCOMES } from '../sync/resolve-dead-letters.ts';
-import { accountingError } from '../sync/run-checks.ts';
-import type { createStructureSnapshots } from '../sync/schema-drift.ts';
+import { LANDED_OUTCOMES } from '../sync/write/resolve-dead-letters.ts';
+import { accountingError } from '../sync/check/run-checks.ts';
+import type { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
-import { supersedeDeadLetters } from '../sync/supersede-dead-letters.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
+import { supersedeDeadLetters } from '../sync/write/supersede-dead-letters.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
 import { describeUnwritten, findUnwritten } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';
 import type { HintRuns } from './hint-run.ts';

@@ -1,9 +1,9 @@
 import { DelayedError, UnrecoverableError, WaitingChildrenError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
 import { policyOf } from '../ground/errors.ts';
-import { createSyncContext } from '../sync/create-sync-context.ts';
+import { createSyncContext } from '../sync/write/create-sync-context.ts';
 import { createIndexAdoptions } from '../sync/state/index-adoption.ts';
-import { createStructureSnapshots } from '../sync/schema-drift.ts';
+import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { createChunkProcessor } from './chunk-processor.ts';
 import { createHintRuns } from './hint-run.ts';

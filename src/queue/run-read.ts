@@ -3,12 +3,12 @@
  * source fanned out in batch jobs, or its backfill range in chunk jobs. Apart from the
  * processor so that a resumed read is seen to decide exactly what the first one did.
  */
-import { decideKeyScan, describeScan, scanKeys } from '../sync/key-scan.ts';
-import type { KeyScanTarget } from '../sync/key-scan.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
+import { decideKeyScan, describeScan, scanKeys } from '../sync/write/key-scan.ts';
+import type { KeyScanTarget } from '../sync/write/key-scan.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import type { IndexAdoptions } from '../sync/state/index-adoption.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
 import { addChunkJobs } from './chunk-jobs.ts';
 import { reviveFailedChildren } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';
@@ -94,7 +94,7 @@ export async function readRun(
 }
 
 /**
- * How the run matches keys (sync/key-scan.ts): the key index as it stands, or a full
+ * How the run matches keys (sync/write/key-scan.ts): the key index as it stands, or a full
  * scan of the worksheet first, with its progress in the run record. Kept in the
  * record, so that a restarted reader and every batch go by the same decision.
  */

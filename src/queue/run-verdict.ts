@@ -3,7 +3,7 @@
  * so that `expect:` (docs/expectations.md) judges both the same way.
  */
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { unmetExpectations } from '../sync/run-checks.ts';
+import { unmetExpectations } from '../sync/check/run-checks.ts';
 
 /** `completed`, or `unmet` with what the job's `expect:` missed (docs/expectations.md). */
 export function verdict(

@@ -6,9 +6,9 @@ import type { Redis } from 'ioredis';
 import type { Settings } from '../../config/settings.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
 import type { Logger } from '../ground/logger.ts';
-import type { SyncDeps } from '../sync/create-sync-context.ts';
+import type { SyncDeps } from '../sync/write/create-sync-context.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
@@ -54,7 +54,7 @@ export interface Runtime {
   /** What each run started with (spec text, structure). */
   runSnapshots: RunSnapshots;
   /**
-   * The run's spec, client and plan, prepared once per run (src/sync/prepare-run.ts):
+   * The run's spec, client and plan, prepared once per run (src/sync/prepare/prepare-run.ts):
    * with a run id, from the run's snapshot when it has one.
    */
   prepareRun(job: string, runId?: string): Promise<PreparedRun>;

@@ -18,7 +18,7 @@ import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
 import { didYouMean } from '../sync/job-spec/did-you-mean.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import { createStructureSnapshots } from '../sync/schema-drift.ts';
+import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import { createLazySourceLimits } from '../sync/sources/lazy-source-limits.ts';
@@ -190,7 +190,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     runSnapshots,
     prepareRun: async (job, runId) =>
-      (await import('../sync/prepare-run.ts')).prepareRun(
+      (await import('../sync/prepare/prepare-run.ts')).prepareRun(
         {
           async readJob(name) {
             const file = jobFile(name);

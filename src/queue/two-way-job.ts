@@ -1,5 +1,5 @@
 import type { Logger } from '../ground/logger.ts';
-import type { PreparedRun } from '../sync/prepare-run.ts';
+import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
 import type { Runtime } from './runtime.ts';

@@ -8,7 +8,7 @@ import type { CdcState } from '../sync/cdc/cdc-state.ts';
 import { writeChanges } from '../sync/cdc/write-changes.ts';
 import type { Change } from '../sync/cdc/write-changes.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import type { SyncContext } from '../sync/sync-context.ts';
+import type { SyncContext } from '../sync/write/sync-context.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The counters of a consumer's summary that each written batch adds to. */

@@ -12,12 +12,12 @@ import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import { createRateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { RateLimiter } from '../../src/api/limiter/create-rate-limiter.ts';
 import type { NormalisedRow } from '../../src/api/types.ts';
-import { checkJob } from '../../src/sync/check-setup.ts';
-import { anyOf, createRowReader } from '../../src/sync/create-reference-lookups.ts';
-import { readWorksheetKeys } from '../../src/sync/create-sync-context.ts';
+import { checkJob } from '../../src/sync/check/check-setup.ts';
+import { anyOf, createRowReader } from '../../src/sync/prepare/create-reference-lookups.ts';
+import { readWorksheetKeys } from '../../src/sync/write/create-sync-context.ts';
 import { parseJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
-import { createWorksheetReader } from '../../src/sync/read-worksheet-rows.ts';
+import { createWorksheetReader } from '../../src/sync/pull/read-worksheet-rows.ts';
 import { envelope, startRecordingServer } from '../helpers/recording-server.ts';
 import type { RecordingServer } from '../helpers/recording-server.ts';
 

@@ -19,7 +19,7 @@ import type { FieldValue, WorksheetStructure } from '../../src/api/types.ts';
 import { parseJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { mapRecord } from '../../src/sync/mapping/map-record.ts';
 import { validateMapping } from '../../src/sync/mapping/validate-mapping.ts';
-import { createWorksheetReader } from '../../src/sync/read-worksheet-rows.ts';
+import { createWorksheetReader } from '../../src/sync/pull/read-worksheet-rows.ts';
 import { envelope, startRecordingServer } from '../helpers/recording-server.ts';
 import type { RecordedRequest, RecordingServer } from '../helpers/recording-server.ts';
 

@@ -1,5 +1,5 @@
-import { batchJobRows, batchRows } from '../../src/sync/batch-job-rows.ts';
-import type { BatchRow, RowToWrite } from '../../src/sync/batch-row.ts';
+import { batchJobRows, batchRows } from '../../src/sync/batch/batch-job-rows.ts';
+import type { BatchRow, RowToWrite } from '../../src/sync/batch/batch-row.ts';
 
 /**
  * An orders CSV record as the reader hands it on (a row of test/unit/sync's packing
@@ -48,7 +48,7 @@ export function throughJob(
 
 /**
  * What the code that writes reads of each row (`index`, `source`, `mapped`), as plain
- * objects: a batch job's rows are views of their job's columns (src/sync/columnar-rows.ts)
+ * objects: a batch job's rows are views of their job's columns (src/sync/batch/columnar-rows.ts)
  * whose `source` and `mapped` are built at each read, so they are compared through it.
  */
 export function readRows(rows: readonly BatchRow[]): BatchRow[] {

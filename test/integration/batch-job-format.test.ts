@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData } from '../../src/queue/queues.ts';
-import { BATCH_ROWS_FORMAT } from '../../src/sync/batch-job-rows.ts';
+import { BATCH_ROWS_FORMAT } from '../../src/sync/batch/batch-job-rows.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

@@ -8,7 +8,7 @@ import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 import { Redis } from 'ioredis';
 import { statePrefixOf } from '../../src/queue/runtime.ts';
-import { createStructureSnapshots } from '../../src/sync/schema-drift.ts';
+import { createStructureSnapshots } from '../../src/sync/prepare/schema-drift.ts';
 import { captureIo } from '../helpers/capture-io.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';
 

@@ -13,7 +13,7 @@ import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData } from '../../src/queue/queues.ts';
 import { createRuntime } from '../../src/queue/runtime.ts';
-import { batchRowIndexes } from '../../src/sync/batch-job-rows.ts';
+import { batchRowIndexes } from '../../src/sync/batch/batch-job-rows.ts';
 import type { Runtime } from '../../src/queue/runtime.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';

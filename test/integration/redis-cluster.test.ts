@@ -114,7 +114,7 @@ describe('rowbridge on a three-master Redis Cluster', () => {
 
     const first = await h.runJob('orders');
     expect(first.record.status).toBe('completed');
-    // One batch job: a job holds ten platform batches (src/sync/batch-job-size.ts).
+    // One batch job: a job holds ten platform batches (src/sync/batch/batch-job-size.ts).
     expect(first.report).toMatchObject({ read: 40, created: 39, deadLetteredTotal: 1, batches: 1 });
     const landed = new Map(h.emulator.state.rows('orders').map((r) => [r.text.order_no, r.text] as const));
     expect(landed.size).toBe(39);

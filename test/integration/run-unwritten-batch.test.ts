@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localQueuePrefix } from '../../src/cli/local-run.ts';
 import { createQueues } from '../../src/queue/queues.ts';
-import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/batch-job-rows.ts';
+import { BATCH_ROWS_FORMAT, batchRows } from '../../src/sync/batch/batch-job-rows.ts';
 import { killChildren, spawnCli, until, writeBackfillJob, writeLedgerJob } from '../helpers/cli-process.ts';
 import type { CliProcess, Finished } from '../helpers/cli-process.ts';
 import { createHarness } from '../helpers/sync-harness.ts';

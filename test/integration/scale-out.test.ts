@@ -140,7 +140,7 @@ describe('scale-out: two worker processes on one Redis', () => {
     const record = await rt.runs.get(runId);
     const report = await rt.runs.report(runId);
     expect(record?.status).toBe('completed');
-    // Batch jobs of ten platform batches (src/sync/batch-job-size.ts): 500 rows each.
+    // Batch jobs of ten platform batches (src/sync/batch/batch-job-size.ts): 500 rows each.
     expect(report).toMatchObject({ read: 3000, created: 2995, deadLetteredTotal: 5, batches: 6 });
 
     // Every good order exactly once.

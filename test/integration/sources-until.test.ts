@@ -5,7 +5,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createSource } from '../../src/sync/sources/create-source.ts';
 import type { SourceSpec } from '../../src/sync/sources/source-spec.ts';
-import { splitRange } from '../../src/sync/split-range.ts';
+import { splitRange } from '../../src/sync/read/split-range.ts';
 import { collect } from '../fixtures/sources/source-test-kit.ts';
 
 const PG_URL = 'postgres://root@127.0.0.1:5432/test';

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueues } from '../../src/queue/queues.ts';
-import { batchJobRows } from '../../src/sync/batch-job-rows.ts';
+import { batchJobRows } from '../../src/sync/batch/batch-job-rows.ts';
 import { STATE_VERSION } from '../../src/sync/state/state-version.ts';
 import { killChildren, spawnCli } from '../helpers/cli-process.ts';
 import { orderRow } from '../helpers/batch-rows.ts';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstInvalidUtf8Line } from '../../src/sync/file-prepass.ts';
+import { firstInvalidUtf8Line } from '../../src/sync/read/file-prepass.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

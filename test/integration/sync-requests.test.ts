@@ -5,10 +5,10 @@ import { createLogger } from '../../src/ground/logger.ts';
 import { fanOutBatches } from '../../src/queue/fan-out.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData, RunJobData } from '../../src/queue/queues.ts';
-import { createSyncContext, readWorksheetKeys } from '../../src/sync/create-sync-context.ts';
-import { batchRowIndexes, batchRows } from '../../src/sync/batch-job-rows.ts';
-import type { SourceRecord } from '../../src/sync/types.ts';
-import { writeBatch } from '../../src/sync/write-batch.ts';
+import { createSyncContext, readWorksheetKeys } from '../../src/sync/write/create-sync-context.ts';
+import { batchRowIndexes, batchRows } from '../../src/sync/batch/batch-job-rows.ts';
+import type { SourceRecord } from '../../src/sync/model/types.ts';
+import { writeBatch } from '../../src/sync/write/write-batch.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

@@ -7,7 +7,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../src/queue/queues.ts';
-import { batchJobRows } from '../../src/sync/batch-job-rows.ts';
+import { batchJobRows } from '../../src/sync/batch/batch-job-rows.ts';
 import { createReadiness } from '../../src/ops/health.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Metrics } from '../../src/ops/metrics.ts';

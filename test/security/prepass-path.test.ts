@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { prepassFileSource } from '../../src/sync/file-prepass.ts';
+import { prepassFileSource } from '../../src/sync/read/file-prepass.ts';
 import { createTempDir, rejection } from '../fixtures/sources/source-test-kit.ts';
 
 /** "café" in latin1: not UTF-8. */

@@ -18,7 +18,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { BATCH_QUEUE, RUN_QUEUE } from '../../queue/queues.ts';
 import type { RunJobData } from '../../queue/queues.ts';
 import { cancelRun } from '../../queue/cancel-run.ts';
-import { batchRowIndexes } from '../../sync/batch-job-rows.ts';
+import { batchRowIndexes } from '../../sync/batch/batch-job-rows.ts';
 import type { DashboardAccess } from './dashboard-access.ts';
 import { addConflictRoutes } from './conflict-routes.ts';
 import { addDeadLetterRoutes } from './dead-letter-routes.ts';

@@ -8,7 +8,7 @@
 import { withoutUrls } from '../../ground/mask-secrets.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
 import type { NotifyFailure } from '../../queue/notify-delivery.ts';
-import { hookTriggerOf } from '../../sync/hook-trigger.ts';
+import { hookTriggerOf } from '../../sync/job-spec/hook-trigger.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
 import { html, localTime } from './html.ts';
 import type { SafeHtml } from './html.ts';

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { Settings } from '../../../config/settings.ts';
-import type { HookTrigger } from '../../sync/hook-trigger.ts';
+import type { HookTrigger } from '../../sync/job-spec/hook-trigger.ts';
 
 /** The credentials of one job's hooks, read from the environment. */
 export interface HookCredentials {

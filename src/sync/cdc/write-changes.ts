@@ -4,16 +4,16 @@
  * Within a batch the last change of a row wins; deletes go first, so that a key a row
  * gave up and another row took is deleted before it is written again.
  */
-import type { BatchRow } from '../batch-row.ts';
-import { rowToWrite } from '../batch-row.ts';
-import { deadLetterRows } from '../dead-letter-rows.ts';
-import { deleteChunk } from '../finalize-run.ts';
+import type { BatchRow } from '../batch/batch-row.ts';
+import { rowToWrite } from '../batch/batch-row.ts';
+import { deadLetterRows } from '../write/dead-letter-rows.ts';
+import { deleteChunk } from '../write/mirror-deletes.ts';
 import { keyFields } from '../mapping/compose-key.ts';
 import { mapRecord } from '../mapping/map-record.ts';
 import type { MappingPlan } from '../mapping/plan-types.ts';
-import { keyOfRecord } from '../key-of-record.ts';
-import type { SyncContext } from '../sync-context.ts';
-import { writeBatch } from '../write-batch.ts';
+import { keyOfRecord } from '../read/key-of-record.ts';
+import type { SyncContext } from '../write/sync-context.ts';
+import { writeBatch } from '../write/write-batch.ts';
 import type { CdcState } from './cdc-state.ts';
 
 /** One captured change, numbered in its run. */

@@ -3,7 +3,7 @@
  * (a source column name) or a mapping object; and its expansion to FieldMapping[].
  */
 import { z } from 'zod';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { dateFormat, nonEmptyString, timeZone } from './schema-checks.ts';
 
 const mappingObject = z

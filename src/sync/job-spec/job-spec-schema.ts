@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { SourceSpec } from '../sources/source-spec.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { expandFields, fieldsSchema } from './field-schemas.ts';
 import { describeValue, envPrefix, intRange, nonEmptyString, timeZone } from './schema-checks.ts';
 import { scheduleSchema } from './schedule-schema.ts';

@@ -4,7 +4,7 @@
  */
 import { ARRAY_VALUED_FIELD_TYPES, type FieldTypeName } from '../../api/field-types.ts';
 import type { WorksheetField } from '../../api/types.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { CoerceFailure } from './coerce-result.ts';
 import { createFieldCoercion } from './create-coercer.ts';
 import { isEmptyValue } from './is-empty-value.ts';

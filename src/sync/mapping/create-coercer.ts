@@ -4,7 +4,7 @@
  */
 import type { FieldTypeName } from '../../api/field-types.ts';
 import type { WorksheetField } from '../../api/types.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { type Coercer } from './coerce-result.ts';
 import { createDateCoercer } from './coerce-date.ts';
 import { memoize } from './memo-coercer.ts';

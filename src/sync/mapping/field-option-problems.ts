@@ -4,7 +4,7 @@
  */
 import { type FieldTypeName, OPTION_FIELD_TYPES } from '../../api/field-types.ts';
 import type { WorksheetField } from '../../api/types.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { checkTemporalFormat } from './coerce-date.ts';
 
 const TEMPORAL: ReadonlySet<FieldTypeName> = new Set(['Date', 'DateTime', 'Time']);

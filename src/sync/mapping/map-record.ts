@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { FieldValue } from '../../api/types.ts';
-import type { SourcePosition } from '../types.ts';
+import type { SourcePosition } from '../model/types.ts';
 import { canonicalValue } from './canonical-value.ts';
 import { composeKey } from './compose-key.ts';
 import { CoerceFailure, describeValue, PendingReference, TypedValue } from './coerce-result.ts';

@@ -1,5 +1,5 @@
 import type { FieldValue } from '../../api/types.ts';
-import type { SourcePosition } from '../types.ts';
+import type { SourcePosition } from '../model/types.ts';
 
 /** Why one field of one record cannot be written. */
 export interface RowError {

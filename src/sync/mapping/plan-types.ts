@@ -4,7 +4,7 @@
  * is decided in validateMapping, so mapping a row is a loop of precompiled coercers.
  */
 import type { FieldTypeName } from '../../api/field-types.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import type { Coercer } from './coerce-result.ts';
 import type { OptionIndex } from './option-index.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';

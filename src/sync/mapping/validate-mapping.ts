@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { type FieldTypeName, fieldTypeName, READ_ONLY_FIELD_TYPES } from '../../api/field-types.ts';
 import type { WorksheetField, WorksheetStructure } from '../../api/types.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { compileField, TEXT_LIKE } from './compile-field.ts';
 import { isWritableFieldType, WRITABLE_FIELD_TYPES } from './create-coercer.ts';
 import { fieldOptionProblems } from './field-option-problems.ts';

@@ -5,7 +5,7 @@
  * Spreadsheets in other languages write "ja"/"nein", "1.234,50" and padded cells; these
  * turn such values into what the coercers read, so they are not dead-lettered row by row.
  */
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import { CoerceFailure } from './coerce-result.ts';
 
 /** A source value before coercion: another value, or a failure naming what was expected. */

@@ -5,7 +5,7 @@
  * `failed` to one that listens only for failures, never both to one channel.
  */
 import type { NotifyChannel, NotifyEvent } from '../job-spec/notify-schemas.ts';
-import { SCHEMA_DRIFT_CODE } from '../schema-drift.ts';
+import { SCHEMA_DRIFT_CODE } from '../prepare/schema-drift.ts';
 
 /** What the decision reads of a finished run. */
 export interface FinishedRun {

@@ -5,9 +5,9 @@
  * after it are written.
  */
 import { ConfigError } from '../../ground/errors.ts';
-import { missingColumns } from '../source-columns.ts';
+import { missingColumns } from '../read/source-columns.ts';
 import type { SingerSourceSpec } from '../sources/source-spec.ts';
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import type { SingerSchema } from './singer-message.ts';
 
 /** Throws a ConfigError naming each mapped property `schema` lacks; `where` is `stdin line 12`. */

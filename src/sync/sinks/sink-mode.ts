@@ -4,7 +4,7 @@
  * `key`, else the column a job maps from the worksheet's `rowid`, which every row has
  * once and keeps for life.
  */
-import type { FieldMapping } from '../types.ts';
+import type { FieldMapping } from '../model/types.ts';
 import type { SinkDeps, SinkWriteMode } from './sink-spec.ts';
 
 /** What a pull job tells `createSink` besides where files resolve. */

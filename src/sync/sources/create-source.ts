@@ -7,7 +7,7 @@ import type { SourceSpec } from './source-spec.ts';
 import type { SourceDeps } from './source-deps.ts';
 import type { SourceItem } from './source-error.ts';
 import { readSetting } from '../../../config/settings.ts';
-import { withRecordChunks } from '../record-chunks.ts';
+import { withRecordChunks } from './record-chunks.ts';
 import { readCsvChunks, readCsvSource } from './csv-source.ts';
 import { resolveDataFile } from './file-input.ts';
 import { readHttpSource } from './http-source.ts';

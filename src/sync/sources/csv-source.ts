@@ -15,7 +15,7 @@ import { readCsvRecords } from './csv-records.ts';
 import { delimiterHint } from './csv-delimiter.ts';
 import { readSetting } from '../../../config/settings.ts';
 import { openSourceFile } from './file-input.ts';
-import { withRecordChunks, type ChunkedSource } from '../record-chunks.ts';
+import { withRecordChunks, type ChunkedSource } from './record-chunks.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
 function checkHeader(names: readonly string[], file: string, line: number): string[] {

@@ -7,7 +7,7 @@
  */
 import { RowbridgeError } from '../../ground/errors.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
-import type { SourceRecord } from '../types.ts';
+import type { SourceRecord } from '../model/types.ts';
 
 export type SourceErrorCode =
   /** The job's source settings cannot work (missing env var, file not found, bad path). */

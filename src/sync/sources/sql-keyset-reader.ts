@@ -22,7 +22,7 @@
 import type { SqlSourceSpec } from './source-spec.ts';
 import type { SourceItem } from './source-error.ts';
 import { isEmptyCursor } from './cursor-filter.ts';
-import { closestName } from '../closest-name.ts';
+import { closestName } from './closest-name.ts';
 import { SourceError } from './source-error.ts';
 import { firstStatement, statementProblem } from './sql-statement.ts';
 

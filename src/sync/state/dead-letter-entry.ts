@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '../../ground/errors.ts';
 import type { FieldValue } from '../../api/types.ts';
-import type { SourceRecord } from '../types.ts';
+import type { SourceRecord } from '../model/types.ts';
 
 /** One source record that could not be written, with everything needed to fix and replay it. */
 export interface DeadLetterEntry {

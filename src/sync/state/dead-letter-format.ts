@@ -4,7 +4,7 @@
  */
 import { PLATFORM_ERROR_CODES } from '../../ground/errors.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
-import type { SourcePosition } from '../types.ts';
+import type { SourcePosition } from '../model/types.ts';
 import type { DeadLetterEntry } from './dead-letter-entry.ts';
 
 /** Width a message is clipped to in the table. */

@@ -7,7 +7,7 @@
 import { ERROR_CATEGORIES } from '../../ground/errors.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import type { FieldValue } from '../../api/types.ts';
-import type { SourceRecord } from '../types.ts';
+import type { SourceRecord } from '../model/types.ts';
 import type { DeadLetterEntry, DeadLetterInput } from './dead-letter-entry.ts';
 
 /** A single source or payload value larger than this (UTF-8 bytes) is cut with a marker. */

@@ -25,7 +25,7 @@ export interface IndexAdoptions {
 /**
  * A stamp lives next to the index, not inside it: a Redis that lost its data lost both
  * (the next run sees no stamp and scans), and an index deleted or evicted on its own is
- * told by the stamp's key count against what the index holds (sync/key-scan.ts).
+ * told by the stamp's key count against what the index holds (sync/write/key-scan.ts).
  */
 export function createIndexAdoptions(deps: { redis: RedisClient; prefix: string }): IndexAdoptions {
   const key = (job: string) => stateKey(deps.prefix, 'adopted', job);

@@ -30,7 +30,7 @@ export interface RunRecord {
   indexedAt?: string;
   /** `scan`: the run read every worksheet row's key; `index`: it trusted the key index and looked up what it did not know. */
   keyMatch?: 'scan' | 'index';
-  /** Why (sync/key-scan.ts KeyMatchReason), and the same in one sentence. */
+  /** Why (sync/write/key-scan.ts KeyMatchReason), and the same in one sentence. */
   keyMatchReason?: string;
   keyMatchDetail?: string;
   /** What the run is doing while it is not writing: "matching keys: page 3 of 5, ..."; '' once done. */

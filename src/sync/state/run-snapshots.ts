@@ -5,7 +5,7 @@ import { stateKey } from './redis-types.ts';
 /** What a run started with: the job spec's file and text, and the target's structure. */
 export interface RunSnapshot {
   file: string;
-  /** The spec text; with `masked`, re-written with those values masked (sync/snapshot-credentials.ts). */
+  /** The spec text; with `masked`, re-written with those values masked (sync/prepare/snapshot-credentials.ts). */
   text: string;
   /** Where credentials were masked out of `text`, as key paths. */
   masked?: Array<Array<string | number>>;

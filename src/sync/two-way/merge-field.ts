@@ -6,11 +6,7 @@
  * taken for edits (the platform names no author for API writes).
  */
 
-/** Who wins a field changed on both sides to different values. */
-export type ConflictPolicy = 'newest' | 'source' | 'worksheet' | 'manual';
-
-/** Which way a field is copied: `both`, or one way only (a constant, a read-only field). */
-export type FieldDirection = 'both' | 'to-worksheet' | 'to-source';
+import type { ConflictPolicy, FieldDirection } from '../job-spec/two-way-options.ts';
 
 /** The field's state after the last run. */
 export interface FieldBase {

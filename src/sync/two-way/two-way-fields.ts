@@ -11,7 +11,8 @@ import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import { ConfigError } from '../../ground/errors.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
-import type { ConflictPolicy, FieldDirection } from './merge-field.ts';
+import { fieldOptions } from '../job-spec/two-way-options.ts';
+import type { ConflictPolicy, FieldDirection } from '../job-spec/two-way-options.ts';
 
 /** One field of a two-way job, ready for comparison. */
 export interface TwoWayField {
@@ -38,27 +39,6 @@ const UNSUPPORTED: ReadonlySet<FieldTypeName> = new Set([
   'Region',
   'SubTable',
 ]);
-
-/** Per-field `conflict` and `direction`, from the job's `fields` as written. */
-function fieldOptions(
-  spec: JobSpec,
-  target: string,
-): { conflict?: ConflictPolicy; direction?: FieldDirection } {
-  const raw = (spec.fields as Record<string, unknown>)[target];
-  if (typeof raw !== 'object' || raw === null) return {};
-  const o = raw as { conflict?: ConflictPolicy; direction?: FieldDirection };
-  return {
-    ...(o.conflict === undefined ? {} : { conflict: o.conflict }),
-    ...(o.direction === undefined ? {} : { direction: o.direction }),
-  };
-}
-
-/** The targets a two-way job writes into the worksheet (a to-source field is only read there). */
-export function worksheetWrittenTargets(spec: JobSpec): Set<string> {
-  return new Set(
-    spec.mappings.filter((m) => fieldOptions(spec, m.target).direction !== 'to-source').map((m) => m.target),
-  );
-}
 
 /**
  * Compiles the fields of a two-way job against the worksheet structure and the table's

@@ -13,7 +13,7 @@ import { createZoneClock } from '../../api/zone-clock.ts';
 import { ConfigError } from '../../ground/errors.ts';
 import type { Logger } from '../../ground/logger.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
-import type { PreparedJob } from '../plan-job.ts';
+import type { PreparedJob } from '../prepare/plan-job.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import { createLinkStore } from './link-store.ts';
 import type { Intent } from './link-store.ts';

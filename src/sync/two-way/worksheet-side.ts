@@ -11,7 +11,7 @@ import type { RowError } from '../mapping/map-result.ts';
 import type { MappingPlan, PlannedField } from '../mapping/plan-types.ts';
 import { resolveReferences } from '../mapping/resolve-references.ts';
 import type { ReferenceLookups } from '../mapping/resolve-references.ts';
-import { createWorksheetReader } from '../read-worksheet-rows.ts';
+import { createWorksheetReader } from '../pull/read-worksheet-rows.ts';
 
 /** Rows per batch create / delete request. */
 const BATCH = 100;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/ground/logger.ts';
 import { createProgress } from '../../../src/ops/progress.ts';
-import { describeScan } from '../../../src/sync/key-scan.ts';
+import { describeScan } from '../../../src/sync/write/key-scan.ts';
 
 function sink(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];

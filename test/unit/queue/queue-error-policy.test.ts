@@ -3,7 +3,7 @@ import { ApiError, ConfigError } from '../../../src/ground/errors.ts';
 import type { ErrorCategory } from '../../../src/ground/errors.ts';
 import { briefly, decideBatchFailure, MAX_APP_UNAVAILABLE_PAUSES } from '../../../src/queue/error-policy.ts';
 import { isRedisOutage } from '../../../src/ground/redis-outage.ts';
-import { RunStoppedError } from '../../../src/sync/run-stopped-error.ts';
+import { RunStoppedError } from '../../../src/sync/write/run-stopped-error.ts';
 
 const api = (category: ErrorCategory, errorCode?: number, retryAfterMs?: number) =>
   new ApiError(`POST /v3/x: ${category}`, {

@@ -5,8 +5,8 @@ import {
   batchRowIndexes,
   batchRows,
   UnreadableBatchError,
-} from '../../../src/sync/batch-job-rows.ts';
-import type { BatchRow } from '../../../src/sync/batch-row.ts';
+} from '../../../src/sync/batch/batch-job-rows.ts';
+import type { BatchRow } from '../../../src/sync/batch/batch-row.ts';
 import { orderRow, readRows } from '../../helpers/batch-rows.ts';
 
 const SOURCES = ['order', 'customer', 'amount', 'status', 'date'];

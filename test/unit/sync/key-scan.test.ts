@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WorksheetStructure } from '../../../src/api/types.ts';
-import { decideKeyScan } from '../../../src/sync/key-scan.ts';
-import type { KeyScanTarget } from '../../../src/sync/key-scan.ts';
+import { decideKeyScan } from '../../../src/sync/write/key-scan.ts';
+import type { KeyScanTarget } from '../../../src/sync/write/key-scan.ts';
 import type { MappingPlan } from '../../../src/sync/mapping/plan-types.ts';
 import type { IndexAdoption } from '../../../src/sync/state/index-adoption.ts';
 import type { KeyIndex } from '../../../src/sync/state/key-index.ts';

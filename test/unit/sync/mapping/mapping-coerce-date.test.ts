@@ -4,7 +4,7 @@ import { mapRecord } from '../../../../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../../../../src/sync/mapping/map-result.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
 import { createZoneClock } from '../../../../src/api/zone-clock.ts';
-import type { FieldMapping } from '../../../../src/sync/types.ts';
+import type { FieldMapping } from '../../../../src/sync/model/types.ts';
 
 const date: WorksheetField = { id: 'f_date', name: 'Born', alias: 'born', type: 'Date' };
 const dateTime: WorksheetField = { id: 'f_dt', name: 'Seen at', alias: 'seen_at', type: '16' };

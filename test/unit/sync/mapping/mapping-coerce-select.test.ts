@@ -3,7 +3,7 @@ import type { WorksheetField } from '../../../../src/api/types.ts';
 import { mapRecord } from '../../../../src/sync/mapping/map-record.ts';
 import type { MapResult } from '../../../../src/sync/mapping/map-result.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
-import type { FieldMapping } from '../../../../src/sync/types.ts';
+import type { FieldMapping } from '../../../../src/sync/model/types.ts';
 
 const status: WorksheetField = {
   id: 'f_status',

@@ -6,7 +6,7 @@ import type { MapResult } from '../../../../src/sync/mapping/map-result.ts';
 import { keyOfRow, rowMatches } from '../../../../src/sync/mapping/row-matches.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
 import type { NormalisedRow } from '../../../../src/api/types.ts';
-import type { FieldMapping } from '../../../../src/sync/types.ts';
+import type { FieldMapping } from '../../../../src/sync/model/types.ts';
 
 const structure: WorksheetStructure = {
   id: 'ws',

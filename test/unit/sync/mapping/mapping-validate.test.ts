@@ -3,7 +3,7 @@ import type { WorksheetStructure } from '../../../../src/api/types.ts';
 import { MappingError } from '../../../../src/sync/mapping/mapping-error.ts';
 import type { ValidateMappingOptions } from '../../../../src/sync/mapping/plan-types.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
-import type { FieldMapping } from '../../../../src/sync/types.ts';
+import type { FieldMapping } from '../../../../src/sync/model/types.ts';
 
 const structure: WorksheetStructure = {
   id: 'ws_orders',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keysFilter } from '../../../../src/sync/create-sync-context.ts';
+import { keysFilter } from '../../../../src/sync/write/create-sync-context.ts';
 import { composeKey, keyParts } from '../../../../src/sync/mapping/compose-key.ts';
 
 describe('composite keys', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountingError, unmetExpectations } from '../../../../src/sync/run-checks.ts';
+import { accountingError, unmetExpectations } from '../../../../src/sync/check/run-checks.ts';
 
 const counts = {
   read: 10,

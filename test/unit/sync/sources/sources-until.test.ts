@@ -3,7 +3,7 @@ import { createCursorFilter } from '../../../../src/sync/sources/cursor-filter.t
 import { createSource } from '../../../../src/sync/sources/create-source.ts';
 import type { SourceDeps, WorksheetReadQuery } from '../../../../src/sync/sources/source-deps.ts';
 import type { SourceSpec } from '../../../../src/sync/sources/source-spec.ts';
-import { splitRange } from '../../../../src/sync/split-range.ts';
+import { splitRange } from '../../../../src/sync/read/split-range.ts';
 import type { NormalisedRow } from '../../../../src/api/types.ts';
 import { collect, createTempDir, rejection } from '../../../fixtures/sources/source-test-kit.ts';
 

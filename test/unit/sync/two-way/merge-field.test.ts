@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideField } from '../../../../src/sync/two-way/merge-field.ts';
-import type {
-  ConflictPolicy,
-  FieldBase,
-  FieldDecision,
-  FieldDirection,
-  MergeTimes,
-} from '../../../../src/sync/two-way/merge-field.ts';
+import type { FieldBase, FieldDecision, MergeTimes } from '../../../../src/sync/two-way/merge-field.ts';
+import type { ConflictPolicy, FieldDirection } from '../../../../src/sync/job-spec/two-way-options.ts';
 
 const VALUES = ['a', 'b', 'c', 'd'];
 const BASES: Array<string | undefined> = [undefined, 'a', 'b'];
