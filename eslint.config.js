@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * the data's way (spec, read, prepare, write, pull...) reads in one direction. A folder
  * name appears in an import as `../NAME/`, which is what the patterns below match.
  */
-const SYNC_STAGES = [
+export const SYNC_STAGES = [
   'model',
   'mapping',
   'sources',

@@ -9,6 +9,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+// The order lint enforces inside src/sync (a JavaScript file, so imported untyped).
+const eslintConfig = '../../eslint.config.js';
+const { SYNC_STAGES } = (await import(eslintConfig)) as { SYNC_STAGES: readonly string[] };
+
 /** The layers each layer may import from (besides itself). */
 const ALLOWED: Record<string, readonly string[]> = {
   ground: [],
@@ -102,6 +106,27 @@ describe('layers', () => {
         const to = layerOf(target);
         if (to !== from && !ALLOWED[from]!.includes(to))
           wrong.push(`${path.relative(root, file)} (${from}) imports ${path.relative(root, target)} (${to})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('inside src/sync, a stage folder imports only the stages before it; nothing loose at its root', () => {
+    const syncRoot = path.join(root, 'src/sync');
+    const stageOf = (file: string): string => path.relative(syncRoot, file).split(path.sep)[0]!;
+    const loose = [...graph.keys()]
+      .filter((f) => path.dirname(f) === syncRoot)
+      .map((f) => path.relative(root, f));
+    expect(loose).toEqual([]);
+    const wrong: string[] = [];
+    for (const [file, targets] of graph) {
+      if (layerOf(file) !== 'sync') continue;
+      const from = SYNC_STAGES.indexOf(stageOf(file));
+      for (const target of targets) {
+        if (layerOf(target) !== 'sync' || stageOf(target) === stageOf(file)) continue;
+        const to = SYNC_STAGES.indexOf(stageOf(target));
+        if (from < 0 || to < 0 || to > from)
+          wrong.push(`${path.relative(root, file)} imports ${path.relative(root, target)}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkSourceColumns, COLUMN_SAMPLE } from '../../../src/sync/read/source-columns.ts';
-import type { SourceItem } from '../../../src/sync/sources/source-error.ts';
+import { checkSourceColumns, COLUMN_SAMPLE } from '../../../../src/sync/read/source-columns.ts';
+import type { SourceItem } from '../../../../src/sync/sources/source-error.ts';
 
 const spec = { type: 'csv', path: './orders.csv' } as const;
 const mappings = [{ target: 'Order', from: 'order' }];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inPool } from '../../../src/sync/write/in-pool.ts';
+import { inPool } from '../../../../src/sync/write/in-pool.ts';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLaterCursor } from '../../../src/sync/sources/cursor.ts';
+import { isLaterCursor } from '../../../../src/sync/sources/cursor.ts';
 
 describe('isLaterCursor: the cursor a run saves only moves forward', () => {
   it('anything is later than no cursor', () => {

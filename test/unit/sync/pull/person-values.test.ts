@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WorksheetStructure } from '../../../src/api/types.ts';
-import { createPersonForm } from '../../../src/sync/pull/person-values.ts';
+import type { WorksheetStructure } from '../../../../src/api/types.ts';
+import { createPersonForm } from '../../../../src/sync/pull/person-values.ts';
 
 // Read shapes as the platform answers them (platform-shapes §6; rows-list.json's typed variant).
 const structure: WorksheetStructure = {

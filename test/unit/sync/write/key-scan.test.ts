@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { WorksheetStructure } from '../../../src/api/types.ts';
-import { decideKeyScan } from '../../../src/sync/write/key-scan.ts';
-import type { KeyScanTarget } from '../../../src/sync/write/key-scan.ts';
-import type { MappingPlan } from '../../../src/sync/mapping/plan-types.ts';
-import type { IndexAdoption } from '../../../src/sync/state/index-adoption.ts';
-import type { KeyIndex } from '../../../src/sync/state/key-index.ts';
+import type { WorksheetStructure } from '../../../../src/api/types.ts';
+import { decideKeyScan } from '../../../../src/sync/write/key-scan.ts';
+import type { KeyScanTarget } from '../../../../src/sync/write/key-scan.ts';
+import type { MappingPlan } from '../../../../src/sync/mapping/plan-types.ts';
+import type { IndexAdoption } from '../../../../src/sync/state/index-adoption.ts';
+import type { KeyIndex } from '../../../../src/sync/state/key-index.ts';
 
 const stamp: IndexAdoption = {
   at: '2026-11-26T10:00:00.000Z',

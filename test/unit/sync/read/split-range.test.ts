@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isInCursorRange } from '../../../src/sync/sources/cursor-filter.ts';
-import { BackfillRangeError, splitRange, type RangeChunk } from '../../../src/sync/read/split-range.ts';
+import { isInCursorRange } from '../../../../src/sync/sources/cursor-filter.ts';
+import { BackfillRangeError, splitRange, type RangeChunk } from '../../../../src/sync/read/split-range.ts';
 
 /** Which chunks a cursor value is read by, judged by the sources' own filter. */
 function chunksHolding(chunks: RangeChunk[], value: string): number[] {

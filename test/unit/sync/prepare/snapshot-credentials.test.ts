@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { MASK } from '../../../src/ground/mask-secrets.ts';
-import { maskSpecText, restoreSpecText } from '../../../src/sync/prepare/snapshot-credentials.ts';
+import { MASK } from '../../../../src/ground/mask-secrets.ts';
+import { maskSpecText, restoreSpecText } from '../../../../src/sync/prepare/snapshot-credentials.ts';
 
 const SPEC = `name: orders
 source:

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchRow } from '../../../src/sync/batch/batch-row.ts';
-import { packColumns, unpackColumns } from '../../../src/sync/batch/columnar-rows.ts';
-import type { ColumnarRows } from '../../../src/sync/batch/columnar-rows.ts';
-import { orderRow, readRows } from '../../helpers/batch-rows.ts';
-import { seededRandom } from '../../helpers/seeded-random.ts';
+import type { BatchRow } from '../../../../src/sync/batch/batch-row.ts';
+import { packColumns, unpackColumns } from '../../../../src/sync/batch/columnar-rows.ts';
+import type { ColumnarRows } from '../../../../src/sync/batch/columnar-rows.ts';
+import { orderRow, readRows } from '../../../helpers/batch-rows.ts';
+import { seededRandom } from '../../../helpers/seeded-random.ts';
 
 /** What a batch job's rows became as objects: one JSON round trip (the oracle). */
 const asObjectsDid = (rows: BatchRow[]): unknown => JSON.parse(JSON.stringify(rows));

@@ -1,18 +1,18 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorksheetStructure } from '../../../src/api/types.ts';
-import { ConfigError } from '../../../src/ground/errors.ts';
-import { offsetIndexes } from '../../../src/queue/fan-out.ts';
-import { validateMapping } from '../../../src/sync/mapping/validate-mapping.ts';
-import { readBatches, type ReadProgress } from '../../../src/sync/read/read-batches.ts';
-import { hasRecordChunks, recordChunks } from '../../../src/sync/sources/record-chunks.ts';
-import { checkSourceColumns } from '../../../src/sync/read/source-columns.ts';
-import { createSource } from '../../../src/sync/sources/create-source.ts';
-import type { SourceDeps } from '../../../src/sync/sources/source-deps.ts';
-import type { CsvSourceSpec } from '../../../src/sync/sources/source-spec.ts';
-import type { SourceItem } from '../../../src/sync/sources/source-error.ts';
-import type { FieldMapping, SourceRecord } from '../../../src/sync/model/types.ts';
-import { createTempDir, rejection } from '../../fixtures/sources/source-test-kit.ts';
+import type { WorksheetStructure } from '../../../../src/api/types.ts';
+import { ConfigError } from '../../../../src/ground/errors.ts';
+import { offsetIndexes } from '../../../../src/queue/fan-out.ts';
+import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
+import { readBatches, type ReadProgress } from '../../../../src/sync/read/read-batches.ts';
+import { hasRecordChunks, recordChunks } from '../../../../src/sync/sources/record-chunks.ts';
+import { checkSourceColumns } from '../../../../src/sync/read/source-columns.ts';
+import { createSource } from '../../../../src/sync/sources/create-source.ts';
+import type { SourceDeps } from '../../../../src/sync/sources/source-deps.ts';
+import type { CsvSourceSpec } from '../../../../src/sync/sources/source-spec.ts';
+import type { SourceItem } from '../../../../src/sync/sources/source-error.ts';
+import type { FieldMapping, SourceRecord } from '../../../../src/sync/model/types.ts';
+import { createTempDir, rejection } from '../../../fixtures/sources/source-test-kit.ts';
 
 let tmp: Awaited<ReturnType<typeof createTempDir>>;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WorksheetStructure } from '../../../src/api/types.ts';
-import { snapshotOf, structureDrift } from '../../../src/sync/prepare/schema-drift.ts';
+import type { WorksheetStructure } from '../../../../src/api/types.ts';
+import { snapshotOf, structureDrift } from '../../../../src/sync/prepare/schema-drift.ts';
 
 const before: WorksheetStructure = {
   id: 'ws1',

@@ -5,9 +5,9 @@ import {
   batchRowIndexes,
   batchRows,
   UnreadableBatchError,
-} from '../../../src/sync/batch/batch-job-rows.ts';
-import type { BatchRow } from '../../../src/sync/batch/batch-row.ts';
-import { orderRow, readRows } from '../../helpers/batch-rows.ts';
+} from '../../../../src/sync/batch/batch-job-rows.ts';
+import type { BatchRow } from '../../../../src/sync/batch/batch-row.ts';
+import { orderRow, readRows } from '../../../helpers/batch-rows.ts';
 
 const SOURCES = ['order', 'customer', 'amount', 'status', 'date'];
 const stored = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
