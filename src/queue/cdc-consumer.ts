@@ -168,8 +168,11 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
           writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, stop.signal, log).then(() =>
             options.onWritten?.(changes),
           ),
-        savePosition: (lsn, nextIndex) =>
-          state.savePosition(spec.name, { runId: position.runId, lsn, nextIndex, slot: source.slot }),
+        async savePosition(lsn, nextIndex) {
+          await state.savePosition(spec.name, { runId: position.runId, lsn, nextIndex, slot: source.slot });
+          // Streaming restarts at this position: outcomes below it are never asked for again.
+          await rt.runs.forgetOutcomesBelow(position.runId, nextIndex);
+        },
         onLag(seconds, lsn) {
           lagSeconds = seconds;
           confirmed = lsn;

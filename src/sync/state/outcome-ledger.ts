@@ -20,6 +20,11 @@ export interface OutcomeLedger {
   getOutcomes(runId: string, indexes: readonly number[]): Promise<Map<number, RowOutcome>>;
   /** Forgets outcomes (a create that certainly did not happen is no longer pending). */
   clearOutcomes(runId: string, indexes: readonly number[]): Promise<void>;
+  /**
+   * Drops the outcomes of rows below `index`, which no replay asks for again (a change
+   * stream's acknowledged position); counters stay. Keeps an endless run's ledger bounded.
+   */
+  forgetOutcomesBelow(runId: string, index: number): Promise<void>;
   /** The hash of the run's report counters, for another store's script to add to atomically. */
   tallyKey(runId: string): string;
   /** Mirror: keys the source had in this run. */
@@ -170,6 +175,16 @@ end
 for n, s in pairs(segs) do redis.call('HSET', KEYS[1], int(n), s) end
 return 1`;
 
+// Drops the segments wholly below ARGV[1], 1000 fields a call. KEYS: the ledger.
+const FORGET_BELOW = `${LUA_TABLES}
+local below, gone = math.floor(tonumber(ARGV[1]) / SEG), {}
+for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if tonumber(f) < below then gone[#gone + 1] = f end
+  if #gone == 1000 then redis.call('HDEL', KEYS[1], unpack(gone)); gone = {} end
+end
+if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
+return 1`;
+
 /**
  * Row indexes as ranges of consecutive ones, in the order given ("3-7,9-9"): a batch's
  * rows are one range, where a list of its indexes was about 6 KB per 1,000 rows.
@@ -253,6 +268,9 @@ export function createOutcomeLedger(
         keys.counts(runId),
         rangesArg(indexRanges(indexes)),
       );
+    },
+    async forgetOutcomesBelow(runId, index) {
+      await redis.eval(FORGET_BELOW, 1, keys.ledger(runId), String(index));
     },
     async markSeen(runId, seenKeys) {
       if (seenKeys.length === 0) return;
