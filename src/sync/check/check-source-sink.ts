@@ -8,6 +8,7 @@ import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { CheckStep } from './check-setup.ts';
+import { checkCdcSource } from './check-cdc-source.ts';
 import { closestName } from '../sources/closest-name.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import { COLUMN_SAMPLE, columnSample } from '../read/source-columns.ts';
@@ -240,6 +241,7 @@ export async function checkSourceAndSink(spec: JobSpec, ends: CheckEnds): Promis
   if (type === 'postgres' || type === 'mysql') steps.push(...(await checkSqlSource(spec, ends)));
   else if (['csv', 'ndjson', 'json', 'http'].includes(type))
     steps.push(...(await checkRecordSource(spec, ends)));
+  else if (type === 'postgres-cdc') steps.push(...(await checkCdcSource(spec, ends.env)));
   else if (type !== 'worksheet')
     steps.push({ name: 'source', ok: true, detail: `not checked: check does not read a ${type} source` });
   const sink = spec.sink as SinkSpec | undefined;
