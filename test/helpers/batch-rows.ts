@@ -48,7 +48,7 @@ export function throughJob(
 
 /**
  * What the code that writes reads of each row (`index`, `source`, `mapped`), as plain
- * objects: a batch job's rows are views of their job's columns (src/sync/batch/columnar-rows.ts)
+ * objects: a batch job's rows are views of their job's columns (src/sync/batch/unpack-columns.ts)
  * whose `source` and `mapped` are built at each read, so they are compared through it.
  */
 export function readRows(rows: readonly BatchRow[]): BatchRow[] {

@@ -1,8 +1,10 @@
 import { RowbridgeError } from '../../ground/errors.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import type { BatchRow, RowToWrite } from './batch-row.ts';
-import { columnarIndexes, isColumnar, packColumns, unpackColumns } from './columnar-rows.ts';
+import { columnarIndexes, isColumnar } from './columnar-rows.ts';
 import type { ColumnarRows } from './columnar-rows.ts';
+import { packColumns } from './pack-columns.ts';
+import { unpackColumns } from './unpack-columns.ts';
 
 /**
  * The format of a batch job's rows: the one this version writes and reads

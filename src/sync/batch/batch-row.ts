@@ -12,7 +12,7 @@ export interface BatchRow {
 
 /**
  * A batch row as a worker writes it: each of what writing reads of a row, read on its own
- * without building the rest. What a batch job's rows are (./columnar-rows.ts): views of
+ * without building the rest. What a batch job's rows are (./unpack-columns.ts): views of
  * the job's columns, whose `source` and `mapped` are built at each read.
  */
 export interface RowToWrite extends BatchRow {

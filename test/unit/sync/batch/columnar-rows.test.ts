@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchRow } from '../../../../src/sync/batch/batch-row.ts';
-import { packColumns, unpackColumns } from '../../../../src/sync/batch/columnar-rows.ts';
+import { packColumns } from '../../../../src/sync/batch/pack-columns.ts';
+import { unpackColumns } from '../../../../src/sync/batch/unpack-columns.ts';
 import type { ColumnarRows } from '../../../../src/sync/batch/columnar-rows.ts';
 import { orderRow, readRows } from '../../../helpers/batch-rows.ts';
 import { seededRandom } from '../../../helpers/seeded-random.ts';
