@@ -5,7 +5,7 @@ import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { describeUnwritten, findUnwritten, reviveFailedChildren } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';
 import { fanOutBatches, offsetIndexes } from './fan-out.ts';
-import { openSource } from './open-source.ts';
+import { openSource } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -33,6 +33,7 @@ export function createChunkProcessor(
     | 'redis'
     | 'statePrefix'
     | 'sourceLimits'
+    | 'readWorksheetRows'
   >,
   queues: RunQueues,
 ) {

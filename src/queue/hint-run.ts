@@ -15,7 +15,7 @@ import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import type { SyncContext } from '../sync/write/sync-context.ts';
 import type { Source, SourceRecord } from '../sync/model/types.ts';
 import type { HookInbox } from './hook-inbox.ts';
-import { readByIds } from './open-source.ts';
+import { readByIds } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
 import { RUN_JOB_OPTIONS } from './resume-run.ts';
 import { newRunId } from './run-id.ts';

@@ -12,7 +12,7 @@ import { accountingError } from '../sync/check/run-checks.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
-import { openSource } from './open-source.ts';
+import { openSource } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { RunFinish } from './run-finish.ts';
 import type { RunScope } from './run-scope.ts';
@@ -22,7 +22,14 @@ import type { Runtime } from './runtime-types.ts';
 /** What a pull reads its worksheet and its cursor with. */
 export type PullJobRuntime = Pick<
   Runtime,
-  'runs' | 'env' | 'clientFor' | 'withTraffic' | 'deadLetters' | 'logger' | 'sourceLimits'
+  | 'runs'
+  | 'env'
+  | 'clientFor'
+  | 'withTraffic'
+  | 'deadLetters'
+  | 'logger'
+  | 'sourceLimits'
+  | 'readWorksheetRows'
 >;
 
 /** Pull jobs write a worksheet out to a sink: no fan-out, the sink is the one writer. */

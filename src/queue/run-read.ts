@@ -14,7 +14,7 @@ import { reviveFailedChildren } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';
 import { fanOutBatches } from './fan-out.ts';
 import type { HintRuns } from './hint-run.ts';
-import { openSource } from './open-source.ts';
+import { openSource } from '../sync/read/open-source.ts';
 import type { RunScope } from './run-scope.ts';
 import type { Runtime } from './runtime-types.ts';
 
@@ -35,6 +35,7 @@ export interface RunReadDeps {
     | 'env'
     | 'logger'
     | 'sourceLimits'
+    | 'readWorksheetRows'
   >;
   queues: RunQueues;
   hints: Pick<HintRuns, 'source'>;

@@ -9,6 +9,7 @@ import type { Logger } from '../ground/logger.ts';
 import type { SyncDeps } from '../sync/write/create-sync-context.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
+import type { ReadWorksheetRows } from '../sync/sources/source-deps.ts';
 import type { SourceLimits } from '../sync/sources/source-rate-limit.ts';
 import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
@@ -62,6 +63,8 @@ export interface Runtime {
   clientFor(credentialsEnvPrefix?: string): PlatformClient;
   /** What the sync engine needs for a job writing through `client`. */
   syncDeps(client: PlatformClient, log: Logger): SyncDeps;
+  /** Reads a worksheet source's rows through the client of its credentials prefix. */
+  readWorksheetRows: ReadWorksheetRows;
   /** The clients made so far, by credentials prefix (metrics read their pace). */
   clients(): ReadonlyMap<string, PlatformClient>;
   /** The `source.rateLimit` of each job, shared through Redis with every worker. */

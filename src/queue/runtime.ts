@@ -16,6 +16,7 @@ import { resolveBaseUrl, createTransport } from '../api/transport.ts';
 import type { Logger } from '../ground/logger.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
+import { createWorksheetReader } from '../sync/pull/read-worksheet-rows.ts';
 import { didYouMean } from '../sync/job-spec/did-you-mean.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
@@ -205,6 +206,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         runId,
       ),
     clientFor,
+    // Through the runtime, so that a caller wrapping clientFor is seen here too.
+    readWorksheetRows: createWorksheetReader((prefix) => runtime.clientFor(prefix)),
     syncDeps: (client, log) => ({ client, redis, prefix: statePrefix, runs, deadLetters, log }),
     clients: () => clients,
     sourceLimits,

@@ -1,6 +1,6 @@
-import type { DeadLetterEntry } from '../sync/state/dead-letter-entry.ts';
-import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
-import type { SourceRecord } from '../sync/model/types.ts';
+import type { DeadLetterEntry } from '../state/dead-letter-entry.ts';
+import type { DeadLetterStore } from '../state/dead-letter-store.ts';
+import type { SourceRecord } from '../model/types.ts';
 
 /** Reads the source's current records with these source ids (`position.id`). */
 export type ReadByIds = (ids: readonly string[]) => AsyncIterable<SourceRecord & { error?: unknown }>;

@@ -1,27 +1,54 @@
 import path from 'node:path';
-import { createWorksheetReader } from '../sync/pull/read-worksheet-rows.ts';
-import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { prepassFileSource } from '../sync/read/file-prepass.ts';
-import { checkSourceColumns } from '../sync/read/source-columns.ts';
-import type { SourceDeps } from '../sync/sources/source-deps.ts';
-import { createSource } from '../sync/sources/create-source.ts';
-import type { SourceRecord } from '../sync/model/types.ts';
+import type { PlatformClient } from '../../api/create-platform-client.ts';
+import type { Logger } from '../../ground/logger.ts';
+import type { JobSpec } from '../job-spec/job-spec-schema.ts';
+import type { SourceRecord } from '../model/types.ts';
+import { createSource } from '../sources/create-source.ts';
+import type { ReadWorksheetRows, SourceDeps } from '../sources/source-deps.ts';
+import type { SourceLimits } from '../sources/source-rate-limit.ts';
+import type { DeadLetterStore } from '../state/dead-letter-store.ts';
+import type { RunStore } from '../state/run-store.ts';
 import { deadLetterSource } from './dead-letter-source.ts';
 import type { ReadByIds } from './dead-letter-source.ts';
-import type { RunJobData } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import { prepassFileSource } from './file-prepass.ts';
+import { checkSourceColumns } from './source-columns.ts';
+
+/** What opening a job's source reads and reads through. */
+export interface OpenSourceDeps {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** The job's saved incremental cursor. */
+  runs: Pick<RunStore, 'getCursor'>;
+  /** The entries a replay reads. */
+  deadLetters: DeadLetterStore;
+  /** The `source.rateLimit` of each job, shared through Redis with every worker. */
+  sourceLimits: SourceLimits;
+  /** The platform client of a credentials prefix: a worksheet source's organisation zone. */
+  clientFor(credentialsEnvPrefix?: string): PlatformClient;
+  /** Reads a worksheet source's rows (sync/pull/read-worksheet-rows.ts, wired by the CLI). */
+  readWorksheetRows: ReadWorksheetRows;
+}
+
+/** What a run reads besides its spec: a replay's dead letters, a singer chunk, how to start. */
+export interface SourceReadOptions {
+  /** Dead letters to replay instead of reading the source. */
+  replayIds?: string[] | undefined;
+  /** A singer source: the local file `rowbridge singer` staged this run's records in. */
+  singerChunk?: string | undefined;
+  /** Read from the beginning, past no saved cursor (a pull that starts over). */
+  fromStart?: boolean;
+  /** How a worksheet source writes multi-value fields (a Postgres pull: as arrays). */
+  lists?: 'joined' | 'array';
+}
 
 /** The zone of the platform a worksheet source reads from (undefined for other sources). */
-function platformZone(
-  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs'>,
-  spec: JobSpec,
-): string | undefined {
+function platformZone(rt: Pick<OpenSourceDeps, 'clientFor'>, spec: JobSpec): string | undefined {
   if (spec.source.type !== 'worksheet') return undefined;
   return rt.clientFor(spec.source.credentialsEnvPrefix).organisation.timeZone;
 }
 
 /** The job's shared `source.rateLimit` (one Bottleneck per job in Redis), when it has one. */
-function sourceGate(rt: Pick<Runtime, 'sourceLimits'>, spec: JobSpec): SourceDeps['sourceGate'] {
+function sourceGate(rt: Pick<OpenSourceDeps, 'sourceLimits'>, spec: JobSpec): SourceDeps['sourceGate'] {
   const source = spec.source;
   if (source.type !== 'http' && source.type !== 'postgres' && source.type !== 'mysql') return undefined;
   if (source.rateLimit === undefined) return undefined;
@@ -34,7 +61,7 @@ function sourceGate(rt: Pick<Runtime, 'sourceLimits'>, spec: JobSpec): SourceDep
  * stored record.
  */
 export function readByIds(
-  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs' | 'sourceLimits'>,
+  rt: OpenSourceDeps,
   spec: JobSpec,
   file: string,
   signal?: AbortSignal,
@@ -48,7 +75,7 @@ export function readByIds(
     createSource(source, {
       env: rt.env,
       baseDir: path.dirname(file),
-      readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+      readWorksheetRows: rt.readWorksheetRows,
       platformTimeZone: platformZone(rt, spec),
       ids,
       signal,
@@ -63,15 +90,10 @@ export function readByIds(
  * requests and queries in flight, and between records.
  */
 export async function openSource(
-  rt: Pick<Runtime, 'clientFor' | 'deadLetters' | 'env' | 'logger' | 'runs' | 'sourceLimits'>,
+  rt: OpenSourceDeps,
   spec: JobSpec,
   file: string,
-  data: Pick<RunJobData, 'replayIds' | 'singerChunk'> & {
-    /** Read from the beginning, past no saved cursor (a pull that starts over). */
-    fromStart?: boolean;
-    /** How a worksheet source writes multi-value fields (a Postgres pull: as arrays). */
-    lists?: 'joined' | 'array';
-  },
+  data: SourceReadOptions,
   runId: string,
   range?: { since: string; sinceInclusive: boolean; until: string },
   signal?: AbortSignal,
@@ -86,7 +108,7 @@ export async function openSource(
       createSource(spec.source, {
         env: rt.env,
         baseDir: path.dirname(file),
-        readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+        readWorksheetRows: rt.readWorksheetRows,
         platformTimeZone: platformZone(rt, spec),
         worksheetLists: data.lists,
         cursorField: spec.incremental?.cursor,
@@ -108,7 +130,7 @@ export async function openSource(
   const deps: SourceDeps = {
     env: rt.env,
     baseDir: path.dirname(file),
-    readWorksheetRows: createWorksheetReader((prefix) => rt.clientFor(prefix)),
+    readWorksheetRows: rt.readWorksheetRows,
     platformTimeZone: platformZone(rt, spec),
     worksheetLists: data.lists,
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
