@@ -23,6 +23,7 @@ export const SYNC_STAGES = [
   'cdc',
   'singer',
   'check',
+  'finish',
   'notify',
 ];
 

@@ -12,11 +12,11 @@ import { accountingError } from '../sync/check/run-checks.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
+import { verdict } from '../sync/finish/run-verdict.ts';
 import { openSource } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { RunFinish } from './run-finish.ts';
 import type { RunScope } from './run-scope.ts';
-import { verdict } from './run-verdict.ts';
 import type { Runtime } from './runtime-types.ts';
 
 /** What a pull reads its worksheet and its cursor with. */

@@ -113,7 +113,15 @@ export function createRunProcessor(rt: Runtime, batches: Queue<BatchJobData>, ru
         if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
       }
       return await finalizeRun(
-        { rt, queues, hints, snapshots, finish },
+        {
+          runs: rt.runs,
+          deadLetters: rt.deadLetters,
+          withTraffic: (t, fn) => rt.withTraffic(t, fn),
+          queues,
+          hints,
+          snapshots,
+          finish,
+        },
         scope,
         ctx,
         run.spec,

@@ -2,8 +2,8 @@
  * How a run that wrote every row ends: shared by the push finalizer and the pull path,
  * so that `expect:` (docs/expectations.md) judges both the same way.
  */
-import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
-import { unmetExpectations } from '../sync/check/run-checks.ts';
+import type { JobSpec } from '../job-spec/job-spec-schema.ts';
+import { unmetExpectations } from '../check/run-checks.ts';
 
 /** `completed`, or `unmet` with what the job's `expect:` missed (docs/expectations.md). */
 export function verdict(
