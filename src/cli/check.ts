@@ -23,6 +23,7 @@ import { checkJob, checkPlatform, settingsFailure } from '../sync/check/check-se
 import type { CheckStep, ConnectionFacts } from '../sync/check/check-setup.ts';
 import { checkSourceAndSink } from '../sync/check/check-source-sink.ts';
 import { checkWriteRights } from '../sync/check/check-write-rights.ts';
+import { twoWayWorksheetSteps } from './check-two-way-worksheet.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -75,10 +76,13 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
       file = jobFileIn(path.resolve(io.cwd, dir), job.name);
       spec = await loadJobSpec(file);
     }
+    // The target's app; a pull job's (no target) is its source worksheet's.
     const prefix =
-      spec?.target?.app?.credentialsEnvPrefix ??
-      (spec?.source.type === 'worksheet' ? spec.source.credentialsEnvPrefix : undefined) ??
-      'ROWBRIDGE_';
+      (spec?.target === undefined
+        ? spec?.source.type === 'worksheet'
+          ? spec.source.credentialsEnvPrefix
+          : undefined
+        : spec.target.app?.credentialsEnvPrefix) ?? 'ROWBRIDGE_';
     const { credentials, apiUrl } = credentialsFromEnv(io.env, prefix);
     const baseUrl = resolveBaseUrl({
       baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '',
@@ -184,6 +188,7 @@ async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckSte
   return [
     ...(await checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) })),
     ...(await checkWriteRights(spec, io.env)),
+    ...(await twoWayWorksheetSteps(io, spec, file)),
   ];
 }
 

@@ -1,7 +1,7 @@
 import { planRun } from '../sync/check/plan-run.ts';
 import type { RunPlan } from '../sync/check/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
-import { openSource } from '../sync/read/open-source.ts';
+import { openSource } from '../queue/open-source.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -42,20 +42,20 @@ function formatPlan(job: string, plan: RunPlan): string {
   return lines.join('\n');
 }
 
-function formatTwoWay(job: string, r: TwoWayReport): string {
+function formatTwoWay(job: string, r: TwoWayReport, other: string): string {
   const p = r.planned!;
   const a = p.apiCalls;
   const side = (s: { create: number; update: number; delete: number }) =>
     `create ${s.create}, update ${s.update}, delete ${s.delete}`;
   return [
-    `plan ${job} (two-way): read ${r.read.source} table records, ${r.read.worksheet} worksheet rows`,
+    `plan ${job} (two-way): read ${r.read.source} ${other} records, ${r.read.worksheet} worksheet rows`,
     `  linked         ${r.counts.linked}`,
     `  matched        ${r.counts.matched} (by key, not linked yet)`,
     `  source-only    ${r.counts.sourceOnly}`,
     `  worksheet-only ${r.counts.worksheetOnly}`,
     `  ambiguous      ${r.counts.ambiguous} (keys held by more than one record: not created)`,
     `  worksheet      ${side(p.worksheet)}`,
-    `  table          ${side(p.source)}`,
+    `  ${other === 'table' ? 'table       ' : 'source sheet'}   ${side(p.source)}`,
     `  conflicts      ${p.conflicts}, held deletes ${p.heldDeletes}, kept ${p.kept}`,
     `  API calls      ${a.total} (reads ${a.reads}, batch creates ${a.batchCreates}, single updates ${a.singleUpdates}, batch deletes ${a.batchDeletes})`,
   ].join('\n');
@@ -77,8 +77,13 @@ export async function main(args: string[], io: CliIo): Promise<number> {
     const { spec, file, client, prepared } = await rt.prepareRun(job.name);
     if (spec.target?.mode === 'two-way') {
       const deps = { spec, file, client, prepared: prepared!, redis: rt.redis, prefix: rt.statePrefix };
-      const report = await runTwoWay({ ...deps, env: io.env, log: rt.logger }, true);
-      io.out(parsed.values.json === true ? JSON.stringify(report, null, 2) : formatTwoWay(job.name, report));
+      const clientFor = (prefix?: string) => rt.clientFor(prefix);
+      const report = await runTwoWay({ ...deps, env: io.env, log: rt.logger, clientFor }, true);
+      io.out(
+        parsed.values.json === true
+          ? JSON.stringify(report, null, 2)
+          : formatTwoWay(job.name, report, spec.source.type === 'worksheet' ? 'source worksheet' : 'table'),
+      );
       return EXIT.ok;
     }
     if (spec.sink !== undefined) {

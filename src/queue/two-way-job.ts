@@ -34,6 +34,7 @@ export async function runTwoWayJob(
     prefix: rt.statePrefix,
     env: rt.env,
     log,
+    clientFor: (prefix) => rt.clientFor(prefix),
   });
   await rt.redis.set(twoWayReportKey(rt.statePrefix, runId), JSON.stringify(report), 'EX', REPORT_TTL_S);
   await rt.runs.addWritten(runId, report.worksheet.created + report.source.created);

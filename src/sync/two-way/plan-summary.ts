@@ -26,31 +26,45 @@ export interface TwoWayPlanSummary {
   };
 }
 
-/** Sums up `plan`, made from `worksheetRows` rows of the worksheet. */
-export function summarizePlan(plan: TwoWayPlan, worksheetRows: number): TwoWayPlanSummary {
+/**
+ * Sums up `plan`, made from `worksheetRows` rows of the worksheet; `sourceWorksheetRows`
+ * when the other side is a worksheet too, whose reads and writes are requests as well.
+ */
+export function summarizePlan(
+  plan: TwoWayPlan,
+  worksheetRows: number,
+  sourceWorksheetRows?: number,
+): TwoWayPlanSummary {
   const worksheet = {
     create: plan.createInWorksheet.length,
     update: plan.writes.filter((w) => w.toWorksheet.length > 0).length,
     delete: plan.deleteInWorksheet.length,
   };
-  const reads = 1 + Math.max(1, Math.ceil(worksheetRows / PAGE));
-  const batchCreates = Math.ceil(worksheet.create / BATCH);
-  const batchDeletes = Math.ceil(worksheet.delete / BATCH);
+  const source = {
+    create: plan.createInSource.length,
+    update: plan.writes.filter((w) => Object.keys(w.toSource).length > 0).length,
+    delete: plan.deleteInSource.length,
+  };
+  // A source worksheet: its structure and pages, and its writes, batched the same way.
+  const other = sourceWorksheetRows === undefined ? undefined : source;
+  const reads =
+    1 +
+    Math.max(1, Math.ceil(worksheetRows / PAGE)) +
+    (sourceWorksheetRows === undefined ? 0 : 1 + Math.max(1, Math.ceil(sourceWorksheetRows / PAGE)));
+  const batchCreates = Math.ceil(worksheet.create / BATCH) + Math.ceil((other?.create ?? 0) / BATCH);
+  const batchDeletes = Math.ceil(worksheet.delete / BATCH) + Math.ceil((other?.delete ?? 0) / BATCH);
+  const singleUpdates = worksheet.update + (other?.update ?? 0);
   return {
     worksheet,
-    source: {
-      create: plan.createInSource.length,
-      update: plan.writes.filter((w) => Object.keys(w.toSource).length > 0).length,
-      delete: plan.deleteInSource.length,
-    },
+    source,
     conflicts: plan.raiseConflicts.length,
     heldDeletes: plan.holdDeletes.length,
     kept: plan.kept.length,
     apiCalls: {
-      total: reads + batchCreates + worksheet.update + batchDeletes,
+      total: reads + batchCreates + singleUpdates + batchDeletes,
       reads,
       batchCreates,
-      singleUpdates: worksheet.update,
+      singleUpdates,
       batchDeletes,
     },
   };

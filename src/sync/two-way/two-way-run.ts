@@ -10,7 +10,6 @@
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
-import { ConfigError } from '../../ground/errors.ts';
 import type { Logger } from '../../ground/logger.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { PreparedJob } from '../prepare/plan-job.ts';
@@ -21,11 +20,12 @@ import { planTwoWay } from './plan-two-way.ts';
 import { summarizePlan } from './plan-summary.ts';
 import type { TwoWayPlanSummary } from './plan-summary.ts';
 import type { SideRecord, TwoWayPlan } from './two-way-plan-types.ts';
-import { openTableSide } from './table-side.ts';
+import { openOtherSide } from './open-other-side.ts';
 import type { TableSide } from './table-side-types.ts';
 import { comparable, instantOf, twoWayFields, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 import { createWorksheetSide } from './worksheet-side.ts';
+import { readTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.ts';
 
 /** What a run wrote on each side and what it left for a person. */
 export interface TwoWayReport {
@@ -51,6 +51,8 @@ export interface TwoWayDeps {
   prefix: string;
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The platform client of a credentials prefix: a worksheet source's (open-other-side.ts). */
+  clientFor?: (credentialsEnvPrefix?: string) => PlatformClient;
   /** Test hook: called at each phase, so a test can stop the process there. */
   onPhase?: (phase: 'read' | 'write-worksheet' | 'write-source') => Promise<void> | void;
 }
@@ -62,14 +64,9 @@ const TABLE_BATCH = 500;
 export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<TwoWayReport> {
   const { spec, prepared } = deps;
   const target = spec.target!;
-  if (spec.source.type !== 'postgres' && spec.source.type !== 'mysql')
-    throw new ConfigError(
-      `${deps.file}: source.type ${spec.source.type}: two-way runs a postgres or mysql table (docs/two-way.md)`,
-    );
-  const source = spec.source;
   const store = createLinkStore({ redis: deps.redis, prefix: deps.prefix, job: spec.name });
   await store.checkFormat({ readOnly: planOnly });
-  const table = await openTableSide(source, deps.env);
+  const { side: table, updatedAtColumn } = await openOtherSide(spec, deps.file, deps.env, deps.clientFor);
   try {
     const generated = new Set([...table.columns].filter(([, c]) => c.generated).map(([name]) => name));
     const fields = twoWayFields(spec, prepared.structure, generated, deps.file);
@@ -115,20 +112,19 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
 
     await deps.onPhase?.('read');
     const columns = fields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
-    if (source.updatedAtColumn !== undefined) columns.push(source.updatedAtColumn);
+    if (updatedAtColumn !== undefined) columns.push(updatedAtColumn);
     const tableRows = await table.readAll(columns);
     const sourceRecords = tableRows.map((row) =>
       record(
         row.key,
         row.values,
         'source',
-        source.updatedAtColumn === undefined
-          ? undefined
-          : instantOf(row.values[source.updatedAtColumn], updatedClock),
+        updatedAtColumn === undefined ? undefined : instantOf(row.values[updatedAtColumn], updatedClock),
       ),
     );
     const worksheetRecords: SideRecord[] = [];
-    for await (const row of worksheetSide.readAll())
+    const relations = relationKeyFields(prepared.structure, relationRefs(spec), deps.file);
+    for await (const row of readTwoWayRows(deps.client, target.worksheet, prepared.structure, relations))
       worksheetRecords.push(record(row.id, row.values, 'worksheet', row.updatedAt?.getTime()));
 
     const [links, intents, conflicts, pendingDeletes] = await Promise.all([
@@ -162,7 +158,10 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       kept: plan.kept,
       rejected: [],
     };
-    if (planOnly) return { ...report, planned: summarizePlan(plan, worksheetRecords.length) };
+    if (planOnly) {
+      const otherRows = spec.source.type === 'worksheet' ? sourceRecords.length : undefined;
+      return { ...report, planned: summarizePlan(plan, worksheetRecords.length, otherRows) };
+    }
     await apply(plan, report, { store, table, worksheetSide, fields, deps, intents: [...intents.values()] });
     return report;
   } finally {
