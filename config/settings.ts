@@ -329,6 +329,20 @@ export const SETTINGS = {
     default: 60_000,
     parse: positiveInt,
   },
+  cdcLagWarnSeconds: {
+    env: 'ROWBRIDGE_CDC_LAG_WARN_SECONDS',
+    description:
+      'a postgres-cdc stream whose oldest change not yet written is older than this many seconds shows a warning (status, job page, rowbridge_cdc_lag_warning on /metrics)',
+    default: 60,
+    parse: positiveNumber,
+  },
+  cdcLagWarnBytes: {
+    env: 'ROWBRIDGE_CDC_LAG_WARN_BYTES',
+    description:
+      'a postgres-cdc stream whose slot is more than this many bytes of WAL behind the server shows a warning (the server keeps that WAL until it is confirmed)',
+    default: 1_073_741_824,
+    parse: positiveInt,
+  },
   dashboardUrl: {
     env: 'ROWBRIDGE_DASHBOARD_URL',
     description: "the dashboard's public address: notifications link to the job's page",

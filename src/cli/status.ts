@@ -1,3 +1,6 @@
+import { cdcLagOf, describeCdcLag } from '../sync/cdc/cdc-lag.ts';
+import type { CdcLag } from '../sync/cdc/cdc-lag.ts';
+import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
 import { findUnfinishedRun } from '../queue/resume-run.ts';
 import { positiveInt, UsageError } from './args.ts';
@@ -11,7 +14,8 @@ const STATUS = defineCommand({
   name: 'status',
   usage: ['status [RUN] [--job NAME] [--limit N] [--json]'],
   description:
-    'Without RUN: the latest runs, newest first, one line each. With RUN: its report.\n' +
+    'Without RUN: the latest runs, newest first, one line each, then the lag of change streams\n' +
+    '(postgres-cdc; a WARNING line over ROWBRIDGE_CDC_LAG_WARN_SECONDS / _BYTES). With RUN: its report.\n' +
     'Exit 0, 1 when the run is unknown or Redis cannot be reached.',
   options: {
     job: { type: 'string', value: 'NAME', help: 'only the runs of this job' },
@@ -96,12 +100,21 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       const run = await findUnfinishedRun(rt, name);
       if (run !== undefined) unfinished.add(run.runId);
     }
+    // Change streams: lag as their consumers last saved it, whichever process holds them.
+    const streams = await createCdcState({ redis: rt.redis, prefix: rt.statePrefix }).statuses();
+    const lags = new Map<string, CdcLag>();
+    for (const [name, stream] of streams)
+      if (job === undefined || name === job) lags.set(name, cdcLagOf(name, stream, rt.settings));
     const withReports = await Promise.all(
-      runs.map(async (run) => ({
-        run,
-        report: await rt.runs.report(run.runId),
-        ...(unfinished.has(run.runId) ? { resumable: true } : {}),
-      })),
+      runs.map(async (run) => {
+        const lag = run.trigger === 'cdc' ? lags.get(run.job) : undefined;
+        return {
+          run,
+          report: await rt.runs.report(run.runId),
+          ...(unfinished.has(run.runId) ? { resumable: true } : {}),
+          ...(lag === undefined ? {} : { cdcLag: lag }),
+        };
+      }),
     );
     if (json === true) io.out(JSON.stringify(withReports, null, 2));
     else if (runs.length === 0) io.out(job === undefined ? 'no runs yet' : `no runs of job ${job} yet`);
@@ -110,6 +123,17 @@ export async function main(args: string[], io: CliIo): Promise<number> {
       if (unfinished.size > 0)
         io.out(`a resumable run is resumed by \`${cmd(io)} run JOB\` (\`--fresh\` starts anew)`);
     }
+    if (json !== true && lags.size > 0) io.out(formatCdcLags([...lags.values()]));
     return EXIT.ok;
   });
+}
+
+/** `change capture:` then one line per stream, and a `WARNING` line per warning. */
+export function formatCdcLags(lags: readonly CdcLag[]): string {
+  const lines = ['change capture:'];
+  for (const lag of lags) {
+    lines.push(`  ${lag.job}: ${describeCdcLag(lag)} (reported ${lag.reportedAt})`);
+    for (const warning of lag.warnings) lines.push(`  WARNING ${lag.job}: ${warning}`);
+  }
+  return lines.join('\n');
 }

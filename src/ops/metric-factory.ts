@@ -1,12 +1,12 @@
 /**
- * Counter and histogram registration on one prom-client registry. The process metrics
+ * Counter, histogram and gauge registration on one prom-client registry. The process metrics
  * ({@link createMetrics}) and the webhook metrics both declare their series through it,
  * so the registry a series lands on and the shape of its declaration live in one place.
  *
  * @see ./metrics.ts
  * @see ./hooks/hook-metrics.ts
  */
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 
 /** Declares series on the registry given to {@link createMetricFactory}. */
@@ -19,6 +19,13 @@ export interface MetricFactory {
     labelNames: readonly T[],
     buckets: number[],
   ): Histogram<T>;
+  /** A gauge whose values `collect` sets at each scrape (read from where they live, not kept). */
+  gauge<T extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly T[],
+    collect: (gauge: Gauge<T>) => Promise<void>,
+  ): Gauge<T>;
 }
 
 export function createMetricFactory(registry: Registry): MetricFactory {
@@ -30,5 +37,14 @@ export function createMetricFactory(registry: Registry): MetricFactory {
       new Counter({ name, help, ...(labelNames !== undefined && { labelNames }), registers }),
     histogram: (name, help, labelNames, buckets) =>
       new Histogram({ name, help, labelNames, buckets, registers }),
+    gauge<T extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly T[],
+      collect: (gauge: Gauge<T>) => Promise<void>,
+    ) {
+      const gauge: Gauge<T> = new Gauge({ name, help, labelNames, registers, collect: () => collect(gauge) });
+      return gauge;
+    },
   };
 }

@@ -12,8 +12,9 @@
  *   finalizer did: deletes, dead letters resolved; pull runs' rows; run duration): a run
  *   job completes with its terminal record, so the worker listens to
  *   `runWorker.on('completed', (job, record) => ...)`;
- * - {@link Metrics.collectFrom} is given the runtime once: queue depths and the current
- *   pace of each credential's limiter are then read at scrape time, not kept up to date.
+ * - {@link Metrics.collectFrom} is given the runtime once: queue depths, the current
+ *   pace of each credential's limiter and the lag of change streams (cdc-lag-metrics.ts)
+ *   are then read at scrape time, not kept up to date.
  *
  * Counters are per process; Prometheus sums them over the workers.
  */
@@ -25,6 +26,9 @@ import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { BATCH_QUEUE, RUN_QUEUE } from '../queue/queues.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
+import type { CdcLagThresholds } from '../sync/cdc/cdc-lag.ts';
+import { addCdcLagMetrics } from './cdc-lag-metrics.ts';
+import type { CdcLagSource } from './cdc-lag-metrics.ts';
 import { createMetricFactory } from './metric-factory.ts';
 
 /** BullMQ job states exported as `rowbridge_queue_jobs{queue,state}`. */
@@ -47,6 +51,10 @@ export interface MetricsSource {
   queuePrefix: string;
   /** The clients made so far; the pace gauge has one series per entry. Without it there is no pace series. */
   clients?: () => Iterable<readonly [string, { limiter: Pick<RateLimiter, 'currentRate'> }]>;
+  /** Where change streams save their status, and the lag thresholds; without them no cdc lag series. */
+  redis?: CdcLagSource['redis'];
+  statePrefix?: string;
+  settings?: CdcLagThresholds;
 }
 
 /** The metrics of one process and the hooks that feed them. */
@@ -130,6 +138,14 @@ export function createMetrics(registry: Registry = new Registry(), options: Metr
     'Duration of finished runs, from start to the terminal status.',
     ['job', 'status'],
     [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600],
+  );
+  addCdcLagMetrics(
+    metric,
+    () =>
+      source?.redis === undefined || source.statePrefix === undefined || source.settings === undefined
+        ? undefined
+        : { redis: source.redis, statePrefix: source.statePrefix, settings: source.settings },
+    scrapeTimeoutMs,
   );
   const pace = new Gauge({
     name: 'rowbridge_pace_requests_per_second',

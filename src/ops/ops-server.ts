@@ -109,7 +109,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const dashboard: Dashboard | undefined =
     access === undefined
       ? undefined
-      : (await import('./dashboard/create-dashboard.ts')).createDashboard({ rt, access });
+      : (await import('./dashboard/create-dashboard.ts')).createDashboard({
+          rt,
+          access,
+          cdcLag: rt.settings,
+        });
 
   const hooks: HookRoutes | undefined =
     options.hooks === undefined

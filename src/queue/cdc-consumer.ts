@@ -21,6 +21,7 @@ import { SourceError } from '../sync/sources/source-error.ts';
 import type { PostgresCdcSourceSpec } from '../sync/sources/source-spec.ts';
 import type { SyncContext } from '../sync/write/sync-context.ts';
 import { keepSlotLock, waitForSlotLockTurn } from './cdc-slot-lock.ts';
+import { startCdcStatusReporter } from './cdc-status-reporter.ts';
 import { newRunId } from './run-id.ts';
 import type { Runtime } from './runtime.ts';
 import { writeWithRetries } from './write-with-retries.ts';
@@ -134,26 +135,18 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
       holder: options.holder,
       confirmedLsn: position.lsn,
     });
-    let lagSeconds = 0;
-    let confirmed = position.lsn;
-    const status = setInterval(
-      () => {
-        void slotState(admin, source.slot)
-          .then((s) =>
-            state.setStatus(spec.name, {
-              state: 'streaming',
-              holder: options.holder,
-              confirmedLsn: confirmed,
-              lagBytes: s?.lagBytes ?? 0,
-              lagSeconds,
-              changes: summary.changes,
-            }),
-          )
-          .catch(() => undefined);
+    const reporter = startCdcStatusReporter({
+      state,
+      job: spec.name,
+      holder: options.holder,
+      startLsn: position.lsn,
+      slotLagBytes: async () => (await slotState(admin, source.slot))?.lagBytes ?? undefined,
+      changes: () => summary.changes,
+      intervalMs: options.mode === 'drain' ? 250 : 2_000,
+      onTick(confirmed) {
         if (target !== undefined && lsnValue(confirmed) >= target) stop.abort();
       },
-      options.mode === 'drain' ? 250 : 2_000,
-    );
+    });
     try {
       await streamChanges({
         url,
@@ -164,27 +157,25 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
         flushMs: options.flushMs ?? 200,
         heartbeatMs: options.heartbeatMs ?? (options.mode === 'drain' ? 250 : 10_000),
         signal: stop.signal,
-        write: (changes) =>
-          writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, stop.signal, log).then(() =>
-            options.onWritten?.(changes),
-          ),
+        async write(changes) {
+          reporter.writing(changes);
+          await writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, stop.signal, log);
+          options.onWritten?.(changes);
+        },
         async savePosition(lsn, nextIndex) {
           await state.savePosition(spec.name, { runId: position.runId, lsn, nextIndex, slot: source.slot });
+          reporter.acknowledged(lsn);
           // Streaming restarts at this position: outcomes below it are never asked for again.
           await rt.runs.forgetOutcomesBelow(position.runId, nextIndex);
         },
-        onLag(seconds, lsn) {
-          lagSeconds = seconds;
-          confirmed = lsn;
-        },
       });
     } finally {
-      clearInterval(status);
+      reporter.stop();
     }
     const end = await slotState(admin, source.slot).catch(() => undefined);
     await state.setStatus(spec.name, {
       state: options.mode === 'drain' ? 'stopped' : 'waiting',
-      confirmedLsn: end?.confirmedLsn ?? confirmed,
+      confirmedLsn: end?.confirmedLsn ?? reporter.confirmedLsn(),
       lagBytes: end?.lagBytes ?? 0,
       lagSeconds: 0,
       changes: summary.changes,

@@ -24,6 +24,7 @@ import { addConflictRoutes } from './conflict-routes.ts';
 import { addDeadLetterRoutes } from './dead-letter-routes.ts';
 import { createJobOperations } from './job-operations.ts';
 import type { JobOperations, JobOperationsRuntime } from './job-operations.ts';
+import type { CdcLagThresholds } from '../../sync/cdc/cdc-lag.ts';
 import { addJobRoutes } from './job-routes.ts';
 import { BadRequest, problem } from './dashboard-http.ts';
 import { addRunRoutes } from './run-routes.ts';
@@ -42,6 +43,8 @@ export interface DashboardOptions {
   access: DashboardAccess;
   /** What the jobs pages read and do. @defaultValue {@link createJobOperations} on `rt` */
   jobs?: JobOperations;
+  /** Over these a stream's lag shows a warning on its job page. @defaultValue the settings' defaults */
+  cdcLag?: CdcLagThresholds;
 }
 
 /** The dashboard's routes, to mount at the root of a server, and its queue handles. */
@@ -98,7 +101,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   router.use(options.access.guard);
   router.use(QUEUES_PATH, withoutOutsideFonts, bullBoardWayBack, serverAdapter.getRouter() as Router);
 
-  const jobs = options.jobs ?? createJobOperations(rt, runs);
+  const jobs = options.jobs ?? createJobOperations(rt, runs, options.cdcLag);
   const jobNames = async () => (await jobs.listJobs()).map((j) => j.name);
   addRunRoutes(router, {
     redis: rt.redis,

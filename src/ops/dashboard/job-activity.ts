@@ -1,6 +1,7 @@
 /**
  * What happened around a job's runs, for its page: the last webhook calls (issue 26, kept
- * by queue/hook-inbox.ts) and the last notifications its channels did not take (issue 27,
+ * by queue/hook-inbox.ts), a change stream's lag (issue 26 §2, saved by its consumer) and
+ * the last notifications its channels did not take (issue 27,
  * kept by queue/notify-worker.ts). A channel is shown by its name (`job:1`, its type),
  * never by its URL, which for every chat platform is its credential; the error texts
  * were masked when kept, and are masked again here in case an older entry was not.
@@ -8,9 +9,11 @@
 import { withoutUrls } from '../../ground/mask-secrets.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
 import type { NotifyFailure } from '../../queue/notify-delivery.ts';
+import { formatBytes } from '../../sync/cdc/cdc-lag.ts';
+import type { CdcLag } from '../../sync/cdc/cdc-lag.ts';
 import { hookTriggerOf } from '../../sync/job-spec/hook-trigger.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
-import { html, localTime } from './html.ts';
+import { badge, html, localTime } from './html.ts';
 import type { SafeHtml } from './html.ts';
 
 function outcome(call: HookCall): SafeHtml {
@@ -83,4 +86,29 @@ export function notifyFailuresSection(failures: readonly NotifyFailure[]): SafeH
             </table>
           </div>`
     }`;
+}
+
+/** A postgres-cdc job's stream: its state, its lag in bytes and seconds, and any warning. */
+export function cdcLagSection(spec: JobSpec | undefined, lag: CdcLag | undefined): SafeHtml {
+  if (spec?.source.type !== 'postgres-cdc' && lag === undefined) return html``;
+  if (lag === undefined)
+    return html`<h2>Change capture</h2>
+      <p class="muted">
+        No consumer has reported within the hour: no worker (<code>rowbridge worker</code>) streams this job.
+      </p>`;
+  return html`<h2>Change capture</h2>
+    <dl class="cdc-lag">
+      <dt>Stream</dt>
+      <dd>${badge(lag.state)} ${lag.holder === undefined ? '' : html`by <code>${lag.holder}</code>`}</dd>
+      <dt>Lag</dt>
+      <dd class="lag">
+        ${lag.bytes === undefined ? '-' : formatBytes(lag.bytes)} of WAL behind, ${lag.seconds} s behind
+      </dd>
+      <dt>Reported</dt>
+      <dd>${localTime(lag.reportedAt)}</dd>
+    </dl>
+    ${lag.warnings.map(
+      (warning) =>
+        html`<p class="reason cdc-warning"><span class="badge failed">warning</span> ${warning}</p>`,
+    )}`;
 }

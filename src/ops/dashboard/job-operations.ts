@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
+import { readSetting } from '../../../config/settings.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import { enqueueRun } from '../../queue/enqueue-run.ts';
 import { createHookInbox } from '../../queue/hook-inbox.ts';
@@ -19,6 +20,9 @@ import { registerSchedules } from '../../queue/schedules.ts';
 import { JobSpecError } from '../../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
 import { readJobSpecText, readJobSpecYaml } from '../../sync/job-spec/load-job-spec.ts';
+import { cdcLagOf } from '../../sync/cdc/cdc-lag.ts';
+import type { CdcLag, CdcLagThresholds } from '../../sync/cdc/cdc-lag.ts';
+import { createCdcState } from '../../sync/cdc/cdc-state.ts';
 import { createJobPauses } from '../../sync/state/job-pauses.ts';
 import { createRunHistory } from '../../sync/state/run-history.ts';
 import type { RunHistoryItem } from '../../sync/state/run-history.ts';
@@ -56,6 +60,8 @@ export interface JobReads {
   recentHooks(job: string): Promise<HookCall[]>;
   /** The job's last failed notification deliveries (notify-worker.ts), newest first. */
   notifyFailures(job: string): Promise<NotifyFailure[]>;
+  /** A postgres-cdc job's lag as its consumer last saved it; undefined when none did within the hour. */
+  cdcLag(job: string): Promise<CdcLag | undefined>;
 }
 
 /** What the job page's buttons do (only when the dashboard allows writes). */
@@ -75,6 +81,12 @@ export interface JobOperations extends JobReads, JobActions {}
 
 const JOB_FILE = /^([a-z0-9][a-z0-9_-]*)\.ya?ml$/;
 
+/** The settings' defaults, for a dashboard not given the thresholds. */
+const DEFAULT_LAG_THRESHOLDS: CdcLagThresholds = {
+  cdcLagWarnSeconds: readSetting('cdcLagWarnSeconds', {})!,
+  cdcLagWarnBytes: readSetting('cdcLagWarnBytes', {})!,
+};
+
 /** The operations on the runtime's jobs folder, Redis state and runs queue. */
 /** The parts of the runtime the jobs pages and their actions use. */
 export type JobOperationsRuntime = Pick<
@@ -90,8 +102,13 @@ export type JobOperationsRuntime = Pick<
   | 'queuePrefix'
 >;
 
-export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<RunJobData>): JobOperations {
+export function createJobOperations(
+  rt: JobOperationsRuntime,
+  runsQueue: Queue<RunJobData>,
+  lagThresholds: CdcLagThresholds = DEFAULT_LAG_THRESHOLDS,
+): JobOperations {
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });
+  const streams = createCdcState({ redis: rt.redis, prefix: rt.statePrefix });
   const history = createRunHistory({ redis: rt.redis, prefix: rt.statePrefix, runs: rt.runs });
   const hooks = createHookInbox({ redis: rt.redis, prefix: rt.statePrefix });
 
@@ -159,6 +176,10 @@ export function createJobOperations(rt: JobOperationsRuntime, runsQueue: Queue<R
     async notifyFailures(job) {
       const list = await rt.redis.lrange(notifyKey(rt, 'failures', job), 0, NOTIFY_FAILURES_KEPT - 1);
       return list.map((text) => JSON.parse(text) as NotifyFailure);
+    },
+    async cdcLag(job) {
+      const status = await streams.status(job);
+      return status === undefined ? undefined : cdcLagOf(job, status, lagThresholds);
     },
     runNow: (job) => enqueueRun(rt, job, { trigger: 'enqueue' }),
     async pause(job) {

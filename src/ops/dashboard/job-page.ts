@@ -8,7 +8,8 @@ import { healthCell, scheduleCell } from './jobs-page.ts';
 import { maskedSpecYaml } from '../../ground/mask-secrets.ts';
 import { formatFigure, timeChart } from './svg-chart.ts';
 import { isActive } from './runs-page.ts';
-import { hooksSection, notifyFailuresSection } from './job-activity.ts';
+import { cdcLagSection, hooksSection, notifyFailuresSection } from './job-activity.ts';
+import type { CdcLag } from '../../sync/cdc/cdc-lag.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
 import type { NotifyFailure } from '../../queue/notify-delivery.ts';
 
@@ -23,6 +24,8 @@ export interface JobPageData {
   hooks: readonly HookCall[];
   /** The last failed notification deliveries, newest first. */
   notifyFailures: readonly NotifyFailure[];
+  /** A change stream's lag, as its consumer last saved it. */
+  cdcLag?: CdcLag | undefined;
   /** Show the run, pause/resume and replay buttons. */
   allowWrites: boolean;
   unhealthyAfter: number;
@@ -137,7 +140,7 @@ export function renderJobPage(data: JobPageData): SafeHtml {
             </dd>
           </dl>`
     }
-    ${actions(data)}
+    ${actions(data)} ${cdcLagSection(spec, data.cdcLag)}
     <h2>Over time</h2>
     ${
       spec?.incremental === undefined

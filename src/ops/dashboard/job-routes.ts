@@ -60,12 +60,13 @@ export function addJobRoutes(router: Router, options: JobRoutesOptions): void {
       problem(res, 404, 'Job not found', `No job file "${name}.yaml" in the jobs folder.`);
       return;
     }
-    const [schedules, runs, deadLetters, hooks, notifyFailures] = await Promise.all([
+    const [schedules, runs, deadLetters, hooks, notifyFailures, cdcLag] = await Promise.all([
       jobs.schedules(),
       jobs.recentRuns([name], options.jobPageRuns ?? 100),
       jobs.deadLetterCounts(name),
       jobs.recentHooks(name),
       jobs.notifyFailures(name),
+      jobs.cdcLag(name),
     ]);
     send(
       res,
@@ -77,6 +78,7 @@ export function addJobRoutes(router: Router, options: JobRoutesOptions): void {
         deadLetters,
         hooks,
         notifyFailures,
+        cdcLag,
         allowWrites: options.allowWrites,
         unhealthyAfter,
       }),

@@ -25,8 +25,15 @@ export interface CdcStatus {
   state: string;
   holder?: string;
   confirmedLsn?: string;
+  /** WAL written since the slot's confirmed position (`pg_current_wal_lsn()` minus it). */
   lagBytes?: number;
+  /** Age of the oldest change not yet acknowledged when the status was saved. */
   lagSeconds?: number;
+  /**
+   * Commit time (ISO) of the oldest change read and not yet acknowledged: a reader adds the
+   * time since the status was saved, so a stream stuck on a batch shows its lag growing.
+   */
+  pendingSince?: string;
   /** Changes written since the stream started (this epoch). */
   changes?: number;
   error?: string;
@@ -52,6 +59,8 @@ export interface CdcState {
   forget(job: string): Promise<void>;
   status(job: string): Promise<CdcStatus | undefined>;
   setStatus(job: string, status: Omit<CdcStatus, 'updatedAt'>): Promise<void>;
+  /** The status of every stream that saved one within the last hour, by job. */
+  statuses(): Promise<Map<string, CdcStatus>>;
   /** Source id → target key, for deletes whose old row carries only the primary key. */
   keysOf(job: string, ids: readonly string[]): Promise<Map<string, string>>;
   learnKeys(job: string, keys: ReadonlyMap<string, string>): Promise<void>;
@@ -68,6 +77,8 @@ export function createCdcState(deps: { redis: RedisClient; prefix: string }): Cd
   const statusKey = (job: string) => stateKey(prefix, 'cdc', job, 'status');
   const keysKey = (job: string) => stateKey(prefix, 'cdc', job, 'keys');
   const lockKey = (slot: string) => stateKey(prefix, 'cdc', 'slot', slot, 'lock');
+  // The jobs that saved a status: every process (status, dashboard, /metrics) lists streams here.
+  const streamsKey = stateKey(prefix, 'cdc', 'streams');
   return {
     async position(job) {
       const h = await redis.hgetall(jobKey(job));
@@ -96,12 +107,25 @@ export function createCdcState(deps: { redis: RedisClient; prefix: string }): Cd
     },
     async setStatus(job, status) {
       // Expires: a stream nobody runs any more does not show as streaming for ever.
-      await redis.set(
-        statusKey(job),
-        JSON.stringify({ ...status, updatedAt: new Date().toISOString() }),
-        'EX',
-        3600,
-      );
+      await redis
+        .multi()
+        .set(statusKey(job), JSON.stringify({ ...status, updatedAt: new Date().toISOString() }), 'EX', 3600)
+        .sadd(streamsKey, job)
+        .exec();
+    },
+    async statuses() {
+      const jobs = (await redis.smembers(streamsKey)).sort();
+      const out = new Map<string, CdcStatus>();
+      if (jobs.length === 0) return out;
+      const raw = await redis.mget(...jobs.map(statusKey));
+      const gone: string[] = [];
+      jobs.forEach((job, i) => {
+        const text = raw[i];
+        if (text === null || text === undefined) gone.push(job);
+        else out.set(job, JSON.parse(text) as CdcStatus);
+      });
+      if (gone.length > 0) await redis.srem(streamsKey, ...gone);
+      return out;
     },
     async keysOf(job, ids) {
       const out = new Map<string, string>();
