@@ -79,6 +79,7 @@ export async function openMysqlTableSide(spec: MysqlSourceSpec, env: NodeJS.Proc
     };
 
   return createSqlTableSide({
+    kind: 'mysql',
     table,
     keyColumn,
     columns,

@@ -6,6 +6,7 @@
  * differs: quoting, placeholders, transaction statements, and how an insert answers its key.
  */
 import type { SourceError } from '../sources/source-error.ts';
+import { createSqlTableScans } from './sql-table-scans.ts';
 import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
 
 const PAGE = 5000;
@@ -16,6 +17,7 @@ export type RunSql = (sql: string, params?: unknown[]) => Promise<Array<Record<s
 
 /** What one database's table side passes to {@link createSqlTableSide}. */
 export interface SqlTableDialect {
+  kind: 'postgres' | 'mysql';
   table: string;
   keyColumn: string;
   columns: ReadonlyMap<string, ColumnInfo>;
@@ -107,5 +109,6 @@ export function createSqlTableSide(d: SqlTableDialect): TableSide {
       return created;
     },
     close: d.close,
+    scans: createSqlTableScans({ ...d, readOnly }),
   };
 }

@@ -3,6 +3,7 @@
  * table-side.ts (which picks the implementation) and each implementation (mysql-table-side.ts)
  * share it without importing each other.
  */
+import type { ZoneClock } from '../../api/zone-clock.ts';
 
 /** A column of the table as the sync needs to know it. */
 export interface ColumnInfo {
@@ -25,6 +26,28 @@ export interface TableWrites {
   deletes: string[];
 }
 
+/** A record of a key scan: the columns asked for, and the row hash when one was asked for. */
+export interface ScannedRecord extends TableRecord {
+  hash?: string;
+}
+
+/** The reads of an incremental run (sql-table-scans.ts); a side without them is read whole. */
+export interface TableScans {
+  /** Key, `columns` and (given `hashColumns`) a short hash of those columns, of every record. */
+  scanKeys(columns: readonly string[], hashColumns?: readonly string[]): Promise<ScannedRecord[]>;
+  /** Records whose `column` is past `ms`; `wallClock` is the zone of a zone-less column. */
+  readChanged(
+    columns: readonly string[],
+    since: { column: string; ms: number; wallClock: ZoneClock | undefined },
+  ): Promise<TableRecord[]>;
+  /** The records of `keys` still in the table. */
+  readKeys(
+    columns: readonly string[],
+    keys: readonly string[],
+    hashColumns?: readonly string[],
+  ): Promise<ScannedRecord[]>;
+}
+
 /** One table of a two-way job: its columns, its records, and batches written to it. */
 export interface TableSide {
   columns: ReadonlyMap<string, ColumnInfo>;
@@ -33,4 +56,6 @@ export interface TableSide {
   /** Applies one batch in one transaction; answers each insert's new key by its ref. */
   write(batch: TableWrites): Promise<Map<string, string>>;
   close(): Promise<void>;
+  /** Incremental reads; absent: every run reads the side whole. */
+  scans?: TableScans;
 }

@@ -88,6 +88,7 @@ async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.Proce
   const write = runOn(writer);
 
   return createSqlTableSide({
+    kind: 'postgres',
     table,
     keyColumn,
     columns,

@@ -1,0 +1,215 @@
+/**
+ * The read of a two-way run: what the planner (plan-two-way.ts) gets of both sides.
+ *
+ * Without saved cursors (the first run, a job whose sides, fields or key changed, a side
+ * without incremental reads) both sides are read whole. With them, a run reads:
+ * - each side's keys whole, and nothing else of an unchanged record: the worksheet's row
+ *   ids and key fields (worksheet-scans.ts), the table's `SELECT keyColumn, <key columns>`
+ *   (plus a short hash of the mapped columns when the table has no `updatedAtColumn`);
+ *   a linked record missing from its side's keys was deleted there;
+ * - what changed since the cursors: rows with `_updatedAt` after the worksheet's cursor,
+ *   records with `updatedAtColumn` after the table's (or whose hash differs from the one
+ *   stored), and whole, for every changed linked record, its other side too;
+ * - whole, every record that is not linked (new, or waiting on a key), every record of a
+ *   link with a conflict, a pending write (a stopped run) or a recheck (cursor store).
+ * A linked record changed on neither side is handed to the planner as it was left: its
+ * last synced hashes on both sides, which the planner reads as "no edit". rowbridge's own
+ * writes move `_updatedAt` (and a touched `updatedAtColumn`): such a record is read again
+ * and compared with its hashes like any other, so it is never taken for an edit.
+ *
+ * The cursors reached are capped at the start of the reads minus a margin, so a record
+ * edited while the sides were being read is read again by the next run.
+ */
+import type { Filter, NormalisedRow } from '../../api/types.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
+import type { Conflict, Link } from './link-store.ts';
+import type { ScannedRecord, TableRecord, TableSide } from './table-side-types.ts';
+import { CURSOR_MARGIN_MS } from './two-way-cursors.ts';
+import type { TwoWayCursors } from './two-way-cursors.ts';
+import { instantOf } from './two-way-fields.ts';
+import type { TwoWayField } from './two-way-fields.ts';
+import type { SideRecord } from './two-way-plan-types.ts';
+import { byIdFilters, changedSinceFilter } from './worksheet-scans.ts';
+import type { KeyScanRow } from './worksheet-scans.ts';
+
+/** Builds a side's record in comparison form (two-way-run.ts). */
+export type MakeRecord = (
+  id: string,
+  values: Record<string, unknown>,
+  side: 'source' | 'worksheet',
+  at?: number,
+) => SideRecord;
+
+/** What the read needs. */
+export interface ReadSidesDeps {
+  table: TableSide;
+  fields: readonly TwoWayField[];
+  keyTargets: readonly string[];
+  updatedAtColumn: string | undefined;
+  /** The zone `updatedAtColumn` is read in when it holds no zone. */
+  updatedClock: ZoneClock;
+  record: MakeRecord;
+  /** The worksheet's rows in the run's read form, all of them or those of `filter`. */
+  readWorksheet: (filter?: Filter) => AsyncIterable<NormalisedRow>;
+  scanWorksheetKeys: (fieldIds: readonly string[]) => AsyncIterable<KeyScanRow>;
+  /** The organisation's zone (the worksheet's `_updatedAt` filter is a wall clock in it). */
+  timeZone: string;
+  links: ReadonlyMap<string, Link>;
+  conflicts: ReadonlyMap<string, Conflict>;
+  /** The saved cursors (undefined: read whole); row hashes when the table has no updatedAtColumn. */
+  cursors: TwoWayCursors | undefined;
+  rowHashes: ReadonlyMap<string, string> | undefined;
+  now: () => number;
+}
+
+/** Both sides as the planner takes them, and what the cursors can be saved as. */
+export interface SidesRead {
+  reads: 'whole' | 'changes';
+  source: SideRecord[];
+  worksheet: SideRecord[];
+  /** Records read whole (the rest are linked records unchanged on both sides). */
+  readWhole: { source: number; worksheet: number };
+  /** Cursors this read reached (saved by the run once its writes are recorded). */
+  next: { worksheet: number; source?: number };
+  /** Table without updatedAtColumn: each record's row hash as read now. */
+  rowHashes?: Map<string, string>;
+}
+
+/** Reads both sides, whole or since the cursors. */
+export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
+  const start = d.now();
+  const cap = Math.floor((start - CURSOR_MARGIN_MS) / 1000) * 1000;
+  const columns = d.fields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
+  const hashColumns = d.updatedAtColumn === undefined ? [...new Set(columns)] : undefined;
+  const wanted = d.updatedAtColumn === undefined ? columns : [...columns, d.updatedAtColumn];
+  const scans = d.table.scans;
+  const sourceFull = new Map<string, ScannedRecord>();
+  const rowsFull = new Map<string, NormalisedRow>();
+  const timeOf = (r: TableRecord) =>
+    d.updatedAtColumn === undefined ? undefined : instantOf(r.values[d.updatedAtColumn], d.updatedClock);
+
+  if (d.cursors === undefined || scans === undefined) {
+    const rows =
+      scans === undefined ? await d.table.readAll(wanted) : await scans.scanKeys(wanted, hashColumns);
+    for (const r of rows) sourceFull.set(r.key, r);
+    for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
+    return finish('whole', undefined, undefined);
+  }
+
+  const cursors = d.cursors;
+  const keyFields = d.fields.filter((f) => d.keyTargets.includes(f.target));
+  const keyColumns = keyFields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
+  const sourceKeys = await scans.scanKeys(keyColumns, hashColumns);
+  const changedSource = new Set<string>();
+  if (d.updatedAtColumn !== undefined && cursors.source !== undefined) {
+    const zoneLess = d.table.columns.get(d.updatedAtColumn)?.zoneLess === true;
+    for (const r of await scans.readChanged(wanted, {
+      column: d.updatedAtColumn,
+      ms: cursors.source,
+      wallClock: zoneLess ? d.updatedClock : undefined,
+    })) {
+      sourceFull.set(r.key, r);
+      changedSource.add(r.key);
+    }
+  } else
+    for (const r of sourceKeys)
+      if (r.hash === undefined || d.rowHashes?.get(r.key) !== r.hash) changedSource.add(r.key);
+  const rowKeys = new Map<string, KeyScanRow>();
+  for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId))) rowKeys.set(row.id, row);
+  const changedRows = new Set<string>();
+  for await (const row of d.readWorksheet(changedSinceFilter(cursors.worksheet + 1000, d.timeZone))) {
+    // The platform's filter is by whole seconds; the cursor is exclusive, checked here.
+    if (row.updatedAt !== undefined && row.updatedAt.getTime() <= cursors.worksheet) continue;
+    rowsFull.set(row.id, row);
+    changedRows.add(row.id);
+  }
+
+  const sourceKeyed = new Map(sourceKeys.map((r) => [r.key, r]));
+  const hasSource = (key: string) => sourceKeyed.has(key) || sourceFull.has(key);
+  const hasRow = (id: string) => rowKeys.has(id) || rowsFull.has(id);
+  const recheck = new Set(cursors.recheck);
+  const needSource = new Set<string>();
+  const needRows = new Set<string>();
+  const quiet: Link[] = [];
+  const linkedRows = new Set<string>();
+  for (const link of d.links.values()) {
+    linkedRows.add(link.rowId);
+    const s = hasSource(link.key);
+    const w = hasRow(link.rowId);
+    const touched =
+      link.pending !== undefined ||
+      !s ||
+      !w ||
+      changedSource.has(link.key) ||
+      changedRows.has(link.rowId) ||
+      recheck.has(link.key) ||
+      d.conflicts.has(`fields:${link.key}`);
+    if (!touched || link.gone !== undefined) {
+      quiet.push(link);
+      continue;
+    }
+    if (s) needSource.add(link.key);
+    if (w) needRows.add(link.rowId);
+  }
+  for (const r of sourceKeys) if (!d.links.has(r.key)) needSource.add(r.key);
+  for (const id of rowKeys.keys()) if (!linkedRows.has(id)) needRows.add(id);
+
+  const fetchSource = [...needSource].filter((k) => !sourceFull.has(k));
+  for (const r of await scans.readKeys(wanted, fetchSource, hashColumns)) sourceFull.set(r.key, r);
+  for (const filter of byIdFilters([...needRows].filter((id) => !rowsFull.has(id))))
+    for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
+  return finish('changes', quiet, { source: sourceKeyed, rows: rowKeys });
+
+  function finish(
+    reads: SidesRead['reads'],
+    quietLinks: readonly Link[] | undefined,
+    keyed: { source: Map<string, ScannedRecord>; rows: Map<string, KeyScanRow> } | undefined,
+  ): SidesRead {
+    const source: SideRecord[] = [];
+    const worksheet: SideRecord[] = [];
+    let sourceMax: number | undefined;
+    let rowMax: number | undefined;
+    for (const r of sourceFull.values()) {
+      const at = timeOf(r);
+      if (at !== undefined) sourceMax = Math.max(sourceMax ?? at, at);
+      source.push(d.record(r.key, r.values, 'source', at));
+    }
+    for (const row of rowsFull.values()) {
+      const at = row.updatedAt?.getTime();
+      if (at !== undefined) rowMax = Math.max(rowMax ?? at, at);
+      worksheet.push(d.record(row.id, row.values, 'worksheet', at));
+    }
+    for (const link of quietLinks ?? []) {
+      const s = keyed?.source.get(link.key);
+      if (s !== undefined && !sourceFull.has(link.key))
+        source.push(asLeft(link, link.key, s.values, 'source'));
+      const w = keyed?.rows.get(link.rowId);
+      if (w !== undefined && !rowsFull.has(link.rowId))
+        worksheet.push(asLeft(link, link.rowId, w.values, 'worksheet'));
+    }
+    const before = reads === 'whole' ? undefined : d.cursors;
+    const reached = (max: number | undefined, saved: number | undefined) =>
+      Math.min(max ?? saved ?? cap, cap);
+    const next: SidesRead['next'] = { worksheet: reached(rowMax, before?.worksheet) };
+    if (d.updatedAtColumn !== undefined) next.source = reached(sourceMax, before?.source);
+    const out: SidesRead = {
+      reads,
+      source,
+      worksheet,
+      readWhole: { source: sourceFull.size, worksheet: rowsFull.size },
+      next,
+    };
+    if (hashColumns !== undefined) {
+      out.rowHashes = new Map();
+      for (const r of [...(keyed?.source.values() ?? []), ...sourceFull.values()])
+        if (r.hash !== undefined) out.rowHashes.set(r.key, r.hash);
+    }
+    return out;
+  }
+
+  /** A linked record unchanged on its side since the last run: what that run left there. */
+  function asLeft(link: Link, id: string, keyValues: Record<string, unknown>, side: 'source' | 'worksheet') {
+    const r = d.record(id, keyValues, side);
+    return { id, values: {}, comparable: { ...link.last }, hashes: link.base, matchKey: r.matchKey };
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The reads an incremental two-way run makes of a SQL table, on PostgreSQL and
+ * MySQL/MariaDB alike (sql-table-side.ts passes its dialect and READ ONLY runner):
+ * - a key scan: the key and the match columns of every record (`SELECT keyColumn, ...`),
+ *   with a short hash of the mapped columns when the table has no `updatedAtColumn`
+ *   (`md5(ROW(...)::text)` on PostgreSQL, `MD5(JSON_ARRAY(...))` on MySQL), so a run
+ *   finds its deletes and its changed records without reading whole rows;
+ * - the records changed since a cursor (`updatedAtColumn > since`);
+ * - given records by key (`keyColumn IN (...)`).
+ * Every read is keyset-paged on the key column, each page in its own READ ONLY transaction.
+ */
+import { createZoneClock } from '../../api/zone-clock.ts';
+import type { ScannedRecord, TableRecord, TableScans } from './table-side-types.ts';
+
+const UTC = createZoneClock('UTC');
+
+const PAGE = 5000;
+const KEYS_PER_QUERY = 500;
+
+/** What the scans need of the table side's dialect. */
+export interface ScanDialect {
+  kind: 'postgres' | 'mysql';
+  table: string;
+  keyColumn: string;
+  quote: (name: string) => string;
+  placeholder: (n: number) => string;
+  /** Runs one SELECT in a READ ONLY transaction. */
+  readOnly: (sql: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+}
+
+/** The column a key scan answers its row hash in (a name no table column is likely to have). */
+const HASH = 'rowbridge_row_hash';
+
+/** The incremental reads of one table. */
+export function createSqlTableScans(d: ScanDialect): TableScans {
+  const { quote, placeholder, keyColumn } = d;
+  const key = quote(keyColumn);
+  const from = quote(d.table);
+  const select = (columns: readonly string[]) => [...new Set([keyColumn, ...columns])].map(quote);
+  const hashOf = (columns: readonly string[]) => {
+    const list = columns.map((c) => `t.${quote(c)}`).join(', ');
+    return d.kind === 'postgres'
+      ? `left(md5(ROW(${list})::text), 16) AS ${HASH}`
+      : `LEFT(MD5(JSON_ARRAY(${list})), 16) AS ${HASH}`;
+  };
+
+  /** A row read, its hash (when asked for) taken out of its values. */
+  const scanned = (row: Record<string, unknown>): ScannedRecord => {
+    const hash = row[HASH];
+    delete row[HASH];
+    return { key: String(row[keyColumn]), values: row, ...(typeof hash === 'string' ? { hash } : {}) };
+  };
+
+  /** Every page of `SELECT list FROM t WHERE where ORDER BY key`, `params` before the page's own. */
+  async function paged(
+    list: readonly string[],
+    where: string | undefined,
+    params: unknown[],
+    each: (row: Record<string, unknown>) => void,
+  ): Promise<void> {
+    let last: unknown;
+    for (;;) {
+      const conditions = [
+        ...(where === undefined ? [] : [where]),
+        ...(last === undefined ? [] : [`t.${key} > ${placeholder(params.length + 1)}`]),
+      ];
+      const page = await d.readOnly(
+        `SELECT ${list.join(', ')} FROM ${from} t${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`} ORDER BY t.${key} LIMIT ${PAGE}`,
+        last === undefined ? params : [...params, last],
+      );
+      for (const row of page) each(row);
+      if (page.length < PAGE) return;
+      last = page.at(-1)![keyColumn];
+    }
+  }
+
+  return {
+    async scanKeys(columns, hashColumns) {
+      const list = select(columns).map((c) => `t.${c}`);
+      if (hashColumns !== undefined) list.push(hashOf(hashColumns));
+      const out: ScannedRecord[] = [];
+      await paged(list, undefined, [], (row) => {
+        out.push(scanned(row));
+      });
+      return out;
+    },
+    async readChanged(columns, since) {
+      // A zone-less column holds wall clocks (of options.timezone); a MySQL TIMESTAMP is
+      // read in the session's UTC; a PostgreSQL timestamptz takes an ISO instant. Wall
+      // clocks are whole seconds, floored: the read may take a record again, never skip one.
+      const value =
+        since.wallClock !== undefined
+          ? since.wallClock.formatDateTime(since.ms)
+          : d.kind === 'postgres'
+            ? new Date(since.ms).toISOString()
+            : UTC.formatDateTime(since.ms);
+      const out: TableRecord[] = [];
+      await paged(
+        select(columns).map((c) => `t.${c}`),
+        // A record without an update time cannot be placed after the cursor: read every run.
+        `(t.${quote(since.column)} > ${placeholder(1)} OR t.${quote(since.column)} IS NULL)`,
+        [value],
+        (row) => out.push({ key: String(row[keyColumn]), values: row }),
+      );
+      return out;
+    },
+    async readKeys(columns, keys, hashColumns) {
+      const list = select(columns).map((c) => `t.${c}`);
+      if (hashColumns !== undefined) list.push(hashOf(hashColumns));
+      const out: ScannedRecord[] = [];
+      for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+        const part = keys.slice(i, i + KEYS_PER_QUERY);
+        const rows = await d.readOnly(
+          `SELECT ${list.join(', ')} FROM ${from} t WHERE t.${key} IN (${part.map((_, j) => placeholder(j + 1)).join(', ')})`,
+          part,
+        );
+        for (const row of rows) {
+          out.push(scanned(row));
+        }
+      }
+      return out;
+    },
+  };
+}

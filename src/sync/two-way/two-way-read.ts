@@ -1,0 +1,114 @@
+/**
+ * The read phase of a two-way run and the checkpoint that closes it: the job's state
+ * (links, intents, conflicts, held deletes) and its cursors are read first, then both sides
+ * (read-sides.ts: whole, or what changed since the cursors), and once the run's writes are
+ * all recorded {@link TwoWayRead.commit} saves the cursors it reached. A plan (`planOnly`)
+ * reads the same way and saves nothing.
+ */
+import type { PlatformClient } from '../../api/create-platform-client.ts';
+import type { NormalisedRow, WorksheetStructure } from '../../api/types.ts';
+import type { ZoneClock } from '../../api/zone-clock.ts';
+import type { JobSpec } from '../job-spec/job-spec-schema.ts';
+import type { RedisClient } from '../state/redis-types.ts';
+import type { Conflict, Intent, Link, LinkStore, PendingDelete } from './link-store.ts';
+import { readSides } from './read-sides.ts';
+import type { MakeRecord, SidesRead } from './read-sides.ts';
+import type { TableSide } from './table-side-types.ts';
+import { createCursorStore, twoWayShape } from './two-way-cursors.ts';
+import type { TwoWayField } from './two-way-fields.ts';
+import type { TwoWayPlan } from './two-way-plan-types.ts';
+import { readWorksheetRows, scanWorksheetKeys } from './worksheet-scans.ts';
+
+/** What the read phase needs. */
+export interface TwoWayReadDeps {
+  spec: JobSpec;
+  redis: RedisClient;
+  prefix: string;
+  store: LinkStore;
+  client: PlatformClient;
+  structure: WorksheetStructure;
+  table: TableSide;
+  fields: readonly TwoWayField[];
+  keyTargets: readonly string[];
+  updatedAtColumn: string | undefined;
+  updatedClock: ZoneClock;
+  record: MakeRecord;
+  /** Every row of the worksheet in the run's read form. */
+  readWholeWorksheet: () => AsyncIterable<NormalisedRow>;
+  /**
+   * Whether the worksheet's rows can be read by filter in the same form as whole (not
+   * when a relation is read through its related rows' keys): else both sides are read whole.
+   */
+  worksheetByFilter: boolean;
+}
+
+/** The state and both sides as read, and the checkpoint to save after the writes. */
+export interface TwoWayRead {
+  links: Map<string, Link>;
+  intents: Map<string, Intent>;
+  conflicts: Map<string, Conflict>;
+  pendingDeletes: Map<string, PendingDelete>;
+  sides: SidesRead;
+  /**
+   * Saves the cursors reached; call only after every write of the run is recorded.
+   * `rejected`: table keys of records a side refused, read whole again next run.
+   */
+  commit(plan: TwoWayPlan, rejected: readonly string[]): Promise<void>;
+}
+
+/** Reads the job's state and both sides. */
+export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
+  const cursorStore = createCursorStore({ redis: d.redis, prefix: d.prefix, job: d.spec.name });
+  const shape = twoWayShape(d.spec);
+  const [links, intents, conflicts, pendingDeletes, saved] = await Promise.all([
+    d.store.links(),
+    d.store.intents(),
+    d.store.conflicts(),
+    d.store.pendingDeletes(),
+    cursorStore.read(shape),
+  ]);
+  const cursors = d.worksheetByFilter ? saved : undefined;
+  const hashed = d.updatedAtColumn === undefined && d.table.scans !== undefined;
+  const rowHashes = hashed && cursors !== undefined ? await cursorStore.rowHashes() : undefined;
+  const sides = await readSides({
+    table: d.table,
+    fields: d.fields,
+    keyTargets: d.keyTargets,
+    updatedAtColumn: d.updatedAtColumn,
+    updatedClock: d.updatedClock,
+    record: d.record,
+    readWorksheet: (filter) =>
+      filter === undefined ? d.readWholeWorksheet() : readWorksheetRows(d.client, d.structure, filter),
+    scanWorksheetKeys: (fieldIds) => scanWorksheetKeys(d.client, d.structure, fieldIds),
+    timeZone: d.client.organisation.timeZone,
+    links,
+    conflicts,
+    cursors,
+    rowHashes,
+    now: Date.now,
+  });
+  return {
+    links,
+    intents,
+    conflicts,
+    pendingDeletes,
+    sides,
+    async commit(plan, rejected) {
+      // The table records the run wrote: read whole once more, so a value the table stored
+      // otherwise than written (a rounding, a trigger) is compared, whatever its update time.
+      const written = plan.writes.filter((w) => Object.keys(w.toSource).length > 0).map((w) => w.link.key);
+      const recheck = [...new Set([...written, ...rejected])];
+      const next = {
+        shape,
+        worksheet: sides.next.worksheet,
+        ...(sides.next.source === undefined ? {} : { source: sides.next.source }),
+        recheck,
+      };
+      if (sides.rowHashes === undefined) return cursorStore.save(next);
+      const stored = rowHashes ?? (await cursorStore.rowHashes());
+      const set = new Map([...sides.rowHashes].filter(([key, hash]) => stored.get(key) !== hash));
+      const drop = [...stored.keys()].filter((key) => !sides.rowHashes!.has(key));
+      await cursorStore.save(next, { set, drop });
+    },
+  };
+}
