@@ -35,7 +35,11 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
+    // write-batch.ts and the modules it was split into (creates, updates, outcomes).
     'src/sync/write/write-batch.ts',
+    'src/sync/write/create-rows.ts',
+    'src/sync/write/update-rows.ts',
+    'src/sync/write/batch-outcomes.ts',
     'src/sync/state/key-index.ts',
     'src/sync/sources/cursor.ts',
     'src/sync/sources/csv-source.ts',
