@@ -91,3 +91,25 @@ export async function ensureRedisReachable(url: string, timeoutMs?: number): Pro
   const answer = await probeRedis(url, timeoutMs);
   if (answer !== 'ok') throw answer;
 }
+
+/** How long a command waits between two probes of a Redis that is not there yet. */
+const PROBE_AGAIN_MS = 500;
+
+/**
+ * Resolves once Redis answers, probing again while nothing answers for up to `withinMs`
+ * (a Redis started beside the process may take a moment); then throws the last probe's
+ * {@link RedisUnreachableError}. A Redis that answers but refuses fails at once. For a
+ * long-lived command (`worker`): ROWBRIDGE_REDIS_WAIT_MS is for an outage after it was
+ * connected, not for a Redis it never reached.
+ */
+export async function waitForFirstRedis(url: string, withinMs: number): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const left = deadline - performance.now();
+    const answer = await probeRedis(url, Math.max(500, Math.min(3000, left)));
+    if (answer === 'ok') return;
+    if (!(answer instanceof RedisUnreachableError) || deadline - performance.now() <= PROBE_AGAIN_MS)
+      throw answer;
+    await new Promise((r) => setTimeout(r, PROBE_AGAIN_MS));
+  }
+}

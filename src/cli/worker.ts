@@ -15,9 +15,13 @@ import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
 import { openRuntime } from './open-runtime.ts';
 import { onStopSignals } from './work-run.ts';
+import { waitForFirstRedis } from './redis-reachable.ts';
 import { createRedisWatch } from './redis-watch.ts';
 import { reportFailure } from './report-failure.ts';
 import type { ProcessTuning } from './process-tuning.ts';
+
+/** How long a starting worker tries to reach Redis before it says it cannot. */
+const FIRST_REACH_MS = 5_000;
 
 const WORKER = defineCommand({
   name: 'worker',
@@ -88,7 +92,10 @@ export async function main(args: string[], io: CliIo, tuning?: ProcessTuning): P
   try {
     // A bad setting is said in one line before anything opens: below, it would escape
     // with its stack from outside the try that reports failures.
-    loadSettings(io.env);
+    const { redisUrl } = loadSettings(io.env);
+    // A Redis never reached is said within seconds (exit 1): ROWBRIDGE_REDIS_WAIT_MS is
+    // for one that goes away once the worker was connected (createRedisWatch below).
+    await waitForFirstRedis(redisUrl, FIRST_REACH_MS);
   } catch (err) {
     return reportFailure(err, io);
   }
