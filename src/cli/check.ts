@@ -23,6 +23,7 @@ import { checkJob, checkPlatform, settingsFailure } from '../sync/check/check-se
 import type { CheckStep, ConnectionFacts } from '../sync/check/check-setup.ts';
 import { checkSourceAndSink } from '../sync/check/check-source-sink.ts';
 import { checkWriteRights } from '../sync/check/check-write-rights.ts';
+import { checkOriginRights } from '../sync/check/check-origin-rights.ts';
 import { twoWayWorksheetSteps } from './check-two-way-worksheet.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
@@ -188,6 +189,7 @@ async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckSte
   return [
     ...(await checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) })),
     ...(await checkWriteRights(spec, io.env)),
+    ...(await checkOriginRights(spec, io.env)),
     ...(await twoWayWorksheetSteps(io, spec, file)),
   ];
 }

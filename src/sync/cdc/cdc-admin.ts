@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { PostgresCdcSourceSpec } from '../sources/source-spec.ts';
 import { postgresPrivileges } from '../sources/postgres-privileges.ts';
+import { setupOrigin } from './setup-origin.ts';
 
 /** `a.b` → `"a"."b"`; `b` → `"public"."b"`. */
 export function quotedTable(table: string): string {
@@ -164,6 +165,7 @@ export async function setupCdc(client: pg.Client, spec: PostgresCdcSourceSpec): 
     await client.query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [spec.slot]);
     done.push(`created logical slot ${spec.slot} (pgoutput)`);
   } else done.push(`slot ${spec.slot} exists`);
+  if (spec.origin !== undefined) done.push(await setupOrigin(client, spec.origin, done));
   return done;
 }
 

@@ -10,6 +10,7 @@ import { LogicalReplicationService, PgoutputPlugin } from 'pg-logical-replicatio
 import type { Pgoutput } from 'pg-logical-replication';
 import type { PostgresCdcSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
+import { createOriginFilter } from './origin-filter.ts';
 import type { Change } from './write-changes.ts';
 
 export interface StreamOptions {
@@ -62,6 +63,7 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
     return message;
   };
 
+  const ownWrites = createOriginFilter(spec.origin);
   let confirmed = options.startLsn;
   let nextIndex = options.nextIndex;
   let txn: Change[] | undefined;
@@ -131,6 +133,8 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
   }
 
   async function onMessage(message: Pgoutput.Message): Promise<void> {
+    // rowbridge's own writes (a two-way job's, marked with the origin): never captured.
+    if (ownWrites.drops(message)) return;
     switch (message.tag) {
       case 'begin':
         txn = [];

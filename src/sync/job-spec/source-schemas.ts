@@ -11,6 +11,11 @@ import { envVarName, intRange, nonEmptyString, sqlIdentifier } from './schema-ch
 import { rateLimit } from './source-rate-limit.ts';
 import { worksheetSource } from './worksheet-source-schema.ts';
 
+// Replication origin names: as slot names, lower-case identifiers.
+const originName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+  error: 'must be lower-case letters, digits and _ (at most 63), starting with a letter or _',
+});
+
 function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
   return z
     .strictObject({
@@ -32,6 +37,11 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
       writeUrlEnv: envVarName(example)
         .optional()
         .describe('two-way: env var with the connection URL writes use (default urlEnv).'),
+      origin: originName
+        .optional()
+        .describe(
+          'two-way, postgres: replication origin marking the writes, dropped by a postgres-cdc job with the same origin.',
+        ),
       batchSize: intRange(1, 100_000).optional(),
       allowPrivilegedSource: z
         .boolean()
@@ -42,6 +52,12 @@ function sqlSource<T extends 'postgres' | 'mysql'>(type: T, example: string) {
       rateLimit: rateLimit.optional(),
     })
     .superRefine((source, ctx) => {
+      if (type === 'mysql' && source.origin !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['origin'],
+          message: 'is for a PostgreSQL table only (MySQL has no replication origins)',
+        });
       const problem = source.query === undefined ? undefined : statementProblem(source.query, type);
       if (problem !== undefined) {
         // Not echoed whole: a pasted script may hold anything.
@@ -85,6 +101,9 @@ const postgresCdcSource = z.strictObject({
   slot: replicationName.describe('Logical replication slot (pgoutput) rowbridge reads from.'),
   publication: replicationName.describe('Publication naming the table.'),
   batchSize: intRange(1, 100_000).optional().describe('Rows per snapshot page (default 1000).'),
+  origin: originName
+    .optional()
+    .describe("Replication origin of rowbridge's own writes (a two-way job's): not captured."),
   allowPrivilegedSource: z
     .boolean()
     .optional()

@@ -127,6 +127,12 @@ export interface SqlSourceSpec<T extends 'postgres' | 'mysql'> {
   /** two-way: env var with the URL writes connect with, when not `urlEnv`. */
   writeUrlEnv?: string;
   /**
+   * two-way, PostgreSQL: the replication origin the job's writes to the table are marked
+   * with, so that a postgres-cdc job capturing the table with the same `origin` drops them
+   * (replication-origin.ts, docs/cdc.md).
+   */
+  origin?: string;
+  /**
    * Read even when the login can do more than SELECT (a Postgres superuser or member of
    * pg_read_server_files, pg_write_server_files, pg_execute_server_program or
    * pg_signal_backend; a MySQL account with FILE, write or admin grants). The READ ONLY
@@ -160,6 +166,11 @@ export interface PostgresCdcSourceSpec {
   publication: string;
   /** Rows per snapshot page. @defaultValue `1000` */
   batchSize?: number;
+  /**
+   * The replication origin rowbridge's own writes to the table carry (a two-way job with
+   * the same `origin`): transactions carrying it are not captured. Absent: none dropped.
+   */
+  origin?: string;
   /** Read even when the login is a superuser (a REPLICATION role alone is accepted). @defaultValue `false` */
   allowPrivilegedSource?: boolean;
 }

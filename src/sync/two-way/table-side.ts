@@ -11,6 +11,7 @@ import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec, PostgresSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
 import { openMysqlTableSide } from './mysql-table-side.ts';
+import { markedWithOrigin } from './origin-marked-side.ts';
 import { createSqlTableSide } from './sql-table-side.ts';
 import type { RunSql } from './sql-table-side.ts';
 import { tableSideSettings } from './table-side-settings.ts';
@@ -87,7 +88,7 @@ async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.Proce
       (await client.query<Record<string, unknown>>(sql, params)).rows;
   const write = runOn(writer);
 
-  return createSqlTableSide({
+  const side = createSqlTableSide({
     kind: 'postgres',
     table,
     keyColumn,
@@ -108,4 +109,5 @@ async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.Proce
     fail,
     close,
   });
+  return spec.origin === undefined ? side : await markedWithOrigin(side, writer, spec.origin, who);
 }
