@@ -3,6 +3,7 @@ import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
 import type { Runtime } from './runtime.ts';
+import { deadLetterTwoWay } from './two-way-dead-letters.ts';
 
 /** How long a two-way run's report is kept (the run record itself keeps the totals). */
 const REPORT_TTL_S = 30 * 86_400;
@@ -37,6 +38,7 @@ export async function runTwoWayJob(
     clientFor: (prefix) => rt.clientFor(prefix),
   });
   await rt.redis.set(twoWayReportKey(rt.statePrefix, runId), JSON.stringify(report), 'EX', REPORT_TTL_S);
+  await deadLetterTwoWay(rt, run.spec.name, runId, report.rejected);
   await rt.runs.addWritten(runId, report.worksheet.created + report.source.created);
   await rt.runs.update(runId, {
     status: 'completed',

@@ -29,16 +29,16 @@ export interface TwoWayField {
 }
 
 // Read as a list of labels: order does not count, so they compare sorted.
-const SET_LIKE: ReadonlySet<FieldTypeName> = new Set(['MultipleSelect', 'Collaborator', 'Department']);
-const NUMERIC: ReadonlySet<FieldTypeName> = new Set(['Number', 'Currency', 'Rating']);
-// Relations, attachments, locations and regions have no text both sides agree on yet.
-const UNSUPPORTED: ReadonlySet<FieldTypeName> = new Set([
+// A relation reads as its related rows' keys (two-way-rows.ts).
+const SET_LIKE: ReadonlySet<FieldTypeName> = new Set([
+  'MultipleSelect',
+  'Collaborator',
+  'Department',
   'Relation',
-  'Attachment',
-  'Location',
-  'Region',
-  'SubTable',
 ]);
+const NUMERIC: ReadonlySet<FieldTypeName> = new Set(['Number', 'Currency', 'Rating']);
+// Attachments, locations and regions have no text both sides agree on yet.
+const UNSUPPORTED: ReadonlySet<FieldTypeName> = new Set(['Attachment', 'Location', 'Region', 'SubTable']);
 
 /**
  * Compiles the fields of a two-way job against the worksheet structure and the table's
@@ -72,7 +72,9 @@ export function twoWayFields(
     const type = fieldTypeName(field.type) ?? 'Text';
     const column = mapping.from;
     if (UNSUPPORTED.has(type)) {
-      problems.push(`${at}: ${type} fields are not synced two-way yet; leave the field out of this job`);
+      problems.push(
+        `${at}: ${type} field ${field.name} is not synced two-way (only its text would be, and it cannot be written back); leave it out of this job`,
+      );
       continue;
     }
     if (direction !== 'to-source' && (field.isReadOnly === true || READ_ONLY_FIELD_TYPES.has(type)))
