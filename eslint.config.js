@@ -18,6 +18,7 @@ export const SYNC_STAGES = [
   'read',
   'prepare',
   'write',
+  'fan-out',
   'pull',
   'two-way',
   'cdc',

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorksheetStructure } from '../../../../src/api/types.ts';
 import { ConfigError } from '../../../../src/ground/errors.ts';
-import { offsetIndexes } from '../../../../src/queue/fan-out.ts';
+import { offsetIndexes } from '../../../../src/sync/read/offset-indexes.ts';
 import { validateMapping } from '../../../../src/sync/mapping/validate-mapping.ts';
 import { readBatches, type ReadProgress } from '../../../../src/sync/read/read-batches.ts';
 import { hasRecordChunks, recordChunks } from '../../../../src/sync/sources/record-chunks.ts';
