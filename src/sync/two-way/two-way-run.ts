@@ -15,15 +15,18 @@ import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { PreparedJob } from '../prepare/plan-job.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import { createLinkStore } from './link-store.ts';
-import type { Intent } from './link-store.ts';
+import type { Conflict, Intent } from './link-store.ts';
+import { commitConflicts } from './conflict-cas.ts';
 import { planTwoWay } from './plan-two-way.ts';
 import { summarizePlan } from './plan-summary.ts';
 import type { TwoWayPlanSummary } from './plan-summary.ts';
-import type { SideRecord, TwoWayPlan } from './two-way-plan-types.ts';
+import type { TwoWayPlan } from './two-way-plan-types.ts';
 import { openOtherSide } from './open-other-side.ts';
 import type { TableSide } from './table-side-types.ts';
-import { comparable, instantOf, twoWayFields, valueHash } from './two-way-fields.ts';
+import { twoWayFields } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
+import { readTwoWay } from './two-way-read.ts';
+import { createRecordMaker } from './side-record.ts';
 import { createWorksheetSide } from './worksheet-side.ts';
 import { readTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.ts';
 
@@ -31,6 +34,10 @@ import { readTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.
 export interface TwoWayReport {
   counts: TwoWayPlan['counts'];
   read: { source: number; worksheet: number };
+  /** `whole`: both sides read whole; `changes`: keys, and what changed since the last run (read-sides.ts). */
+  reads: 'whole' | 'changes';
+  /** Records read whole on each side; the rest were linked and unchanged on both. */
+  readWhole: { source: number; worksheet: number };
   worksheet: { created: number; updated: number; deleted: number };
   source: { created: number; updated: number; deleted: number };
   conflicts: number;
@@ -54,7 +61,7 @@ export interface TwoWayDeps {
   /** The platform client of a credentials prefix: a worksheet source's (open-other-side.ts). */
   clientFor?: (credentialsEnvPrefix?: string) => PlatformClient;
   /** Test hook: called at each phase, so a test can stop the process there. */
-  onPhase?: (phase: 'read' | 'write-worksheet' | 'write-source') => Promise<void> | void;
+  onPhase?: (phase: 'read' | 'planned' | 'write-worksheet' | 'write-source') => Promise<void> | void;
 }
 
 /** Rows per table transaction. */
@@ -80,59 +87,25 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
     );
     const orgClock = createZoneClock(deps.client.organisation.timeZone);
     const updatedClock = createZoneClock(spec.options.timezone ?? 'UTC');
-    const record = (
-      id: string,
-      values: Record<string, unknown>,
-      side: 'source' | 'worksheet',
-      at?: number,
-    ) => {
-      const c: Record<string, string> = {};
-      const h: Record<string, string> = {};
-      for (const f of fields) {
-        const raw =
-          side === 'worksheet'
-            ? values[f.fieldId]
-            : f.column === undefined
-              ? constantOf(spec, f)
-              : values[f.column];
-        c[f.target] = comparable(f.type, raw, side === 'worksheet' ? orgClock : f.sourceZone);
-        h[f.target] = valueHash(c[f.target]!);
-      }
-      const parts = keyTargets.map((t) => (c[t] ?? '').trim());
-      const r: SideRecord = {
-        id,
-        values,
-        comparable: c,
-        hashes: h,
-        matchKey: parts.includes('') ? '' : parts.join('\u001f'),
-      };
-      if (at !== undefined) r.updatedAt = at;
-      return r;
-    };
+    const record = createRecordMaker({ spec, fields, keyTargets, orgClock });
 
     await deps.onPhase?.('read');
-    const columns = fields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
-    if (updatedAtColumn !== undefined) columns.push(updatedAtColumn);
-    const tableRows = await table.readAll(columns);
-    const sourceRecords = tableRows.map((row) =>
-      record(
-        row.key,
-        row.values,
-        'source',
-        updatedAtColumn === undefined ? undefined : instantOf(row.values[updatedAtColumn], updatedClock),
-      ),
-    );
-    const worksheetRecords: SideRecord[] = [];
     const relations = relationKeyFields(prepared.structure, relationRefs(spec), deps.file);
-    for await (const row of readTwoWayRows(deps.client, target.worksheet, prepared.structure, relations))
-      worksheetRecords.push(record(row.id, row.values, 'worksheet', row.updatedAt?.getTime()));
-
-    const [links, intents, conflicts, pendingDeletes] = await Promise.all([
-      store.links(),
-      store.intents(),
-      store.conflicts(),
-      store.pendingDeletes(),
-    ]);
+    const read = await readTwoWay({
+      ...deps,
+      store,
+      structure: prepared.structure,
+      table,
+      fields,
+      keyTargets,
+      updatedAtColumn,
+      updatedClock,
+      record,
+      readWholeWorksheet: () => readTwoWayRows(deps.client, target.worksheet, prepared.structure, relations),
+      worksheetByFilter: relations.length === 0,
+    });
+    const { links, intents, conflicts, pendingDeletes } = read;
+    const { source: sourceRecords, worksheet: worksheetRecords } = read.sides;
     const plan = planTwoWay({
       fields,
       columns: table.columns,
@@ -149,6 +122,8 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
     const report: TwoWayReport = {
       counts: plan.counts,
       read: { source: sourceRecords.length, worksheet: worksheetRecords.length },
+      reads: read.sides.reads,
+      readWhole: read.sides.readWhole,
       worksheet: { created: 0, updated: 0, deleted: 0 },
       source: { created: 0, updated: 0, deleted: 0 },
       conflicts: plan.raiseConflicts.length,
@@ -162,7 +137,20 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       const otherRows = spec.source.type === 'worksheet' ? sourceRecords.length : undefined;
       return { ...report, planned: summarizePlan(plan, worksheetRecords.length, otherRows) };
     }
-    await apply(plan, report, { store, table, worksheetSide, fields, deps, intents: [...intents.values()] });
+    await deps.onPhase?.('planned');
+    await apply(plan, report, {
+      store,
+      table,
+      worksheetSide,
+      fields,
+      deps,
+      intents: [...intents.values()],
+      conflicts,
+    });
+    await read.commit(
+      plan,
+      report.rejected.map((r) => r.key),
+    );
     return report;
   } finally {
     await table.close();
@@ -176,11 +164,14 @@ interface ApplyDeps {
   fields: readonly TwoWayField[];
   deps: TwoWayDeps;
   intents: Intent[];
+  /** The conflicts as read: saved or dropped only where still so (conflict-cas.ts). */
+  conflicts: ReadonlyMap<string, Conflict>;
 }
 
 async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Promise<void> {
   const { store, table, worksheetSide } = a;
-  await store.saveConflicts(plan.raiseConflicts);
+  const job = { redis: a.deps.redis, prefix: a.deps.prefix, job: a.deps.spec.name };
+  await commitConflicts(job, a.conflicts, plan.raiseConflicts, []);
   await store.savePendingDeletes(plan.holdDeletes);
   await store.saveLinks(plan.settle);
   // Intent first: what each link will hold, and each record about to be created.
@@ -274,7 +265,7 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
   await store.dropLinks(plan.dropLinks);
   // Every intent of an earlier run was matched by key this run, or its record is gone.
   await store.dropIntents(a.intents);
-  await store.dropConflicts(plan.clearConflicts);
+  await commitConflicts(job, a.conflicts, [], plan.clearConflicts);
   await store.dropPendingDeletes(plan.forgetDeletes);
 }
 
@@ -284,8 +275,4 @@ function lastOf(c: { last?: Record<string, string> }): { last?: Record<string, s
 
 function describe(errors: ReadonlyArray<{ field: string; reason: string }>): string {
   return errors.map((e) => `${e.field}: ${e.reason}`).join('; ');
-}
-
-function constantOf(spec: JobSpec, field: TwoWayField): unknown {
-  return spec.mappings.find((m) => m.target === field.target)?.value;
 }
