@@ -4,7 +4,8 @@
  * is the decoding itself (a fatal TextDecoder, as before).
  */
 import { createCsvDecoder } from './csv-decoder.ts';
-import { createCsvScanner, type CsvRecordSink } from './csv-scanner.ts';
+import { createCsvScanner } from './csv-scanner.ts';
+import type { CsvRecordSink } from './csv-scanner-types.ts';
 import { detectCsvDelimiter } from './csv-delimiter.ts';
 import type { CsvSourceSpec } from './source-spec.ts';
 

@@ -17,45 +17,9 @@
  * empty line is one with no character at all; at the end of the file a last line with
  * any character (or a quoted empty field) is a record.
  */
-
-/** How the scanner hands a record over: its fields (when built) and count, and the physical line it starts on. */
-export type CsvRecordSink = (fields: string[] | undefined, count: number, line: number) => void;
-
-export interface CsvScanner {
-  /** Scans the next piece of decoded text. False: the scanner stopped, see {@link CsvScanner.rest}. */
-  push(text: string, onRecord: CsvRecordSink): boolean;
-  /** Scans what is held at the end of the file. False: the scanner stopped. */
-  end(onRecord: CsvRecordSink): boolean;
-  /** The text from the start of the record the scanner stopped at (or held back), for csv-parse to read. */
-  rest(): string;
-  /** Physical line (1-based) of the next record: where `rest()` starts. */
-  line(): number;
-  /** The record delimiter found so far, as csv-parse found it; undefined before the first. */
-  recordDelimiter(): '\n' | '\r\n' | undefined;
-  /**
-   * Set when the scanner stopped at a field longer than `maxFieldChars`: the line its
-   * record starts on and the field's index (0-based). The file cannot be read on: csv-parse
-   * would buffer the whole field.
-   */
-  oversized(): { line: number; field: number } | undefined;
-}
-
-export interface CsvScannerOptions {
-  /** @defaultValue `','` */
-  delimiter?: string | undefined;
-  /** @defaultValue `'"'` */
-  quote?: string | undefined;
-  /** @defaultValue `true` */
-  skipEmptyLines?: boolean | undefined;
-  /** Build the fields of every record; otherwise only of the first (a header to check) and count the rest. */
-  build: boolean;
-  /**
-   * Longest field, in characters, the scanner holds: past it the scanner stops with
-   * {@link CsvScanner.oversized} set, having held at most this plus one chunk.
-   * @defaultValue no limit
-   */
-  maxFieldChars?: number | undefined;
-}
+import { countPlain, longField, splitPlain } from './csv-plain-fields.ts';
+import type { CsvSyntax } from './csv-plain-fields.ts';
+import type { CsvRecordSink, CsvScanner, CsvScannerOptions } from './csv-scanner-types.ts';
 
 /**
  * A record longer than this many characters stops the scanner: it is rescanned from its
@@ -107,32 +71,6 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
   function emit(onRecord: CsvRecordSink, fields: string[] | undefined, count: number, at: number): void {
     headerPending = false;
     onRecord(fields, count, at);
-  }
-
-  /** Fields of the unquoted text [start, end): split at every delimiter. */
-  function splitPlain(text: string, start: number, end: number): string[] {
-    const fields: string[] = [];
-    let from = start;
-    for (;;) {
-      const at = text.indexOf(delimiterChar, from);
-      if (at === -1 || at >= end) {
-        fields.push(text.slice(from, end));
-        return fields;
-      }
-      fields.push(text.slice(from, at));
-      from = at + 1;
-    }
-  }
-
-  function countPlain(text: string, start: number, end: number): number {
-    let count = 1;
-    for (
-      let at = text.indexOf(delimiterChar, start);
-      at !== -1 && at < end;
-      at = text.indexOf(delimiterChar, at + 1)
-    )
-      count += 1;
-    return count;
   }
 
   /**
@@ -260,11 +198,11 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
           if (end === pos && skipEmpty) {
             line += 1;
           } else if (build || headerPending) {
-            const fields = splitPlain(text, pos, end);
+            const fields = splitPlain(text, pos, end, delimiterChar);
             emit(onRecord, fields, fields.length, line);
             line += 1;
           } else {
-            emit(onRecord, undefined, countPlain(text, pos, end), line);
+            emit(onRecord, undefined, countPlain(text, pos, end, delimiterChar), line);
             line += 1;
           }
           pos = lf + 1;
@@ -282,46 +220,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
   }
 
   const maxField = options.maxFieldChars ?? Infinity;
+  const syntax: CsvSyntax = { delimiter, quote, quoteChar, escapeIsQuote };
   let tooLong: { line: number; field: number } | undefined;
-
-  /**
-   * The first field of the unfinished record `held` starts that is longer than the cap
-   * (the last may still be arriving); undefined when none is. Quoting as scanRecord reads it.
-   */
-  function longField(text: string): number | undefined {
-    let pos = 0;
-    for (let field = 0; pos <= text.length; field++) {
-      let end: number;
-      if (text.charCodeAt(pos) === quote) {
-        let at = pos + 1;
-        for (;;) {
-          const close = text.indexOf(quoteChar, at);
-          if (close === -1) {
-            end = text.length;
-            break;
-          }
-          if (escapeIsQuote && text.charCodeAt(close + 1) === quote) {
-            at = close + 2;
-            continue;
-          }
-          end = close + 1;
-          break;
-        }
-        if (end - pos - 2 > maxField || (end === text.length && end - pos - 1 > maxField)) return field;
-      } else {
-        end = pos;
-        while (end < text.length) {
-          const code = text.charCodeAt(end);
-          if (code === delimiter || code === LF || code === CR) break;
-          end += 1;
-        }
-        if (end - pos > maxField) return field;
-      }
-      if (end >= text.length || text.charCodeAt(end) !== delimiter) return undefined;
-      pos = end + 1;
-    }
-    return undefined;
-  }
 
   function run(text: string, final: boolean, onRecord: CsvRecordSink): boolean {
     if (stopped) return false;
@@ -329,7 +229,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner | undef
     const pos = scan(text, final, onRecord);
     held = text.slice(pos);
     if (!doubted && held.length > maxField) {
-      const field = longField(held);
+      const field = longField(held, maxField, syntax);
       if (field !== undefined) {
         tooLong = { line, field };
         // Nothing of the field is kept: the caller refuses the file, it does not read on.
