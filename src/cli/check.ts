@@ -189,7 +189,7 @@ async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckSte
   return [
     ...(await checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) })),
     ...(await checkWriteRights(spec, io.env)),
-    ...(await checkOriginRights(spec, io.env)),
+    ...(await checkOriginRights(spec, io.env, path.dirname(file))),
     ...(await twoWayWorksheetSteps(io, spec, file)),
   ];
 }

@@ -119,6 +119,17 @@ describe('a two-way job and a postgres-cdc job on one table', () => {
     const ready = await cli('check', 'orders_sync', '--json');
     expect(step(ready.stdout)).toMatchObject({ ok: true });
     expect(step(ready.stdout)?.detail).toContain('marked with origin rowbridge');
+    expect(step(ready.stdout)?.detail).toContain('dropped by orders_cdc');
+    // A two-way job on the captured table without the stream's origin would get echoes.
+    await h.writeJob(
+      'orders_echo',
+      SYNC_JOB.replace('orders_sync', 'orders_echo').replace(', origin: rowbridge', ''),
+    );
+    const echo = await cli('check', 'orders_echo', '--json');
+    expect(step(echo.stdout)).toMatchObject({ ok: false });
+    expect(step(echo.stdout)?.detail).toContain(
+      "postgres-cdc job orders_cdc captures public.orders and drops origin rowbridge only: it would write this job's writes back to the worksheet; set source.origin: rowbridge on this job",
+    );
   }, 120_000);
 
   it("drops the two-way job's writes from the stream, and streams a person's update once", async () => {

@@ -45,6 +45,13 @@ export function checkJobAsWhole(value: unknown, ctx: z.RefinementCtx): void {
   if (isRecord(target) && target.mode === 'two-way') checkTwoWay(value, ctx);
   if (sourceType === 'singer') checkSinger(value, ctx);
   if (sourceType === 'postgres-cdc') checkCdc(value, ctx);
+  if (sourceType === 'postgres' && isRecord(source) && source.origin !== undefined && !isTwoWay(target))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['source', 'origin'],
+      message:
+        'is for mode two-way: it marks the writes a two-way job makes to the table, which a postgres-cdc job with the same origin drops',
+    });
   const trigger = value.trigger;
   if (isRecord(trigger) && trigger.webhook !== undefined && trigger.webhook !== false && sink !== undefined) {
     ctx.addIssue({
@@ -160,6 +167,10 @@ function checkTwoWay(value: Record<string, unknown>, ctx: z.RefinementCtx): void
         'is required for conflict: newest (the default of mode two-way): name the column holding when a row last changed, or choose conflict: source | worksheet | manual',
     });
   }
+}
+
+function isTwoWay(target: unknown): boolean {
+  return isRecord(target) && target.mode === 'two-way';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
