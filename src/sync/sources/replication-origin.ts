@@ -113,7 +113,7 @@ async function setUp(client: pg.ClientBase, name: string, session: OriginSession
       } else if (code === '55006')
         throw new SourceError(
           'SOURCE_UNAVAILABLE',
-          `${session.who}: replication origin ${name} stayed in use by another session for ${Math.round((session.busyWaitMs ?? BUSY_WAIT_MS) / 1000)} s (${(err as Error).message}): two jobs write with this origin at once; give each its own`,
+          `${session.who}: replication origin ${name} stayed in use by another session for ${waited(session.busyWaitMs ?? BUSY_WAIT_MS)} (${(err as Error).message}): two jobs write with this origin at once; give each its own`,
         );
       else throw err;
     }
@@ -137,6 +137,10 @@ function refused(session: OriginSession, name: string, missing: string[]): Sourc
     'SOURCE_CONFIG',
     `${session.who}: the login cannot mark its writes with replication origin ${name}: as a superuser, ${originGrant(missing, session.role)} (docs/two-way.md)`,
   );
+}
+
+function waited(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function pgCode(err: unknown): string | undefined {
