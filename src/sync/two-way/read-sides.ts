@@ -17,8 +17,9 @@
  * writes move `_updatedAt` (and a touched `updatedAtColumn`): such a record is read again
  * and compared with its hashes like any other, so it is never taken for an edit.
  *
- * The cursors reached are capped at the start of the reads minus a margin, so a record
- * edited while the sides were being read is read again by the next run.
+ * A cursor is the earliest update time the next run reads from: the millisecond after the
+ * latest one read, capped at the start of the reads minus a margin, so a record edited
+ * while the sides were being read is read again by the next run.
  */
 import type { Filter, NormalisedRow } from '../../api/types.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
@@ -117,9 +118,11 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   const rowKeys = new Map<string, KeyScanRow>();
   for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId))) rowKeys.set(row.id, row);
   const changedRows = new Set<string>();
-  for await (const row of d.readWorksheet(changedSinceFilter(cursors.worksheet + 1000, d.timeZone))) {
-    // The platform's filter is by whole seconds; the cursor is exclusive, checked here.
-    if (row.updatedAt !== undefined && row.updatedAt.getTime() <= cursors.worksheet) continue;
+  // `_updatedAt` is whole seconds and the platform's filter too: from the cursor's second
+  // rounded up (see below why that skips nothing), checked here again.
+  const since = Math.ceil(cursors.worksheet / 1000) * 1000;
+  for await (const row of d.readWorksheet(changedSinceFilter(since, d.timeZone))) {
+    if (row.updatedAt !== undefined && row.updatedAt.getTime() < cursors.worksheet) continue;
     rowsFull.set(row.id, row);
     changedRows.add(row.id);
   }
@@ -188,8 +191,12 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
         worksheet.push(asLeft(link, link.rowId, w.values, 'worksheet'));
     }
     const before = reads === 'whole' ? undefined : d.cursors;
+    // The next run reads from the millisecond after the latest time read, or from the
+    // start of these reads minus the margin (whole seconds), whichever is earlier: a record
+    // written after the reads started has a later time than either, so rounding that
+    // bound up to a whole second (a wall-clock column, the platform's filter) skips nothing.
     const reached = (max: number | undefined, saved: number | undefined) =>
-      Math.min(max ?? saved ?? cap, cap);
+      Math.min(max === undefined ? (saved ?? cap) : max + 1, cap);
     const next: SidesRead['next'] = { worksheet: reached(rowMax, before?.worksheet) };
     if (d.updatedAtColumn !== undefined) next.source = reached(sourceMax, before?.source);
     const out: SidesRead = {

@@ -86,19 +86,22 @@ export function createSqlTableScans(d: ScanDialect): TableScans {
     },
     async readChanged(columns, since) {
       // A zone-less column holds wall clocks (of options.timezone); a MySQL TIMESTAMP is
-      // read in the session's UTC; a PostgreSQL timestamptz takes an ISO instant. Wall
-      // clocks are whole seconds, floored: the read may take a record again, never skip one.
+      // read in the session's UTC; a PostgreSQL timestamptz takes an ISO instant to the
+      // millisecond. A wall clock is whole seconds: the bound is rounded up, which skips
+      // nothing (read-sides.ts: the cursor lies at or before the last reads' start, minus a
+      // margin, and at or after every time those reads saw).
+      const up = Math.ceil(since.ms / 1000) * 1000;
       const value =
         since.wallClock !== undefined
-          ? since.wallClock.formatDateTime(since.ms)
+          ? since.wallClock.formatDateTime(up)
           : d.kind === 'postgres'
             ? new Date(since.ms).toISOString()
-            : UTC.formatDateTime(since.ms);
+            : UTC.formatDateTime(up);
       const out: TableRecord[] = [];
       await paged(
         select(columns).map((c) => `t.${c}`),
         // A record without an update time cannot be placed after the cursor: read every run.
-        `(t.${quote(since.column)} > ${placeholder(1)} OR t.${quote(since.column)} IS NULL)`,
+        `(t.${quote(since.column)} >= ${placeholder(1)} OR t.${quote(since.column)} IS NULL)`,
         [value],
         (row) => out.push({ key: String(row[keyColumn]), values: row }),
       );

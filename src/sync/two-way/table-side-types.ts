@@ -35,7 +35,7 @@ export interface ScannedRecord extends TableRecord {
 export interface TableScans {
   /** Key, `columns` and (given `hashColumns`) a short hash of those columns, of every record. */
   scanKeys(columns: readonly string[], hashColumns?: readonly string[]): Promise<ScannedRecord[]>;
-  /** Records whose `column` is past `ms`; `wallClock` is the zone of a zone-less column. */
+  /** Records whose `column` is at or after `ms` (or null); `wallClock` is the zone of a zone-less column. */
   readChanged(
     columns: readonly string[],
     since: { column: string; ms: number; wallClock: ZoneClock | undefined },

@@ -24,9 +24,9 @@ export const CURSOR_MARGIN_MS = 5_000;
 export interface TwoWayCursors {
   /** {@link twoWayShape} of the job that saved them. */
   shape: string;
-  /** Rows updated after this (epoch ms, a whole second) are read whole. */
+  /** Rows updated at or after this (epoch ms) are read whole. */
   worksheet: number;
-  /** Records whose `updatedAtColumn` is after this (epoch ms) are read whole. */
+  /** Records whose `updatedAtColumn` is at or after this (epoch ms), or null, are read whole. */
   source?: number;
   /** Table keys read whole at the next run whatever their update time. */
   recheck: string[];
