@@ -7,13 +7,14 @@
  * Keeping the lock lives in cdc-slot-lock.ts, the batch retries in write-with-retries.ts.
  */
 import pg from 'pg';
-import { createSyncContext } from '../sync/write/create-sync-context.ts';
-import { cdcProblems, isInvalidated, slotState } from '../sync/cdc/cdc-admin.ts';
+import { createSyncContext, readWorksheetKeys } from '../sync/write/create-sync-context.ts';
+import { cdcProblems, isInvalidated, problemForJob, slotState } from '../sync/cdc/cdc-admin.ts';
 import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import type { CdcState } from '../sync/cdc/cdc-state.ts';
 import { lsnValue, streamChanges } from '../sync/cdc/stream-changes.ts';
 import { takeSnapshot } from '../sync/cdc/take-snapshot.ts';
 import type { Change } from '../sync/cdc/write-changes.ts';
+import type { WorksheetKeys } from '../sync/cdc/apply-truncate.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { requireEnvUrl } from '../sync/sources/env-refs.ts';
 import { redactSecrets, urlSecrets } from '../sync/sources/redact.ts';
@@ -117,7 +118,11 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
         !p.startsWith(`slot ${source.slot} does not exist`) &&
         !(options.resnapshot === true && p.startsWith(`slot ${source.slot} is invalidated`)),
     );
-    if (blocking.length > 0) throw new SourceError('SOURCE_CONFIG', `${who}: ${blocking.join('; ')}`);
+    if (blocking.length > 0)
+      throw new SourceError(
+        'SOURCE_CONFIG',
+        `${who}: ${blocking.map((p) => problemForJob(p, spec.name)).join('; ')}`,
+      );
     let position = await state.position(spec.name);
     if (options.resnapshot === true || position === undefined || slot === undefined || invalid) {
       if (invalid && options.resnapshot !== true)
@@ -129,7 +134,8 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
     }
     summary.runId = position.runId;
     const target = drainTarget(options.mode, await currentLsn(admin));
-    const ctx = await contextOf(rt, spec, position.runId);
+    const { ctx, worksheetKeys } = await contextOf(rt, spec, position.runId);
+    const table = { table: source.table, keyColumn: source.keyColumn, worksheetKeys };
     await state.setStatus(spec.name, {
       state: 'streaming',
       holder: options.holder,
@@ -159,7 +165,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
         signal: stop.signal,
         async write(changes) {
           reporter.writing(changes);
-          await writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, stop.signal, log);
+          await writeWithRetries(ctx, spec, table, state, changes, summary, stop.signal, log);
           options.onWritten?.(changes);
         },
         async savePosition(lsn, nextIndex) {
@@ -208,16 +214,23 @@ async function currentLsn(client: pg.Client): Promise<string> {
   return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
 }
 
-async function contextOf(rt: Runtime, spec: JobSpec, runId: string): Promise<SyncContext> {
+/** The run's writing context, and how a TRUNCATE reads the worksheet's keys. */
+async function contextOf(
+  rt: Runtime,
+  spec: JobSpec,
+  runId: string,
+): Promise<{ ctx: SyncContext; worksheetKeys: WorksheetKeys }> {
   const run = await rt.prepareRun(spec.name, runId);
+  const prepared = run.prepared!;
   const log = rt.logger.child({ job: spec.name, runId });
   // A stream meets keys made by people or by other jobs: a key the index does not know is looked up.
-  return createSyncContext(
+  const ctx = createSyncContext(
     run.spec,
-    run.prepared!,
+    prepared,
     { runId, attempt: 1 },
     { ...rt.syncDeps(run.client, log), indexComplete: false },
   );
+  return { ctx, worksheetKeys: () => readWorksheetKeys(run.client, prepared.structure, prepared.plan) };
 }
 
 /** The first read: a new slot, its snapshot written as changes of a new run. */
@@ -239,7 +252,8 @@ async function snapshot(
     startedAt: new Date().toISOString(),
   });
   await state.setStatus(spec.name, { state: 'snapshot' });
-  const ctx = await contextOf(rt, spec, runId);
+  const { ctx } = await contextOf(rt, spec, runId);
+  const table = { table: source.table, keyColumn: source.keyColumn };
   let index = 0;
   const log = rt.logger.child({ job: spec.name, runId });
   const lsn = await takeSnapshot({
@@ -254,7 +268,7 @@ async function snapshot(
         id: String(data[source.keyColumn]),
         data,
       }));
-      await writeWithRetries(ctx, spec, source.keyColumn, state, changes, summary, signal, log);
+      await writeWithRetries(ctx, spec, table, state, changes, summary, signal, log);
       summary.snapshotRows += rows.length;
     },
   });

@@ -7,9 +7,10 @@ import { policyOf } from '../ground/errors.ts';
 import type { CdcState } from '../sync/cdc/cdc-state.ts';
 import { writeChanges } from '../sync/cdc/write-changes.ts';
 import type { Change } from '../sync/cdc/write-changes.ts';
+import type { WorksheetKeys } from '../sync/cdc/apply-truncate.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import type { SyncContext } from '../sync/write/sync-context.ts';
-import type { Runtime } from './runtime.ts';
+import type { Logger } from '../ground/logger.ts';
 
 /** The counters of a consumer's summary that each written batch adds to. */
 export interface CdcWriteTally {
@@ -18,16 +19,23 @@ export interface CdcWriteTally {
   deadLettered: number;
 }
 
-/** Writes `changes` (rows keyed by `keyColumn`), retrying with backoff, and adds them to `tally`. */
+/** The captured table: its key column, and how a TRUNCATE reads the worksheet's keys. */
+export interface CdcWriteTable {
+  table: string;
+  keyColumn: string;
+  worksheetKeys?: WorksheetKeys;
+}
+
+/** Writes `changes` (rows keyed by `table.keyColumn`), retrying with backoff, and adds them to `tally`. */
 export async function writeWithRetries(
   ctx: SyncContext,
   spec: JobSpec,
-  keyColumn: string,
+  table: CdcWriteTable,
   state: CdcState,
   changes: readonly Change[],
   tally: CdcWriteTally,
   signal: AbortSignal,
-  log: Runtime['logger'],
+  log: Logger,
 ): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -35,7 +43,9 @@ export async function writeWithRetries(
         ctx,
         {
           state,
-          keyColumn,
+          table: table.table,
+          keyColumn: table.keyColumn,
+          worksheetKeys: table.worksheetKeys,
           deletes: spec.target?.deletes === 'both',
           permanentDelete: spec.options.permanentDelete,
         },

@@ -65,6 +65,11 @@ export interface CdcState {
   keysOf(job: string, ids: readonly string[]): Promise<Map<string, string>>;
   learnKeys(job: string, keys: ReadonlyMap<string, string>): Promise<void>;
   forgetKeys(job: string, ids: readonly string[]): Promise<void>;
+  /** Forgets every id → key (the table was truncated). */
+  clearKeys(job: string): Promise<void>;
+  /** The last TRUNCATE applied (its run and ordinal): a replayed one is not applied again. */
+  truncated(job: string): Promise<{ runId: string; index: number } | undefined>;
+  markTruncated(job: string, runId: string, index: number): Promise<void>;
   /** The one consumer of a slot across all workers. */
   lock(slot: string, holder: string, ttlMs: number): CdcLock;
   /** Who holds the slot's lock, if anyone. */
@@ -143,6 +148,18 @@ export function createCdcState(deps: { redis: RedisClient; prefix: string }): Cd
     },
     async forgetKeys(job, ids) {
       if (ids.length > 0) await redis.hdel(keysKey(job), ...ids);
+    },
+    async clearKeys(job) {
+      await redis.del(keysKey(job));
+    },
+    async truncated(job) {
+      const raw = await redis.hget(jobKey(job), 'truncated');
+      const at = raw?.lastIndexOf(':') ?? -1;
+      if (raw === null || raw === undefined || at < 0) return undefined;
+      return { runId: raw.slice(0, at), index: Number(raw.slice(at + 1)) };
+    },
+    async markTruncated(job, runId, index) {
+      await redis.hset(jobKey(job), 'truncated', `${runId}:${index}`);
     },
     lock(slot, holder, ttlMs) {
       const key = lockKey(slot);

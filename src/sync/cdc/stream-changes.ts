@@ -158,6 +158,13 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
         if (ours(message.relation))
           add('delete', idOf(message.key ?? message.old), message.old ?? message.key ?? {});
         break;
+      case 'truncate':
+        // Every row of the table at once, with no row named: one change (apply-truncate.ts).
+        if (message.relations.some(ours)) {
+          txn ??= [];
+          txn.push({ op: 'truncate', index: nextIndex++, id: '', data: {}, commitTime: txnTime });
+        }
+        break;
       case 'commit':
         pending.push(...(txn ?? []));
         txn = undefined;

@@ -14,11 +14,14 @@ import type { MappingPlan } from '../mapping/plan-types.ts';
 import { keyOfRecord } from '../read/key-of-record.ts';
 import type { SyncContext } from '../write/sync-context.ts';
 import { writeBatch } from '../write/write-batch.ts';
+import { applyTruncate } from './apply-truncate.ts';
+import type { WorksheetKeys } from './apply-truncate.ts';
 import type { CdcState } from './cdc-state.ts';
 
 /** One captured change, numbered in its run. */
 export interface Change {
-  op: 'upsert' | 'delete';
+  /** `truncate`: every row of the table is gone (apply-truncate.ts); its `id` is empty. */
+  op: 'upsert' | 'delete' | 'truncate';
   /** Ordinal in the run: the unit of exactly-once. */
   index: number;
   /** The row's key column value, as text. */
@@ -38,10 +41,14 @@ export interface ChangesWritten {
 
 export interface WriteChangesOptions {
   state: CdcState;
+  /** The captured table, as the job names it. */
+  table: string;
   keyColumn: string;
   /** `target.deletes` is on: a deleted row is deleted in the worksheet. */
   deletes: boolean;
   permanentDelete: boolean;
+  /** Reads the worksheet's keys, which a TRUNCATE needs; without it a TRUNCATE fails the batch. */
+  worksheetKeys?: WorksheetKeys | undefined;
 }
 
 /**
@@ -52,7 +59,23 @@ export function keyFromIdOnly(plan: MappingPlan, keyColumn: string): boolean {
   return keyFields(plan).every((f) => f.hasConstant || f.column === keyColumn);
 }
 
+/**
+ * Writes a batch. A TRUNCATE in it deletes every row of the table, so the changes before
+ * the last one are moot: the TRUNCATE is applied, then the changes after it are written.
+ */
 export async function writeChanges(
+  ctx: SyncContext,
+  options: WriteChangesOptions,
+  changes: readonly Change[],
+): Promise<ChangesWritten> {
+  const cut = changes.findLastIndex((c) => c.op === 'truncate');
+  if (cut < 0) return writeRowChanges(ctx, options, changes);
+  const truncated = await applyTruncate(ctx, options, changes[cut]!.index);
+  const rest = await writeRowChanges(ctx, options, changes.slice(cut + 1));
+  return { ...rest, deleted: rest.deleted + truncated };
+}
+
+async function writeRowChanges(
   ctx: SyncContext,
   options: WriteChangesOptions,
   changes: readonly Change[],
