@@ -80,6 +80,17 @@ function fingerprint(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 16);
 }
 
+/**
+ * A non-secret identity of a credential (the rate budget key, logs): a fingerprint of
+ * what names it, computed without a transport or a token request.
+ */
+export function credentialIdentity(credentials: Credentials): string {
+  if (credentials.kind === 'appkey') return `appkey:${fingerprint('appkey', credentials.appKey)}`;
+  if (credentials.kind === 'token')
+    return `token:${fingerprint('token', credentials.token, credentials.appId ?? '')}`;
+  return `oauth:${fingerprint('oauth', credentials.clientId, credentials.appId ?? '')}`;
+}
+
 /** Header values carrying credentials, for the logger's redaction list. */
 export function credentialHeaderNames(prefix = DEFAULT_HEADER_PREFIX): string[] {
   return ['authorization', `${prefix}Sign`.toLowerCase(), `${prefix}Appkey`.toLowerCase()];
@@ -95,7 +106,7 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
     return {
       headers: () => Promise.resolve({ headers, generation: 0 }),
       refresh: () => Promise.resolve(false),
-      identity: `appkey:${fingerprint('appkey', credentials.appKey)}`,
+      identity: credentialIdentity(credentials),
       refreshCount: 0,
     };
   }
@@ -106,7 +117,7 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
     return {
       headers: () => Promise.resolve({ headers, generation: 0 }),
       refresh: () => Promise.resolve(false),
-      identity: `token:${fingerprint('token', credentials.token, credentials.appId ?? '')}`,
+      identity: credentialIdentity(credentials),
       refreshCount: 0,
     };
   }
@@ -195,7 +206,7 @@ export function createAuth(credentials: Credentials, transport: Transport, optio
       else if (inFlight !== undefined) await inFlight;
       return true;
     },
-    identity: `oauth:${fingerprint('oauth', oauth.clientId, oauth.appId ?? '')}`,
+    identity: credentialIdentity(oauth),
     get refreshCount() {
       return refreshCount;
     },

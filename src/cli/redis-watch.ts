@@ -1,6 +1,6 @@
 import { RowbridgeError } from '../ground/errors.ts';
 import { redisAddress } from '../ground/redis-address.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Settings } from '../../config/settings.ts';
 import type { CliIo } from './io.ts';
 import { isRedisOutage } from '../ground/redis-outage.ts';
 
@@ -14,6 +14,11 @@ export class RedisGoneError extends RowbridgeError {
 /** How often a command waiting for Redis says so, and tries again. */
 const RETRY_EVERY_MS = 2_000;
 
+/** Where the watched Redis is, and how long a command waits for it. */
+export interface RedisWatchDeps {
+  settings: Pick<Settings, 'redisUrl' | 'redisWaitMs'>;
+}
+
 /**
  * Lets a long command (`run`, `dlq replay`) outlast a Redis restart: a call that fails
  * because Redis went away is tried again until Redis answers, one line per try, for up
@@ -21,7 +26,7 @@ const RETRY_EVERY_MS = 2_000;
  * by themselves meanwhile; the run's state is in Redis, so nothing is decided here.
  */
 export function createRedisWatch(
-  rt: Pick<Runtime, 'settings'>,
+  rt: RedisWatchDeps,
   io: CliIo,
   /** What giving up leaves behind, said last. @defaultValue the run stays resumable */
   leaves = 'the run stays resumable: run the job again once Redis is back',

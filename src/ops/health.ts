@@ -16,7 +16,9 @@ import { createTransport, resolveBaseUrl } from '../api/transport.ts';
 import type { Transport } from '../api/transport.ts';
 import type { RateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { redisAddress } from '../ground/redis-address.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Redis } from 'ioredis';
+import type { Settings } from '../../config/settings.ts';
+import type { ClientFor } from '../queue/runtime-types.ts';
 
 /** `starting` until the workers run, `ready`, then `stopping` once shutdown began (never back). */
 export type ReadinessState = 'starting' | 'ready' | 'stopping';
@@ -73,7 +75,14 @@ export interface HealthCheck {
 }
 
 /** What the check reads from the runtime. */
-export type HealthSource = Pick<Runtime, 'redis' | 'settings' | 'env' | 'clientFor'>;
+export interface HealthSource {
+  /** State connection: answered PING. */
+  redis: Redis;
+  settings: Pick<Settings, 'redisUrl' | 'apiUrl'>;
+  env: NodeJS.ProcessEnv;
+  /** The client of the default credential: its limiter and auth for the probe. */
+  clientFor: ClientFor;
+}
 
 /** Options of {@link createHealthCheck}. */
 export interface HealthOptions {

@@ -10,7 +10,23 @@ import { isRedisOutage } from '../ground/redis-outage.ts';
 import { briefly, decideBatchFailure, delayJob } from './error-policy.ts';
 import { classifyError } from '../ground/errors.ts';
 import type { BatchJobData } from './queues.ts';
-import type { Runtime, Traffic } from './runtime.ts';
+import type { Settings } from '../../config/settings.ts';
+import type { Logger } from '../ground/logger.ts';
+import type { DeadLetterStore } from '../sync/state/dead-letter-store.ts';
+import type { RunStore } from '../sync/state/run-store.ts';
+import type { PrepareRun, SyncDepsFor, Traffic, WithTraffic } from './runtime-types.ts';
+
+/** What a batch worker reads a run with and writes its rows through. */
+export interface BatchProcessorDeps {
+  logger: Logger;
+  /** The run's spec, client and plan, from the run's snapshot. */
+  prepareRun: PrepareRun;
+  runs: RunStore;
+  deadLetters: DeadLetterStore;
+  settings: Pick<Settings, 'batchAttempts'>;
+  syncDeps: SyncDepsFor;
+  withTraffic: WithTraffic;
+}
 
 export interface BatchSummary {
   batchNo: number;
@@ -27,10 +43,7 @@ export interface BatchSummary {
  * rows and their outcomes live in Redis, so any worker on any machine can take any batch.
  */
 export function createBatchProcessor(
-  rt: Pick<
-    Runtime,
-    'logger' | 'prepareRun' | 'runs' | 'settings' | 'syncDeps' | 'withTraffic' | 'deadLetters'
-  >,
+  rt: BatchProcessorDeps,
 ): (job: Job<BatchJobData>, token?: string) => Promise<BatchSummary> {
   const prepared = new Map<string, Promise<PreparedRun>>();
 

@@ -1,7 +1,11 @@
-import type { RunRecord } from '../sync/state/run-store.ts';
+import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import { abandonRun } from './resume-run.ts';
-import type { Runtime } from './runtime.ts';
+
+/** What cancelling a run reads and writes. */
+export interface CancelRunDeps {
+  runs: RunStore;
+}
 
 /** What {@link cancelRun} did. */
 export type CancelOutcome =
@@ -20,7 +24,7 @@ export type CancelOutcome =
  * `abandon` is given up as `run --fresh` gives one up (row outcomes dropped, lock freed).
  */
 export async function cancelRun(
-  rt: Pick<Runtime, 'runs'>,
+  rt: CancelRunDeps,
   runId: string,
   options: { abandon?: boolean; by: string },
 ): Promise<CancelOutcome> {

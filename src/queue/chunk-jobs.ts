@@ -5,11 +5,11 @@
 import type { Job, Queue } from 'bullmq';
 import { splitRange } from '../sync/read/split-range.ts';
 import type { RunJobData } from './queues.ts';
-import type { Runtime } from './runtime-types.ts';
+import type { RunStore } from '../sync/state/run-store.ts';
 
 /** Adds the run's chunk jobs, under fixed ids: a resumed read adds none twice. */
 export async function addChunkJobs(
-  runs: Pick<Runtime['runs'], 'update'>,
+  runs: Pick<RunStore, 'update'>,
   runQueue: Queue<RunJobData>,
   parent: Job<RunJobData>,
   runId: string,

@@ -8,7 +8,19 @@ import { fanOutBatches } from './fan-out.ts';
 import { offsetIndexes } from '../sync/read/offset-indexes.ts';
 import { openSource } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import type { Logger } from '../ground/logger.ts';
+import type { OpenSourceDeps } from '../sync/read/open-source.ts';
+import type { RunStore } from '../sync/state/run-store.ts';
+import type { FanOutDeps } from './fan-out.ts';
+import type { PrepareRun, SyncDepsFor } from './runtime-types.ts';
+
+/** What a chunk job reads its piece with and fans it out through. */
+export interface ChunkProcessorDeps extends OpenSourceDeps, FanOutDeps {
+  logger: Logger;
+  runs: RunStore;
+  prepareRun: PrepareRun;
+  syncDeps: SyncDepsFor;
+}
 
 /** Record ordinals of chunk n start at n × this, so chunks never share an outcome slot. */
 const CHUNK_INDEX_STRIDE = 1_000_000_000;
@@ -20,24 +32,7 @@ const CHUNK_INDEX_STRIDE = 1_000_000_000;
  * for good, not completes: completing would remove it, and with it the record of those
  * failures (its `:failed` hash) that the run's finalizing counts (failed-children.ts).
  */
-export function createChunkProcessor(
-  rt: Pick<
-    Runtime,
-    | 'logger'
-    | 'prepareRun'
-    | 'runs'
-    | 'syncDeps'
-    | 'settings'
-    | 'clientFor'
-    | 'deadLetters'
-    | 'env'
-    | 'redis'
-    | 'statePrefix'
-    | 'sourceLimits'
-    | 'readWorksheetRows'
-  >,
-  queues: RunQueues,
-) {
+export function createChunkProcessor(rt: ChunkProcessorDeps, queues: RunQueues) {
   return async function processChunk(
     job: Job<RunJobData>,
     token?: string,

@@ -2,10 +2,17 @@ import { ConfigError } from '../ground/errors.ts';
 import { traceData } from '../ground/tracing.ts';
 import { splitRange } from '../sync/read/split-range.ts';
 import { createQueues } from './queues.ts';
-import type { RunJobData } from './queues.ts';
+import type { QueueConnection, RunJobData } from './queues.ts';
 import { RUN_JOB_OPTIONS } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
-import type { Runtime } from './runtime.ts';
+import type { LoadJob } from './runtime-types.ts';
+import type { RunStore } from '../sync/state/run-store.ts';
+
+/** What enqueueing reads (the job spec) and writes (the run record, the run queue). */
+export interface EnqueueRunDeps extends QueueConnection {
+  loadJob: LoadJob;
+  runs: RunStore;
+}
 
 export interface EnqueueOptions {
   trigger: RunJobData['trigger'];
@@ -27,7 +34,7 @@ export interface EnqueueOptions {
  * environment of the workers.
  */
 export async function enqueueRun(
-  rt: Pick<Runtime, 'loadJob' | 'runs' | 'connection' | 'logger' | 'queuePrefix'>,
+  rt: EnqueueRunDeps,
   jobName: string,
   options: EnqueueOptions,
 ): Promise<string> {

@@ -17,9 +17,10 @@ import type { Source, SourceRecord } from '../sync/model/types.ts';
 import type { HookInbox } from './hook-inbox.ts';
 import { readByIds } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
+import type { EnqueueRunDeps } from './enqueue-run.ts';
 import { RUN_JOB_OPTIONS } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** Ids read from the source in one query (as a dead-letter replay does). */
 const IDS_PER_READ = 500;
@@ -43,7 +44,7 @@ export interface HintRuns {
 
 /** Records and queues a hint run that starts `delayMs` from now. */
 export async function queueHintRun(
-  rt: Pick<Runtime, 'runs'>,
+  rt: Pick<EnqueueRunDeps, 'runs'>,
   runQueue: Queue<RunJobData>,
   job: string,
   runId: string,

@@ -14,7 +14,28 @@ import type { NamedChannel } from '../sync/notify/notify-channels.ts';
 import { jobLink } from '../sync/notify/notification-payload.ts';
 import type { NotificationPayload } from '../sync/notify/notification-payload.ts';
 import { NOTIFY_QUEUE } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import type { Redis } from 'ioredis';
+import type { Settings } from '../../config/settings.ts';
+import type { Logger } from '../ground/logger.ts';
+import type { LoadJob } from './runtime-types.ts';
+
+/** What queueing notifications uses: the notify queue, and the cooldowns kept in Redis. */
+export interface NotifyQueueDeps {
+  /** BullMQ connection. */
+  connection: Redis;
+  /** State connection: cooldowns and repeat counts. */
+  redis: Redis;
+  /** Prefix of rowbridge's own keys. */
+  statePrefix: string;
+  settings: Pick<Settings, 'queuePrefix' | 'notifyCooldownMs' | 'dashboardUrl'>;
+  logger: Logger;
+}
+
+/** Where a job's channels come from: its spec, and ROWBRIDGE_NOTIFY in the environment. */
+export interface ChannelSources {
+  loadJob: LoadJob;
+  env: NodeJS.ProcessEnv;
+}
 
 /** Data of a notification job: names only, never a URL or a secret. */
 export interface NotifyJobData {
@@ -37,7 +58,7 @@ export const OWN_DELIVERY_HOLD_MS = 15_000;
 
 /** The notify queue, on the shared prefix (a `run JOB`'s own queues have no worker). */
 export function openNotifyQueue(
-  rt: Pick<Runtime, 'connection' | 'settings' | 'logger'>,
+  rt: Pick<NotifyQueueDeps, 'connection' | 'settings' | 'logger'>,
 ): Queue<NotifyJobData> {
   const queue = new Queue<NotifyJobData>(NOTIFY_QUEUE, {
     connection: rt.connection,
@@ -48,12 +69,17 @@ export function openNotifyQueue(
 }
 
 /** Keys of the notification state, under the state prefix. */
-export function notifyKey(rt: Pick<Runtime, 'statePrefix'>, kind: string, job: string, event = ''): string {
+export function notifyKey(
+  rt: Pick<NotifyQueueDeps, 'statePrefix'>,
+  kind: string,
+  job: string,
+  event = '',
+): string {
   return `${rt.statePrefix}:notify:${kind}:${job}${event === '' ? '' : `:${event}`}`;
 }
 
 /** The channels of a job: its spec's and ROWBRIDGE_NOTIFY's; a spec that cannot load has only the latter. */
-export async function channelsOf(rt: Pick<Runtime, 'loadJob' | 'env'>, job: string): Promise<NamedChannel[]> {
+export async function channelsOf(rt: ChannelSources, job: string): Promise<NamedChannel[]> {
   let notify: NotifyChannel[] | undefined;
   try {
     notify = (await rt.loadJob(job)).spec.notify;
@@ -69,7 +95,7 @@ export async function channelsOf(rt: Pick<Runtime, 'loadJob' | 'env'>, job: stri
  * from the workers while `run` delivers them itself. Returns the jobs queued.
  */
 export async function queueEvent(
-  rt: Runtime,
+  rt: NotifyQueueDeps,
   job: string,
   sends: ReadonlyArray<{ event: NotifyEvent; channels: readonly NamedChannel[] }>,
   payloadOf: (event: NotifyEvent) => Promise<NotificationPayload> | NotificationPayload,

@@ -11,26 +11,20 @@ import { readPullColumns } from '../sync/pull/pull-columns.ts';
 import { accountingError } from '../sync/check/run-checks.ts';
 import { createSink } from '../sync/sinks/create-sink.ts';
 import { pullSinkOptions } from '../sync/sinks/sink-mode.ts';
-import type { RunRecord } from '../sync/state/run-store.ts';
+import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
 import { verdict } from '../sync/finish/run-verdict.ts';
 import { openSource } from '../sync/read/open-source.ts';
+import type { OpenSourceDeps } from '../sync/read/open-source.ts';
 import type { RunJobData } from './queues.ts';
 import type { RunFinish } from './run-finish.ts';
 import type { RunScope } from './run-scope.ts';
-import type { Runtime } from './runtime-types.ts';
+import type { WithTraffic } from './runtime-types.ts';
 
 /** What a pull reads its worksheet and its cursor with. */
-export type PullJobRuntime = Pick<
-  Runtime,
-  | 'runs'
-  | 'env'
-  | 'clientFor'
-  | 'withTraffic'
-  | 'deadLetters'
-  | 'logger'
-  | 'sourceLimits'
-  | 'readWorksheetRows'
->;
+export interface PullJobRuntime extends OpenSourceDeps {
+  runs: RunStore;
+  withTraffic: WithTraffic;
+}
 
 /** Pull jobs write a worksheet out to a sink: no fan-out, the sink is the one writer. */
 export async function runPullJob(

@@ -2,7 +2,8 @@ import { Queue } from 'bullmq';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { ColumnarRows } from '../sync/batch/columnar-rows.ts';
 import type { TraceCarrier } from '../ground/tracing.ts';
-import type { Runtime } from './runtime.ts';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../ground/logger.ts';
 
 export const RUN_QUEUE = 'runs';
 export const BATCH_QUEUE = 'batches';
@@ -48,7 +49,16 @@ export interface BatchJobData {
   trace?: TraceCarrier;
 }
 
-export function createQueues(rt: Pick<Runtime, 'connection' | 'logger' | 'queuePrefix'>): {
+/** Where the queues live, and where their connection errors are told. */
+export interface QueueConnection {
+  /** BullMQ connection (blocking commands: maxRetriesPerRequest null). */
+  connection: Redis;
+  /** BullMQ key prefix. */
+  queuePrefix: string;
+  logger: Logger;
+}
+
+export function createQueues(rt: QueueConnection): {
   runs: Queue<RunJobData>;
   batches: Queue<BatchJobData>;
   close(): Promise<void>;

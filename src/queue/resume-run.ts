@@ -1,8 +1,8 @@
 import type { Queue } from 'bullmq';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
-import type { RunRecord } from '../sync/state/run-store.ts';
+import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
+import type { RunSnapshots } from '../sync/state/run-snapshots.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
-import type { Runtime } from './runtime.ts';
 
 /** Queue options of every run job (enqueue-run.ts adds new ones with them). */
 export const RUN_JOB_OPTIONS = {
@@ -11,6 +11,13 @@ export const RUN_JOB_OPTIONS = {
   removeOnComplete: 1000,
   removeOnFail: { age: 7 * 86_400, count: 1000 },
 } as const;
+
+/** What finding, requeueing and abandoning a run read and write. */
+export interface ResumeRunDeps {
+  runs: RunStore;
+  /** What each run started with: a requeued run starts from the spec as it is now. */
+  runSnapshots: RunSnapshots;
+}
 
 /** Flags a command passes to the run it starts or resumes. */
 export type RunFlags = Pick<RunJobData, 'force' | 'full'>;
@@ -21,7 +28,7 @@ export type RunFlags = Pick<RunJobData, 'force' | 'full'>;
  * resumable. Undefined when the job's last run finished.
  */
 export async function findUnfinishedRun(
-  rt: Pick<Runtime, 'runs'>,
+  rt: Pick<ResumeRunDeps, 'runs'>,
   job: string,
 ): Promise<RunRecord | undefined> {
   const holder = await rt.runs.activeRun(job);
@@ -38,7 +45,7 @@ export async function findUnfinishedRun(
  * already written. The snapshot goes: the fix may be in the job spec.
  */
 export async function requeueRun(
-  rt: Pick<Runtime, 'runs' | 'runSnapshots'>,
+  rt: ResumeRunDeps,
   runQueue: Queue<RunJobData>,
   record: RunRecord,
   flags: RunFlags = {},
@@ -105,7 +112,7 @@ export async function takeOverOrphans(queues: {
  * with why, its lock and row bookkeeping go, and its queued batches find it finished
  * and write nothing.
  */
-export async function abandonRun(rt: Pick<Runtime, 'runs'>, record: RunRecord): Promise<void> {
+export async function abandonRun(rt: Pick<ResumeRunDeps, 'runs'>, record: RunRecord): Promise<void> {
   if (!TERMINAL_STATUSES.has(record.status))
     await rt.runs.fail(record.runId, 'abandoned: `run --fresh` started anew');
   await rt.runs.releaseJob(record.job, record.runId);

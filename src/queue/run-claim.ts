@@ -4,22 +4,22 @@
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Job, Queue } from 'bullmq';
+import type { Settings } from '../../config/settings.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { hasRunWorkers } from './has-run-workers.ts';
-import type { RunJobData } from './queues.ts';
+import type { QueueConnection, RunJobData } from './queues.ts';
 import { requeueRun } from './resume-run.ts';
+import type { ResumeRunDeps } from './resume-run.ts';
 import { newRunId } from './run-id.ts';
-import type { Runtime } from './runtime-types.ts';
 
 /** Why a run job ended without finishing its run. */
 export type Claim =
   { kind: 'run'; runId: string; record: RunRecord } | { kind: 'done'; record: RunRecord | undefined };
 
 /** What claiming a run reads: the run store and where the queues live. */
-export type RunClaimRuntime = Pick<
-  Runtime,
-  'runs' | 'runSnapshots' | 'logger' | 'settings' | 'queuePrefix' | 'connection'
->;
+export interface RunClaimRuntime extends QueueConnection, ResumeRunDeps {
+  settings: Pick<Settings, 'queuePrefix'>;
+}
 
 /** Claims a queue job's run (`claimRun`) and the job's one active run slot (`acquire`). */
 export interface RunClaims {

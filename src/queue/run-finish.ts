@@ -4,9 +4,8 @@
  * run failing in any step ends exactly like one that completed.
  */
 import type { Logger } from '../ground/logger.ts';
-import type { RunRecord } from '../sync/state/run-store.ts';
+import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
 import type { RunScope } from './run-scope.ts';
-import type { Runtime } from './runtime-types.ts';
 
 /** The ends of one run job. */
 export interface RunFinish {
@@ -21,7 +20,7 @@ export interface RunFinish {
 
 /** What finishing needs: the run store, and the notifier of the run's outcome. */
 export interface RunFinishDeps {
-  runs: Runtime['runs'];
+  runs: RunStore;
   notify(job: string, runId: string): Promise<unknown>;
 }
 

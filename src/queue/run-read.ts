@@ -7,36 +7,31 @@ import { decideKeyScan, describeScan, scanKeys } from '../sync/write/key-scan.ts
 import type { KeyScanTarget } from '../sync/write/key-scan.ts';
 import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import type { IndexAdoptions } from '../sync/state/index-adoption.ts';
-import type { RunRecord } from '../sync/state/run-store.ts';
+import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
 import type { SyncContext } from '../sync/write/sync-context.ts';
 import { addChunkJobs } from './chunk-jobs.ts';
 import { reviveFailedChildren } from './failed-children.ts';
 import type { RunQueues } from './failed-children.ts';
 import { fanOutBatches } from './fan-out.ts';
+import type { FanOutDeps } from './fan-out.ts';
 import type { HintRuns } from './hint-run.ts';
 import { openSource } from '../sync/read/open-source.ts';
+import type { OpenSourceDeps } from '../sync/read/open-source.ts';
 import type { RunScope } from './run-scope.ts';
-import type { Runtime } from './runtime-types.ts';
+import type { WithTraffic } from './runtime-types.ts';
 
 /** How often a key scan's progress is written to the run record. */
 const SCAN_PROGRESS_EVERY_MS = 500;
 
+/** The runtime's part in reading: the source opened, the rows fanned out, the key scan counted. */
+export interface RunReadRuntime extends OpenSourceDeps, FanOutDeps {
+  runs: RunStore;
+  withTraffic: WithTraffic;
+}
+
 /** What reading a run opens its source and fans out with. */
 export interface RunReadDeps {
-  rt: Pick<
-    Runtime,
-    | 'runs'
-    | 'withTraffic'
-    | 'redis'
-    | 'settings'
-    | 'statePrefix'
-    | 'clientFor'
-    | 'deadLetters'
-    | 'env'
-    | 'logger'
-    | 'sourceLimits'
-    | 'readWorksheetRows'
-  >;
+  rt: RunReadRuntime;
   queues: RunQueues;
   hints: Pick<HintRuns, 'source'>;
   adoptions: IndexAdoptions;

@@ -30,6 +30,24 @@ export interface Traffic {
   run?: ThrottledRunRef;
 }
 
+/** Finds `jobs/NAME.yaml` (or `.yml`) and loads it, validated. */
+export type LoadJob = (name: string) => Promise<{ spec: JobSpec; file: string }>;
+
+/**
+ * The run's spec, client and plan, prepared once per run (src/sync/prepare/prepare-run.ts):
+ * with a run id, from the run's snapshot when it has one.
+ */
+export type PrepareRun = (job: string, runId?: string) => Promise<PreparedRun>;
+
+/** The client of the job's target application (or of a credentials prefix). */
+export type ClientFor = (credentialsEnvPrefix?: string) => PlatformClient;
+
+/** What the sync engine needs for a job writing through `client`. */
+export type SyncDepsFor = (client: PlatformClient, log: Logger) => SyncDeps;
+
+/** Attributes client traffic to a run while `fn` runs. */
+export type WithTraffic = <T>(traffic: Traffic, fn: () => Promise<T>) => Promise<T>;
+
 /**
  * Everything a worker or a CLI command shares: Redis connections, the stores, one
  * platform client per credential (each with its budget shared through Redis), and the

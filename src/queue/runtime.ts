@@ -8,11 +8,11 @@ import type { Settings } from '../../config/settings.ts';
 import type { ClientEvent } from '../api/create-api-client.ts';
 import { createPlatformClient } from '../api/create-platform-client.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
-import { createAuth } from '../api/auth.ts';
+import { credentialIdentity } from '../api/auth.ts';
 import { ConfigError } from '../ground/errors.ts';
 import { createRateLimiter } from '../api/limiter/create-rate-limiter.ts';
 import { createRedisTokenStore } from '../api/oauth-token-store.ts';
-import { resolveBaseUrl, createTransport } from '../api/transport.ts';
+import { resolveBaseUrl } from '../api/transport.ts';
 import type { Logger } from '../ground/logger.ts';
 import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { redisAddress } from '../ground/redis-address.ts';
@@ -126,7 +126,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
     // The budget key comes from the credential's identity, so every process using the
     // same credential shares one budget in Redis.
-    const identity = createAuth(credentials, createTransport({ baseUrl })).identity;
+    const identity = credentialIdentity(credentials);
     const limiter = createRateLimiter({
       budgetKey: `${statePrefix}:budget:${identity}`,
       redis,

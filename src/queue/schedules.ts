@@ -1,8 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { scheduleOf } from '../sync/job-spec/schedule-schema.ts';
 import { createJobPauses } from '../sync/state/job-pauses.ts';
+import type { Redis } from 'ioredis';
 import { createQueues } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import type { QueueConnection } from './queues.ts';
+import type { LoadJob } from './runtime-types.ts';
+
+/** What registering schedules reads: the jobs folder, the job pauses, the run queue. */
+export interface ScheduleDeps extends QueueConnection {
+  jobsDir: string;
+  loadJob: LoadJob;
+  /** State connection: a paused job gets no scheduler. */
+  redis: Redis;
+  statePrefix: string;
+}
 
 /**
  * Registers one BullMQ job scheduler per job spec with a `schedule`, and removes the
@@ -10,10 +21,7 @@ import type { Runtime } from './runtime.ts';
  * number of workers may do this at start-up: the last upsert wins, nothing doubles.
  */
 export async function registerSchedules(
-  rt: Pick<
-    Runtime,
-    'jobsDir' | 'loadJob' | 'logger' | 'redis' | 'statePrefix' | 'connection' | 'queuePrefix'
-  >,
+  rt: ScheduleDeps,
 ): Promise<{ registered: string[]; removed: string[] }> {
   const queues = createQueues(rt);
   const pauses = createJobPauses({ redis: rt.redis, prefix: rt.statePrefix });

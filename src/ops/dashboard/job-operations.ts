@@ -9,14 +9,16 @@ import type { Queue } from 'bullmq';
 import { readSetting } from '../../../config/settings.ts';
 import type { ErrorCategory } from '../../ground/errors.ts';
 import { enqueueRun } from '../../queue/enqueue-run.ts';
+import type { EnqueueRunDeps } from '../../queue/enqueue-run.ts';
 import { createHookInbox } from '../../queue/hook-inbox.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
 import { notifyKey } from '../../queue/notify-queue.ts';
 import { NOTIFY_FAILURES_KEPT } from '../../queue/notify-delivery.ts';
 import type { NotifyFailure } from '../../queue/notify-delivery.ts';
 import type { RunJobData } from '../../queue/queues.ts';
-import type { Runtime } from '../../queue/runtime.ts';
 import { registerSchedules } from '../../queue/schedules.ts';
+import type { ScheduleDeps } from '../../queue/schedules.ts';
+import type { DeadLetterStore } from '../../sync/state/dead-letter-store.ts';
 import { JobSpecError } from '../../sync/job-spec/job-spec-error.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
 import { readJobSpecText, readJobSpecYaml } from '../../sync/job-spec/load-job-spec.ts';
@@ -89,18 +91,9 @@ const DEFAULT_LAG_THRESHOLDS: CdcLagThresholds = {
 
 /** The operations on the runtime's jobs folder, Redis state and runs queue. */
 /** The parts of the runtime the jobs pages and their actions use. */
-export type JobOperationsRuntime = Pick<
-  Runtime,
-  | 'deadLetters'
-  | 'jobsDir'
-  | 'loadJob'
-  | 'redis'
-  | 'runs'
-  | 'statePrefix'
-  | 'logger'
-  | 'connection'
-  | 'queuePrefix'
->;
+export interface JobOperationsRuntime extends EnqueueRunDeps, ScheduleDeps {
+  deadLetters: DeadLetterStore;
+}
 
 export function createJobOperations(
   rt: JobOperationsRuntime,
