@@ -27,6 +27,14 @@ const IDS_PER_READ = 500;
 /** A trickle of calls, each within the debounce of the last, is still written this soon. */
 const MAX_WAIT_MS = 1500;
 
+/** A job's spec is read again for its hint timing at most this often. */
+const TIMING_CACHE_MS = 2000;
+
+interface HintTiming {
+  debounceMs: number;
+  batchSize: number;
+}
+
 /** What the run processor does with a hint run before it reads. */
 export type HintGate = { go: 'read' } | { go: 'wait'; delayMs: number } | { go: 'none' };
 
@@ -59,12 +67,24 @@ export async function queueHintRun(
 }
 
 export function createHintRuns(rt: Runtime, inbox: HookInbox, runQueue: Queue<RunJobData>): HintRuns {
-  async function debounceOf(job: string): Promise<{ debounceMs: number; batchSize: number }> {
-    const { spec } = await rt.loadJob(job);
-    return {
+  const timings = new Map<string, { at: number; value: Promise<HintTiming> }>();
+
+  /**
+   * A job's debounce and batch size, read from its file at most once per TIMING_CACHE_MS:
+   * a burst makes a hint run every debounce, and parsing the spec for each one (twice
+   * with a retry's delay) took the event loop from the calls being answered.
+   */
+  function debounceOf(job: string): Promise<HintTiming> {
+    const cached = timings.get(job);
+    if (cached !== undefined && performance.now() - cached.at < TIMING_CACHE_MS) return cached.value;
+    const value = rt.loadJob(job).then(({ spec }) => ({
       debounceMs: hookTriggerOf(spec)?.debounceMs ?? 0,
       batchSize: spec.target?.batchSize ?? 100,
-    };
+    }));
+    const entry = { at: performance.now(), value };
+    timings.set(job, entry);
+    value.catch(() => timings.get(job) === entry && timings.delete(job));
+    return value;
   }
 
   return {

@@ -9,14 +9,13 @@
  */
 import type { RedisClient } from '../sync/state/redis-types.ts';
 import { stateKey } from '../sync/state/redis-types.ts';
+import { ACCEPT, RECENT, runScript, TAKE } from './hook-inbox-scripts.ts';
 import { newRunId } from './run-id.ts';
 
 /** A call seen before under this delivery id is answered as a duplicate for this long. */
 const DELIVERY_TTL_SECONDS = 24 * 3600;
 /** A flag whose run was lost (a process died between the flag and the queue) lapses. */
 const SCHEDULED_TTL_MS = 60_000;
-/** Calls shown on the job page. */
-const RECENT = 20;
 
 /** What one accepted call adds: tokens, with the record's JSON for `r:` tokens. */
 export interface HookHint {
@@ -87,62 +86,6 @@ export interface TakeOptions {
   now?: number;
 }
 
-const ACCEPT = `
-if ARGV[2] ~= '' then
-  if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[3]) then return {-1, ''} end
-end
-local n = tonumber(ARGV[7])
-for i = 0, n - 1 do
-  local token = ARGV[8 + 2 * i]
-  local data = ARGV[9 + 2 * i]
-  redis.call('SADD', KEYS[2], token)
-  if data ~= '' then redis.call('HSET', KEYS[3], token, data) end
-  redis.call('HSETNX', KEYS[4], token, ARGV[1])
-end
-redis.call('SET', KEYS[5], ARGV[1])
-redis.call('SET', KEYS[8], ARGV[1], 'NX')
-redis.call('LPUSH', KEYS[7], ARGV[6])
-redis.call('LTRIM', KEYS[7], 0, ${RECENT - 1})
-if redis.call('SET', KEYS[6], ARGV[4], 'NX', 'PX', ARGV[5]) then return {n, ARGV[4]} end
-return {n, ''}
-`;
-
-const TAKE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return {'ready', ''} end
-local now = tonumber(ARGV[1])
-local n = redis.call('SCARD', KEYS[2])
-if n == 0 then
-  if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
-  redis.call('DEL', KEYS[5])
-  return {'empty', ''}
-end
-local size = tonumber(ARGV[3])
-local quiet = now - tonumber(redis.call('GET', KEYS[3]) or '0') >= tonumber(ARGV[2])
-local overdue = now - tonumber(redis.call('GET', KEYS[5]) or ARGV[1]) >= tonumber(ARGV[8])
-local m = n
-if not quiet then
-  m = math.floor(n / size) * size
-  if m == 0 and overdue then m = n end
-end
-if m == 0 then
-  redis.call('SET', KEYS[4], ARGV[4], 'NX', 'PX', ARGV[6])
-  return {'wait', ''}
-end
-local popped = redis.call('SPOP', KEYS[2], m)
-for i = 1, #popped, 1000 do
-  redis.call('SADD', KEYS[1], unpack(popped, i, math.min(i + 999, #popped)))
-end
-redis.call('EXPIRE', KEYS[1], ARGV[7])
-if redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
-if redis.call('SCARD', KEYS[2]) == 0 then
-  redis.call('DEL', KEYS[5])
-  return {'ready', ''}
-end
-redis.call('SET', KEYS[5], ARGV[1])
-if redis.call('SET', KEYS[4], ARGV[5], 'NX', 'PX', ARGV[6]) then return {'ready', ARGV[5]} end
-return {'ready', ''}
-`;
-
 export function createHookInbox(deps: { redis: RedisClient; prefix: string }): HookInbox {
   const { redis } = deps;
   const key = (job: string, ...parts: string[]) => stateKey(deps.prefix, 'hooks', job, ...parts);
@@ -152,30 +95,34 @@ export function createHookInbox(deps: { redis: RedisClient; prefix: string }): H
     async accept(job, deliveryId, hint, call) {
       const args: string[] = [];
       for (const t of hint.tokens) args.push(t.token, t.data ?? '');
-      const [queued, schedule] = (await redis.eval(
+      // One round trip, a duplicate's entry on the recent calls included: the call is
+      // answered right after it.
+      const [queued, schedule] = (await runScript(
+        redis,
         ACCEPT,
-        8,
-        key(job, 'delivery', deliveryId ?? '-'),
-        key(job, 'pending'),
-        key(job, 'records'),
-        key(job, 'at'),
-        key(job, 'last'),
-        key(job, 'scheduled'),
-        key(job, 'recent'),
-        key(job, 'first'),
-        String(Date.now()),
-        deliveryId ?? '',
-        String(DELIVERY_TTL_SECONDS),
-        newRunId(job),
-        String(SCHEDULED_TTL_MS),
-        JSON.stringify(call),
-        String(hint.tokens.length),
-        ...args,
+        [
+          key(job, 'delivery', deliveryId ?? '-'),
+          key(job, 'pending'),
+          key(job, 'records'),
+          key(job, 'at'),
+          key(job, 'last'),
+          key(job, 'scheduled'),
+          key(job, 'recent'),
+          key(job, 'first'),
+        ],
+        [
+          String(Date.now()),
+          deliveryId ?? '',
+          String(DELIVERY_TTL_SECONDS),
+          newRunId(job),
+          String(SCHEDULED_TTL_MS),
+          JSON.stringify(call),
+          JSON.stringify({ ...call, status: 200, reason: 'duplicate' }),
+          String(hint.tokens.length),
+          ...args,
+        ],
       )) as [number, string];
-      if (queued === -1) {
-        await this.refused(job, { ...call, status: 200, reason: 'duplicate' });
-        return { duplicate: true };
-      }
+      if (queued === -1) return { duplicate: true };
       return { duplicate: false, queued, ...(schedule === '' ? {} : { schedule }) };
     },
     async unschedule(job, runId) {
@@ -184,22 +131,26 @@ export function createHookInbox(deps: { redis: RedisClient; prefix: string }): H
     },
     async take(job, runId, options) {
       const now = options.now ?? Date.now();
-      const [state, next] = (await redis.eval(
+      const [state, next] = (await runScript(
+        redis,
         TAKE,
-        5,
-        takenKey(job, runId),
-        key(job, 'pending'),
-        key(job, 'last'),
-        key(job, 'scheduled'),
-        key(job, 'first'),
-        String(now),
-        String(options.debounceMs),
-        String(options.batchSize),
-        runId,
-        options.nextRunId,
-        String(SCHEDULED_TTL_MS),
-        String(options.ttlSeconds),
-        String(options.maxWaitMs),
+        [
+          takenKey(job, runId),
+          key(job, 'pending'),
+          key(job, 'last'),
+          key(job, 'scheduled'),
+          key(job, 'first'),
+        ],
+        [
+          String(now),
+          String(options.debounceMs),
+          String(options.batchSize),
+          runId,
+          options.nextRunId,
+          String(SCHEDULED_TTL_MS),
+          String(options.ttlSeconds),
+          String(options.maxWaitMs),
+        ],
       )) as [Taken['state'], string];
       return { state, ...(next === '' ? {} : { next }) };
     },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHookInbox } from '../../src/queue/hook-inbox.ts';
 import { until } from '../helpers/cli-process.ts';
 import { HOOK_TOKEN, startHookServer } from '../helpers/hook-server.ts';
 import type { HookServer } from '../helpers/hook-server.ts';
@@ -133,6 +134,14 @@ fields: { no: no, amount: amount }
       );
     expect(answers.map((a) => a.status)).toEqual([202, 200, 200, 200, 200, 200, 200, 200, 200, 200]);
     expect(answers[1]!.body).toEqual({ duplicate: true, deliveryId: 'msg_d1' });
+    // The job page lists each call, newest first: the duplicates as such.
+    const calls = (
+      await createHookInbox({ redis: h.rt.redis, prefix: h.rt.statePrefix }).recent('copy')
+    ).filter((c) => c.deliveryId === 'msg_d1');
+    expect(calls.map((c) => [c.status, c.reason])).toEqual([
+      ...Array.from({ length: 9 }, () => [200, 'duplicate']),
+      [202, undefined],
+    ]);
     await until(() => rowsOf(orders).some((r) => r.no === 'D-1'), 20_000, 'D-1 landed');
     await new Promise((r) => setTimeout(r, 1000));
     expect(rowsOf(orders).filter((r) => r.no === 'D-1')).toHaveLength(1);

@@ -2,7 +2,9 @@
  * `POST /hooks/JOB`: a webhook call names rows that changed; rowbridge queues a hint for
  * a hint run (queue/hint-run.ts) and answers 202 once the hint is in Redis. The call is
  * answered from Redis alone, never waiting on the platform, so a throttled platform
- * does not slow the answer. Any Host is accepted: the platform calls by whatever public
+ * does not slow the answer. The answer waits for one Redis round trip on a connection of
+ * its own (so it never queues behind a run's traffic on the shared one); the hint run is
+ * queued after it. Any Host is accepted: the platform calls by whatever public
  * name it was given, and each call carries its own credential (a DNS-rebinding page has
  * none, and cannot send Authorization or webhook-* headers cross-origin without a
  * preflight, which this route never answers).
@@ -10,6 +12,7 @@
 import { carrierFromHeaders, inSpan, RUN_ATTRIBUTES } from '../../ground/tracing.ts';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
+import { Cluster } from 'ioredis';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ConfigError } from '../../ground/errors.ts';
 import { createHookInbox } from '../../queue/hook-inbox.ts';
@@ -17,6 +20,7 @@ import type { HookCall } from '../../queue/hook-inbox.ts';
 import { queueHintRun } from '../../queue/hint-run.ts';
 import { createQueues } from '../../queue/queues.ts';
 import type { Runtime } from '../../queue/runtime.ts';
+import type { RedisClient } from '../../sync/state/redis-types.ts';
 import { hookHintKind, hookTriggerOf } from '../../sync/job-spec/hook-trigger.ts';
 import type { HookTrigger } from '../../sync/job-spec/hook-trigger.ts';
 import type { JobSpec } from '../../sync/job-spec/job-spec-schema.ts';
@@ -28,6 +32,8 @@ import type { HookMetrics } from './hook-metrics.ts';
 const ANSWER_WITHIN_MS = 8000;
 /** A job file is read again at most this often. */
 const SPEC_CACHE_MS = 2000;
+/** Job names remembered (unknown names too: each is one entry). */
+const SPEC_CACHE_SIZE = 1000;
 /** Longest delivery id kept. */
 const MAX_DELIVERY_ID = 200;
 
@@ -48,27 +54,82 @@ interface HookJob {
   trigger: HookTrigger;
 }
 
+interface CachedJob {
+  at: number;
+  job: Promise<HookJob | undefined>;
+  refreshing: boolean;
+}
+
 export function createHookRoutes(options: HookRoutesOptions): HookRoutes {
   const { rt, metrics } = options;
-  const inbox = createHookInbox({ redis: rt.redis, prefix: rt.statePrefix });
+  const redis = acceptConnection(rt.redis);
+  // Its errors are the shared connection's too, which logs them.
+  redis.on('error', () => undefined);
+  const inbox = createHookInbox({ redis, prefix: rt.statePrefix });
   const queues = createQueues(rt);
-  const specs = new Map<string, { at: number; job: HookJob | undefined }>();
+  const specs = new Map<string, CachedJob>();
+  const scheduling = new Set<Promise<void>>();
 
-  async function hookJob(name: string): Promise<HookJob | undefined> {
-    const cached = specs.get(name);
-    if (cached !== undefined && performance.now() - cached.at < SPEC_CACHE_MS) return cached.job;
-    let job: HookJob | undefined;
+  async function loadHookJob(name: string): Promise<HookJob | undefined> {
     try {
       const { spec } = await rt.loadJob(name);
       const trigger = hookTriggerOf(spec);
-      job = trigger === undefined ? undefined : { spec, trigger };
+      return trigger === undefined ? undefined : { spec, trigger };
     } catch (err) {
       // An unknown name is a 404; a job file that does not load is the operator's to see.
       if (!(err instanceof ConfigError)) throw err;
-      job = undefined;
+      return undefined;
     }
-    specs.set(name, { at: performance.now(), job });
-    return job;
+  }
+
+  /**
+   * The job's spec, read once per SPEC_CACHE_MS: calls meanwhile take the one they have
+   * while a single read refreshes it, so a busy endpoint neither waits for the file nor
+   * parses it once per call.
+   */
+  function hookJob(name: string): Promise<HookJob | undefined> {
+    const cached = specs.get(name);
+    if (cached === undefined) {
+      if (specs.size >= SPEC_CACHE_SIZE) specs.delete(specs.keys().next().value!);
+      const entry: CachedJob = { at: performance.now(), job: loadHookJob(name), refreshing: false };
+      specs.set(name, entry);
+      // A read that failed (not a missing job) is tried again by the next call.
+      entry.job.catch(() => specs.get(name) === entry && specs.delete(name));
+      return entry.job;
+    }
+    if (!cached.refreshing && performance.now() - cached.at >= SPEC_CACHE_MS) {
+      cached.refreshing = true;
+      loadHookJob(name).then(
+        (job) => specs.set(name, { at: performance.now(), job: Promise.resolve(job), refreshing: false }),
+        (err: unknown) => {
+          cached.refreshing = false;
+          cached.at = performance.now();
+          rt.logger.warn(
+            { err, job: name },
+            'hooks: the job file could not be read again; using the last read',
+          );
+        },
+      );
+    }
+    return cached.job;
+  }
+
+  /**
+   * Queues the hint run of hints already in Redis, after the call was answered. If that
+   * fails the hints stay pending and the flag is dropped: the next call, or the job's
+   * schedule, takes them (and a flag left by a dead process lapses, hook-inbox.ts).
+   */
+  function scheduleHintRun(job: string, runId: string, delayMs: number): void {
+    const queuing: Promise<void> = queueHintRun(rt, queues.runs, job, runId, delayMs)
+      .catch(async (err: unknown) => {
+        await inbox.unschedule(job, runId).catch(() => undefined);
+        rt.logger.warn(
+          { err, job, runId },
+          'hooks: the hint run could not be queued; its hints stay pending',
+        );
+      })
+      .finally(() => scheduling.delete(queuing));
+    scheduling.add(queuing);
   }
 
   const router = express.Router();
@@ -157,29 +218,11 @@ export function createHookRoutes(options: HookRoutesOptions): HookRoutes {
     }
     const queued = hint.tokens.length;
     const answer = await withinTime(
-      (async () => {
-        const accepted = await inbox.accept(
-          job,
-          given === undefined || given === '' ? undefined : deliveryId,
-          hint,
-          {
-            ...call,
-            status: 202,
-            queued,
-          },
-        );
-        if (accepted.duplicate) return 'duplicate' as const;
-        if (accepted.schedule !== undefined) {
-          try {
-            await queueHintRun(rt, queues.runs, job, accepted.schedule, trigger.debounceMs);
-          } catch (err) {
-            // The hints stay pending: the next call, or the job's schedule, takes them.
-            await inbox.unschedule(job, accepted.schedule).catch(() => undefined);
-            throw err;
-          }
-        }
-        return 'queued' as const;
-      })(),
+      inbox.accept(job, given === undefined || given === '' ? undefined : deliveryId, hint, {
+        ...call,
+        status: 202,
+        queued,
+      }),
     );
     if (answer === 'late') {
       metrics?.refused(job, 'unavailable');
@@ -187,19 +230,36 @@ export function createHookRoutes(options: HookRoutesOptions): HookRoutes {
         error:
           'Redis did not answer in time: the call may not be queued; send it again (the same delivery id is queued once)',
       });
-    } else if (answer === 'duplicate') {
+    } else if (answer.duplicate) {
       metrics?.duplicate(job);
       send(200, { duplicate: true, deliveryId });
     } else {
       metrics?.queued(job, queued);
       send(202, { deliveryId, queued });
+      if (answer.schedule !== undefined) scheduleHintRun(job, answer.schedule, trigger.debounceMs);
     }
   }
 
   return {
     router,
-    close: () => queues.close(),
+    async close() {
+      await Promise.all(scheduling);
+      await queues.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
   };
+}
+
+/**
+ * The accept's one command goes on a connection of its own: on the shared one it would
+ * wait behind whatever a run in this process has pipelined. Commands of calls answered
+ * in the same turn of the event loop go out in one write (auto-pipelining): a write to
+ * Redis, which wakes another process, was the accept's largest cost.
+ */
+function acceptConnection(shared: RedisClient): RedisClient {
+  return shared instanceof Cluster
+    ? shared.duplicate([], { enableAutoPipelining: true })
+    : shared.duplicate({ enableAutoPipelining: true });
 }
 
 async function withinTime<T>(work: Promise<T>): Promise<T | 'late'> {
