@@ -12,7 +12,8 @@ import {
   tooLarge,
   type OpenResponse,
 } from './http-request.ts';
-import { createJsonArrayScanner, JsonScanError, type ScannedElement } from './json-array-scanner.ts';
+import { createJsonArrayScanner, type ScannedElement } from './json-array-scanner.ts';
+import { JsonScanError } from './json-scan-error.ts';
 import { SourceError } from './source-error.ts';
 
 export interface StreamOptions {

@@ -5,24 +5,13 @@
  * document: values off the path are skipped without being kept. Elements are checked by
  * JSON.parse in the caller; the scanner only checks the structure it walks through.
  */
-import { RowbridgeError } from '../../ground/errors.ts';
+import { containerProblem, missingArrayProblem, scalarProblem } from './json-path-problems.ts';
+import { JsonScanError } from './json-scan-error.ts';
 
 /** Raw text of one array element and the line it starts on. */
 export interface ScannedElement {
   text: string;
   line: number;
-}
-
-/** A structural error at a line (the caller adds the file name). */
-export class JsonScanError extends RowbridgeError {
-  override readonly name = 'JsonScanError';
-  override readonly code = 'SOURCE_FORMAT';
-  override readonly category = 'config';
-  readonly line: number;
-  constructor(line: number, message: string) {
-    super(message);
-    this.line = line;
-  }
 }
 
 type FrameState = 'keyOrEnd' | 'key' | 'colon' | 'value' | 'valueOrEnd' | 'commaOrEnd';
@@ -68,7 +57,6 @@ export function createJsonArrayScanner(
 ): JsonArrayScanner {
   const keepOutside = options.keepOutside === true;
   let outsideText = '';
-  const where = path.length === 0 ? 'the document' : `itemsPath "${path.join('.')}"`;
   const stack: Frame[] = [];
   let rootDone = false;
   let targetSeen = false;
@@ -129,17 +117,8 @@ export function createJsonArrayScanner(
     }
     const place = placement();
     if (c === '{' || c === '[') {
-      if (place === 'target' && c === '{') {
-        fail(
-          path.length === 0
-            ? 'the document is an object, not an array; set itemsPath to the array inside it'
-            : `${where} is an object, expected an array of objects`,
-        );
-      }
-      if (place === 'along' && c === '[')
-        fail(
-          `${where} cannot be followed: "${path.slice(0, stack.length).join('.') || 'the document'}" is an array, expected an object`,
-        );
+      const problem = containerProblem(place, c, path, stack.length);
+      if (problem !== undefined) fail(problem);
       if (place === 'target') targetSeen = true;
       stack.push({
         kind: c === '{' ? 'object' : 'array',
@@ -149,12 +128,7 @@ export function createJsonArrayScanner(
       });
       return;
     }
-    if (place === 'target')
-      fail(`${where} is a ${c === '"' ? 'string' : 'scalar'}, expected an array of objects`);
-    if (place === 'along')
-      fail(
-        `${where} cannot be followed: found a ${c === '"' ? 'string' : 'scalar'} where an object was expected`,
-      );
+    if (place !== 'off') fail(scalarProblem(place, c, path));
     if (c === '"') {
       inString = true;
       isKey = false;
@@ -309,12 +283,7 @@ export function createJsonArrayScanner(
       }
       if (capturing || inString || stack.length > 0) fail('the file ends before the JSON document does');
       if (!rootDone) fail('the file holds no JSON document');
-      if (!targetSeen)
-        fail(
-          path.length === 0
-            ? 'the document is not an array; set itemsPath to the array inside it'
-            : `${where} not found in the document`,
-        );
+      if (!targetSeen) fail(missingArrayProblem(path));
     },
   };
 }

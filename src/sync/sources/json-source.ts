@@ -9,7 +9,8 @@ import type { SourceDeps } from './source-deps.ts';
 import { createCursorFilter } from './cursor-filter.ts';
 import { splitDotPath } from './dot-path.ts';
 import { openSourceFile } from './file-input.ts';
-import { createJsonArrayScanner, JsonScanError } from './json-array-scanner.ts';
+import { createJsonArrayScanner } from './json-array-scanner.ts';
+import { JsonScanError } from './json-scan-error.ts';
 import { parseJsonObject } from './ndjson-source.ts';
 import { invalidRecord, SourceError, type SourceItem } from './source-error.ts';
 
