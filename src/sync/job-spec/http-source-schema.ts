@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { itemsPath } from './file-source-schemas.ts';
 import { credentialSafeMap, intRange, nonEmptyString } from './schema-checks.ts';
-import { rateLimit } from './source-rate-limit.ts';
+import { rateLimit } from './rate-limit-schema.ts';
 
 const pagination = z.discriminatedUnion('type', [
   z.strictObject({

@@ -8,7 +8,7 @@ import { statementProblem } from '../sources/sql-statement.ts';
 import { csvSource, jsonSource, ndjsonSource } from './file-source-schemas.ts';
 import { httpSource } from './http-source-schema.ts';
 import { envVarName, intRange, nonEmptyString, sqlIdentifier } from './schema-checks.ts';
-import { rateLimit } from './source-rate-limit.ts';
+import { rateLimit } from './rate-limit-schema.ts';
 import { worksheetSource } from './worksheet-source-schema.ts';
 
 // Replication origin names: as slot names, lower-case identifiers.
