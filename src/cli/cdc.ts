@@ -6,7 +6,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { loadSettings } from '../../config/settings.ts';
-import { cdcProblems, dropCdc, setupCdc, slotState } from '../sync/cdc/cdc-admin.ts';
+import { cdcProblems, dropCdc, problemForJob, setupCdc, slotState } from '../sync/cdc/cdc-admin.ts';
 import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
@@ -87,7 +87,7 @@ export async function main(args: string[], io: CliIo): Promise<number> {
         if (problems.length === 0) io.out(`job ${spec.name}: ready for change capture (slot ${source.slot})`);
         else
           io.out(
-            `job ${spec.name}: change capture cannot run:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+            `job ${spec.name}: change capture cannot run:\n${problems.map((p) => `  - ${problemForJob(p, spec.name)}`).join('\n')}`,
           );
         return problems.length === 0 ? EXIT.ok : EXIT.failure;
       }
@@ -122,7 +122,7 @@ async function status(
     if (slot === undefined) lines.push('  slot: missing (rowbridge cdc setup JOB)');
     else
       lines.push(
-        `  slot: ${slot.walStatus === 'lost' ? 'INVALIDATED (rowbridge run JOB --resnapshot)' : slot.active ? 'streaming' : 'idle'}, confirmed ${slot.confirmedLsn ?? '-'}, lag ${slot.lagBytes ?? '-'} bytes, WAL kept ${slot.retainedBytes ?? '-'} bytes`,
+        `  slot: ${slot.walStatus === 'lost' ? `INVALIDATED (rowbridge run ${spec.name} --resnapshot)` : slot.active ? 'streaming' : 'idle'}, confirmed ${slot.confirmedLsn ?? '-'}, lag ${slot.lagBytes ?? '-'} bytes, WAL kept ${slot.retainedBytes ?? '-'} bytes`,
       );
     if (stream !== undefined)
       lines.push(

@@ -68,6 +68,11 @@ export async function slotState(client: pg.Client, slot: string): Promise<SlotSt
   };
 }
 
+/** A problem of {@link cdcProblems} with the command it names written for `job`. */
+export function problemForJob(problem: string, job: string): string {
+  return problem.replaceAll(/(rowbridge (?:cdc setup|run)) JOB\b/g, `$1 ${job}`);
+}
+
 /** An invalidated slot: its WAL is gone, the changes it stood for cannot be read. */
 export function isInvalidated(state: SlotState): boolean {
   return state.walStatus === 'lost' || state.restartLsn === null;
