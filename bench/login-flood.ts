@@ -21,7 +21,7 @@ import { hashPassword } from '../src/ops/dashboard/password-hash.ts';
 import { createReadiness } from '../src/ops/health.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { startOpsServer } from '../src/ops/ops-server.ts';
-import { createRuntime } from '../src/queue/runtime.ts';
+import { createRuntime } from '../src/cli/create-runtime.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
-import { statePrefixOf } from '../../src/queue/runtime.ts';
+import { statePrefixOf } from '../../src/cli/create-runtime.ts';
 import type { EmulatorProcessStats } from './emulator-process.ts';
 
 /**

@@ -17,8 +17,8 @@ import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { createWorkers } from '../../src/queue/create-workers.ts';
 import type { Workers } from '../../src/queue/create-workers.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
-import type { Runtime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
+import type { Runtime } from '../../src/queue/runtime-types.ts';
 import { serveJsonCommands } from './serve-json-commands.ts';
 
 /** The `start` command. */

@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
-import type { Runtime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
+import type { Runtime } from '../../src/queue/runtime-types.ts';
 import { TERMINAL_STATUSES } from '../../src/sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 

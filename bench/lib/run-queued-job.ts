@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { createWorkers } from '../../src/queue/create-workers.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
 import { enqueueAndWait } from './run-enqueued-job.ts';
 import type { RunRecord, RunReport } from '../../src/sync/state/run-store.ts';
 

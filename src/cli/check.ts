@@ -11,7 +11,7 @@ import { loadSettings } from '../../config/settings.ts';
 import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { Settings } from '../../config/settings.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
-import { statePrefixOf } from '../queue/runtime.ts';
+import { statePrefixOf } from './create-runtime.ts';
 import { refusedEnvRefs } from '../sync/check/job-environment.ts';
 import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import type { StructureSnapshot } from '../sync/prepare/schema-drift.ts';

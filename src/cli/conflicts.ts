@@ -3,7 +3,7 @@
  * (docs/two-way.md). A conflict is named `JOB/ID` (`contacts/fields:12`); a resolution is
  * stored with the conflict and written by the job's next run, which then forgets it.
  */
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import type { Conflict } from '../sync/two-way/link-store.ts';
 import { UsageError } from './args.ts';
 import { defineCommand } from './command.ts';

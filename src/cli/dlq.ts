@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { loadSettings } from '../../config/settings.ts';
 import { ERROR_CATEGORIES } from '../ground/errors.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
-import { statePrefixOf } from '../queue/runtime.ts';
+import { statePrefixOf } from './create-runtime.ts';
 import { createDeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import type { DeadLetterSelection, DeadLetterStore } from '../sync/state/dead-letter-store.ts';
 import { UsageError } from './args.ts';

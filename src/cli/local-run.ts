@@ -19,7 +19,7 @@ import {
   takeOverOrphans,
 } from '../queue/resume-run.ts';
 import type { RunFlags } from '../queue/resume-run.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 

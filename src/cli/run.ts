@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';
 import { findUnfinishedRun } from '../queue/resume-run.ts';

@@ -15,7 +15,7 @@ import { ConfigError } from '../ground/errors.ts';
 import { enqueueRun } from '../queue/enqueue-run.ts';
 import { hasRunWorkers } from '../queue/has-run-workers.ts';
 import { abandonRun, findUnfinishedRun } from '../queue/resume-run.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import { checkSingerSchema } from '../sync/singer/check-singer-schema.ts';
 import { singerChunks } from '../sync/singer/singer-chunks.ts';
 import type { SingerChunk } from '../sync/singer/singer-chunks.ts';

@@ -4,7 +4,7 @@
  * runtime's Redis under the same prefix a run writes it.
  */
 import { readdir } from 'node:fs/promises';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import { createLinkStore } from '../sync/two-way/link-store.ts';
 import type { LinkStore } from '../sync/two-way/link-store.ts';
 import { UsageError } from './args.ts';

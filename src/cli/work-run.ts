@@ -1,6 +1,6 @@
 import { createProgress } from '../ops/progress.ts';
 import { createWorkers } from '../queue/create-workers.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import { TERMINAL_STATUSES } from '../sync/state/run-store.ts';
 import type { RunRecord, RunReport } from '../sync/state/run-store.ts';
 import { cmd } from './io.ts';

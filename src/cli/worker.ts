@@ -7,7 +7,7 @@ import { createWorkers } from '../queue/create-workers.ts';
 import type { Workers } from '../queue/create-workers.ts';
 import { createQueues } from '../queue/queues.ts';
 import { takeOverOrphans } from '../queue/resume-run.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import type { RunRecord } from '../sync/state/run-store.ts';
 import { positiveInt } from './args.ts';
 import { defineCommand, parseCommand } from './command.ts';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { ConfigError } from '../ground/errors.ts';
-import type { Runtime } from '../queue/runtime.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 import type { Dashboard } from './dashboard/create-dashboard.ts';
 import { createDashboardAccess } from './dashboard/dashboard-access.ts';
 import type { DashboardAccessOptions } from './dashboard/dashboard-access.ts';

@@ -24,7 +24,7 @@ import type { SyncContext } from '../sync/write/sync-context.ts';
 import { keepSlotLock, waitForSlotLockTurn } from './cdc-slot-lock.ts';
 import { startCdcStatusReporter } from './cdc-status-reporter.ts';
 import { newRunId } from './run-id.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 import { writeWithRetries } from './write-with-retries.ts';
 
 export interface CdcConsumerOptions {

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CdcConsumerOptions } from './cdc-consumer.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** How long a failed stream waits before it starts again. */
 const RESTART_MS = 5_000;

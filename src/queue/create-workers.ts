@@ -7,7 +7,7 @@ import { createRepeatGate } from '../ground/repeat-gate.ts';
 import { checkStateVersion } from '../sync/state/state-version.ts';
 import { createQueues, BATCH_QUEUE, RUN_QUEUE } from './queues.ts';
 import type { BatchJobData, RunJobData } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 export interface WorkerOptions {
   /** Batch jobs processed at once by this process. @defaultValue 4 */

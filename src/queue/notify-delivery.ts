@@ -11,7 +11,7 @@ import { sendNotification } from '../sync/notify/send-notification.ts';
 import type { ChannelAnswer } from '../sync/notify/send-notification.ts';
 import { channelsOf, notifyKey, openNotifyQueue } from './notify-queue.ts';
 import type { NotifyJobData } from './notify-queue.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** Failed deliveries kept per job for its dashboard page, newest first. */
 export const NOTIFY_FAILURES_KEPT = 20;

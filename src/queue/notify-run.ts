@@ -10,7 +10,7 @@ import { topReasons } from '../sync/notify/notification-payload.ts';
 import { eventFor, runEvents } from '../sync/notify/run-events.ts';
 import type { NamedChannel } from '../sync/notify/notify-channels.ts';
 import { channelsOf, notifyKey, OWN_DELIVERY_HOLD_MS, queueEvent } from './notify-queue.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** Outcomes that say something about the job's health (a skip says nothing). */
 const OUTCOMES = new Set(['completed', 'unmet', 'failed']);

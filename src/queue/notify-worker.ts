@@ -8,7 +8,7 @@ import { createRepeatGate } from '../ground/repeat-gate.ts';
 import type { NotifyResult } from './notify-delivery.ts';
 import type { NotifyJobData } from './notify-queue.ts';
 import { NOTIFY_QUEUE } from './queues.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** The workers' notify worker, on the shared queue prefix. */
 export function createNotifyWorker(

@@ -16,7 +16,7 @@ import { finalizeRun } from './run-finalize.ts';
 import { createRunFinish } from './run-finish.ts';
 import { readRun } from './run-read.ts';
 import type { RunScope } from './run-scope.ts';
-import type { Runtime, Traffic } from './runtime.ts';
+import type { Runtime, Traffic } from './runtime-types.ts';
 
 /**
  * The run job: reads the source, maps it, fans out batch jobs as its children (so

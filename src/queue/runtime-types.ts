@@ -1,5 +1,5 @@
 /**
- * The runtime's shape, apart from createRuntime (runtime.ts) so that what the runtime
+ * The runtime's shape, apart from createRuntime (src/cli/create-runtime.ts) so that what the runtime
  * builds, such as the throttle watch, can take the runtime without importing its maker.
  */
 import type { Redis } from 'ioredis';

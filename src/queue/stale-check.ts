@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** Checks every job once; resolves to the jobs found stale. */
 export async function checkStaleJobs(rt: Runtime, now = Date.now()): Promise<string[]> {

@@ -3,7 +3,7 @@ import { enqueueRun } from './enqueue-run.ts';
 import { createQueues } from './queues.ts';
 import { abandonRun, findUnfinishedRun, requeueRun, takeOverOrphans } from './resume-run.ts';
 import type { RunFlags } from './resume-run.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /** What `run JOB` works on. */
 export interface StartedRun {

@@ -2,7 +2,7 @@ import type { Logger } from '../ground/logger.ts';
 import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 import { deadLetterTwoWay } from './two-way-dead-letters.ts';
 
 /** How long a two-way run's report is kept (the run record itself keeps the totals). */

@@ -7,7 +7,7 @@ import { main as check } from '../../src/cli/check.ts';
 import { startEmulator } from '../../src/emulator/start-emulator.ts';
 import type { EmulatorHandle } from '../../src/emulator/start-emulator.ts';
 import { Redis } from 'ioredis';
-import { statePrefixOf } from '../../src/queue/runtime.ts';
+import { statePrefixOf } from '../../src/cli/create-runtime.ts';
 import { createStructureSnapshots } from '../../src/sync/prepare/schema-drift.ts';
 import { captureIo } from '../helpers/capture-io.ts';
 import { deleteKeys, REDIS_URL } from '../helpers/sync-harness.ts';

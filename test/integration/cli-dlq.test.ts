@@ -1,4 +1,4 @@
-import { statePrefixOf } from '../../src/queue/runtime.ts';
+import { statePrefixOf } from '../../src/cli/create-runtime.ts';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATEGORIES } from '../../src/ground/errors.ts';

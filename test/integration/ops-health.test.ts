@@ -9,8 +9,8 @@ import { createMetrics } from '../../src/ops/metrics.ts';
 import type { Metrics } from '../../src/ops/metrics.ts';
 import { startOpsServer } from '../../src/ops/ops-server.ts';
 import type { OpsServer } from '../../src/ops/ops-server.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
-import type { Runtime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
+import type { Runtime } from '../../src/queue/runtime-types.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

@@ -12,9 +12,9 @@ import type { Workers } from '../../src/queue/create-workers.ts';
 import { enqueueRun } from '../../src/queue/enqueue-run.ts';
 import { createQueues } from '../../src/queue/queues.ts';
 import type { BatchJobData } from '../../src/queue/queues.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
 import { batchRowIndexes } from '../../src/sync/batch/batch-job-rows.ts';
-import type { Runtime } from '../../src/queue/runtime.ts';
+import type { Runtime } from '../../src/queue/runtime-types.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 

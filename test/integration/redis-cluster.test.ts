@@ -4,7 +4,7 @@ import { loadSettings } from '../../config/settings.ts';
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
 import { createLogger } from '../../src/ground/logger.ts';
 import { hasHashTag, parseRedisUrl } from '../../src/queue/redis-connection.ts';
-import { createRuntime } from '../../src/queue/runtime.ts';
+import { createRuntime } from '../../src/cli/create-runtime.ts';
 import { startRedisCluster } from '../helpers/redis-cluster.ts';
 import type { LocalRedisCluster } from '../helpers/redis-cluster.ts';
 import { createHarness } from '../helpers/sync-harness.ts';

@@ -19,7 +19,7 @@ import { createHookInbox } from '../../queue/hook-inbox.ts';
 import type { HookCall } from '../../queue/hook-inbox.ts';
 import { queueHintRun } from '../../queue/hint-run.ts';
 import { createQueues } from '../../queue/queues.ts';
-import type { Runtime } from '../../queue/runtime.ts';
+import type { Runtime } from '../../queue/runtime-types.ts';
 import type { RedisClient } from '../../sync/state/redis-types.ts';
 import { hookHintKind, hookTriggerOf } from '../../sync/job-spec/hook-trigger.ts';
 import type { HookTrigger } from '../../sync/job-spec/hook-trigger.ts';

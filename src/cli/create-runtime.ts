@@ -23,13 +23,9 @@ import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import { createRunSnapshots } from '../sync/state/run-snapshots.ts';
 import { createRunStore } from '../sync/state/run-store.ts';
 import { createLazySourceLimits } from '../sync/sources/lazy-source-limits.ts';
-import { createRedisConnection } from './redis-connection.ts';
-import type { Runtime, Traffic } from './runtime-types.ts';
-import { createThrottleWatch } from './throttle-watch.ts';
-
-// The types live in runtime-types.ts (throttle-watch.ts needs Runtime, and runtime.ts needs
-// the watch); callers keep importing them from here.
-export type { Runtime, Traffic } from './runtime-types.ts';
+import { createRedisConnection } from '../queue/redis-connection.ts';
+import type { Runtime, Traffic } from '../queue/runtime-types.ts';
+import { createThrottleWatch } from '../queue/throttle-watch.ts';
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -51,6 +47,12 @@ export function statePrefixOf(queuePrefix: string): string {
   return `${queuePrefix}:rb`;
 }
 
+/**
+ * The composition root: builds the Redis connections, the stores, the platform clients
+ * (one per credentials prefix, budgets shared through Redis) and the job loader that
+ * every command and worker shares. The only place that wires them; consumers take the
+ * small interfaces they declare.
+ */
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings, env, logger } = options;
   const jobsDir = path.resolve(options.jobsDir ?? path.join(process.cwd(), 'jobs'));
