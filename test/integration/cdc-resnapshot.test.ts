@@ -143,11 +143,12 @@ describe('postgres-cdc started over', () => {
     const writesBefore = sheetWrites();
     const failed = await cli('run', 'orders');
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/slot rowbridge_orders is invalidated/);
-    expect(failed.stderr).toContain('--resnapshot');
+    expect(failed.stderr).toMatch(
+      /slot rowbridge_orders is invalidated .*: run rowbridge run orders --resnapshot/,
+    );
     expect(sheetWrites()).toBe(writesBefore);
     const status = await cli('cdc', 'status', 'orders');
-    expect(status.stdout).toContain('INVALIDATED (rowbridge run JOB --resnapshot)');
+    expect(status.stdout).toContain('INVALIDATED (rowbridge run orders --resnapshot)');
     expect(status.stdout).toMatch(/stream: failed.*\n\s+error: .*slot rowbridge_orders is invalidated/);
 
     const recovered = await run('--resnapshot');

@@ -70,7 +70,7 @@ describe('postgres-cdc', () => {
       `INSERT INTO orders (order_no, amount) SELECT 'S-' || g, g FROM generate_series(1, 300) g`,
     );
     await expect(drain()).rejects.toThrow(
-      /publication rowbridge_orders does not exist: run rowbridge cdc setup JOB/,
+      /publication rowbridge_orders does not exist: run rowbridge cdc setup orders/,
     );
     const admin = new pg.Client({ connectionString: pgs.urlAs('cdc_user') });
     await admin.connect();

@@ -68,7 +68,7 @@ describe('postgres-cdc with workers', () => {
   it('says what is missing, sets up, and streams exactly through three SIGKILLs', async () => {
     const missing = await cli('cdc', 'check', 'orders');
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toContain('slot rowbridge_orders does not exist: run rowbridge cdc setup JOB');
+    expect(missing.stdout).toContain('slot rowbridge_orders does not exist: run rowbridge cdc setup orders');
     expect(missing.stdout).toContain('publication rowbridge_orders does not exist');
     const setup = await cli('cdc', 'setup', 'orders');
     expect(setup.code).toBe(0);
