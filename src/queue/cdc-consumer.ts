@@ -256,6 +256,12 @@ async function snapshot(
   const table = { table: source.table, keyColumn: source.keyColumn };
   let index = 0;
   const log = rt.logger.child({ job: spec.name, runId });
+  // Reported on a timer, as streaming is: a long snapshot is not taken for a dead consumer.
+  const beat = setInterval(() => {
+    void state
+      .setStatus(spec.name, { state: 'snapshot', changes: summary.snapshotRows })
+      .catch(() => undefined);
+  }, 2_000);
   const lsn = await takeSnapshot({
     url,
     spec: source,
@@ -271,7 +277,7 @@ async function snapshot(
       await writeWithRetries(ctx, spec, table, state, changes, summary, signal, log);
       summary.snapshotRows += rows.length;
     },
-  });
+  }).finally(() => clearInterval(beat));
   const position = { runId, lsn, nextIndex: index, slot: source.slot };
   await state.savePosition(spec.name, position);
   log.info({ rows: summary.snapshotRows, lsn }, 'snapshot written; streaming from the slot');
