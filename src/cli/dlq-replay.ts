@@ -1,14 +1,17 @@
 import { formatReport, runExitCode } from './format-report.ts';
 import { EXIT } from './io.ts';
 import type { CliIo } from './io.ts';
+import { localQueuePrefix } from './local-run.ts';
 import { withRuntime } from './open-runtime.ts';
 import { workRunsInProcess } from './work-run.ts';
 import type { DeadLetterFilter } from '../sync/state/dead-letter-store.ts';
 import { enqueueRun } from '../queue/enqueue-run.ts';
+import type { Runtime } from '../queue/runtime-types.ts';
 
 /**
  * `dlq replay`: the selected dead letters are re-mapped with each job's current spec
- * and written again, one replay run per job, worked in this process. Entries whose row
+ * (this process's jobs folder) and written again, one replay run per job, worked in
+ * this process only, in queues of its own (as `run JOB`'s). Entries whose row
  * now lands leave the store; rows that fail again are dead-lettered anew by the replay
  * run, with the new reason. Exit 0 all landed, 2 some failed again, 1 on failure.
  */
@@ -40,10 +43,17 @@ export async function replayDeadLetters(
       io.out('no dead letters match');
       return EXIT.ok;
     }
-    const runIds: string[] = [];
-    for (const [job, ids] of byJob)
-      runIds.push(await enqueueRun(rt, job, { trigger: 'replay', replayIds: ids }));
-    const results = await workRunsInProcess(rt, runIds, io, { label: 'replay' });
+    const results: Awaited<ReturnType<typeof workRunsInProcess>> = [];
+    for (const [job, ids] of byJob) {
+      // In the queues of `run JOB` (./local-run.ts), which no worker listens to: in the
+      // shared ones a worker would take the replay (and its batches), mapping with its own
+      // version of the job, or failing without the file, and with its credentials.
+      const local: Runtime = { ...rt, queuePrefix: localQueuePrefix(rt.queuePrefix, job) };
+      const runId = await enqueueRun(local, job, { trigger: 'replay', replayIds: ids });
+      // Workers judging the job's lock look for its queue job there.
+      await local.runs.update(runId, { queues: local.queuePrefix });
+      results.push(...(await workRunsInProcess(local, [runId], io, { label: `replay ${job}` })));
+    }
     const codes = results.map(({ record, report }) => {
       if (record !== undefined) io.out(formatReport(record, report));
       return runExitCode(record, report);
