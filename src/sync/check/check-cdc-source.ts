@@ -5,7 +5,7 @@
  * replica identity, the slot (missing or invalidated) and the publication.
  */
 import pg from 'pg';
-import { cdcProblems, slotState } from '../cdc/cdc-admin.ts';
+import { cdcProblems, problemForJob, slotState } from '../cdc/cdc-admin.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import { requireEnvUrl } from '../sources/env-refs.ts';
 import { redactSecrets, urlSecrets } from '../sources/redact.ts';
@@ -28,8 +28,6 @@ export async function checkCdcSource(spec: JobSpec, env: NodeJS.ProcessEnv): Pro
     await client.connect();
     const problems = await cdcProblems(client, source, { setupDone: false });
     const slot = problems.length === 0 ? await slotState(client, source.slot) : undefined;
-    // The commands to run name this job rather than the placeholder `cdc check` prints.
-    const named = (p: string) => p.replaceAll(/(rowbridge (?:cdc setup|run)) JOB\b/g, `$1 ${spec.name}`);
     return [
       { name: 'source', ok: true, detail: `${who} reached; table ${source.table}` },
       ...(problems.length === 0
@@ -43,7 +41,7 @@ export async function checkCdcSource(spec: JobSpec, env: NodeJS.ProcessEnv): Pro
         : problems.map((p) => ({
             name: 'change capture',
             ok: false,
-            detail: named(p),
+            detail: problemForJob(p, spec.name),
           }))),
     ];
   } catch (err) {
