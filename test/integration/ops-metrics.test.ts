@@ -92,7 +92,7 @@ describe('Prometheus metrics of a real run', () => {
 
   beforeAll(async () => {
     // A tight emulator rate limit, so the run meets throttled answers to count.
-    h = await createHarness('ops-metrics', { rateLimit: { requestsPerSecond: 8, burst: 2 } });
+    h = await createHarness('ops-metrics', { rateLimit: { requestsPerSecond: 2, burst: 1 } });
     metrics = createMetrics();
     instrumented = instrumentClients(h, metrics);
     // Rows are counted as batches record them: the worker wires the runtime's
