@@ -4,127 +4,22 @@
  * variable, its default and whether it is secret; secrets are never logged, never put
  * in job data and never echoed in error messages.
  */
-import { ConfigError } from '../src/ground/errors.ts';
-
-type Parse<T> = (raw: string, name: string) => T;
-
-interface Setting<T> {
-  env: string;
-  description: string;
-  default?: T;
-  secret?: boolean;
-  parse: Parse<T>;
-}
-
-const text: Parse<string> = (raw) => raw;
-
-const positiveNumber: Parse<number> = (raw, name) => {
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
-  return value;
-};
-
-const positiveInt: Parse<number> = (raw, name) => {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new ConfigError(`${name} must be a whole number of at least 1, got "${raw}"`);
-  return value;
-};
-
-const logLevel: Parse<string> = (raw, name) => {
-  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-  if (!levels.includes(raw))
-    throw new ConfigError(`${name} must be one of ${levels.join(', ')}, got "${raw}"`);
-  return raw;
-};
-
-const ianaZone: Parse<string> = (raw, name) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: raw });
-  } catch {
-    throw new ConfigError(
-      `${name} must be an IANA time zone name such as Asia/Shanghai or Europe/Berlin, got "${raw}"`,
-    );
-  }
-  return raw;
-};
-
-const memoryMode: Parse<'lean' | 'fast'> = (raw, name) => {
-  const mode = raw.toLowerCase();
-  if (mode !== 'lean' && mode !== 'fast')
-    throw new ConfigError(
-      `${name} must be lean or fast, got "${raw}": lean (the default) bounds the heap (about 185 MB for a 1M-row import), fast lets V8 size it (about 375 MB, a tenth less CPU)`,
-    );
-  return mode;
-};
-
-const flag: Parse<boolean> = (raw, name) => {
-  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(`${name} must be 1 or 0 (true/false, yes/no, on/off), got "${raw}"`);
-};
-
-const dashboardToken: Parse<string> = (raw, name) => {
-  // A short token is guessable over the network; the value itself is never echoed.
-  if (raw.length < 16)
-    throw new ConfigError(`${name} must be at least 16 characters long (e.g. openssl rand -hex 32)`);
-  return raw;
-};
-
-const hookSecret: Parse<string> = (raw, name) => {
-  // The value itself is never echoed: it is the secret.
-  if (!/^whsec_[A-Za-z0-9+/=]{16,}$/.test(raw))
-    throw new ConfigError(
-      `${name} must be a Standard Webhooks secret: whsec_ followed by base64 (at least 16 characters)`,
-    );
-  return raw;
-};
+import { PLATFORM_SETTINGS } from './platform-settings.ts';
+import {
+  text,
+  positiveNumber,
+  positiveInt,
+  logLevel,
+  memoryMode,
+  flag,
+  dashboardToken,
+  hookSecret,
+} from './setting-parsers.ts';
+import type { Setting } from './setting-parsers.ts';
 
 /** The schema: setting key → its variable, default and secrecy. */
 export const SETTINGS = {
-  apiUrl: {
-    env: 'ROWBRIDGE_API_URL',
-    description: 'platform base URL ({host}/api for a private deployment)',
-    parse: text,
-  },
-  appKey: { env: 'ROWBRIDGE_APPKEY', description: 'application key', secret: true, parse: text },
-  sign: { env: 'ROWBRIDGE_SIGN', description: 'application sign (static secret)', secret: true, parse: text },
-  token: { env: 'ROWBRIDGE_TOKEN', description: 'personal access token', secret: true, parse: text },
-  appId: { env: 'ROWBRIDGE_APPID', description: 'application id sent with tokens', parse: text },
-  oauthTokenUrl: { env: 'ROWBRIDGE_OAUTH_TOKEN_URL', description: 'OAuth 2.0 token endpoint', parse: text },
-  oauthClientId: { env: 'ROWBRIDGE_OAUTH_CLIENT_ID', description: 'OAuth client id', parse: text },
-  oauthClientSecret: {
-    env: 'ROWBRIDGE_OAUTH_CLIENT_SECRET',
-    description: 'OAuth client secret',
-    secret: true,
-    parse: text,
-  },
-  oauthRefreshToken: {
-    env: 'ROWBRIDGE_OAUTH_REFRESH_TOKEN',
-    description: 'OAuth refresh token',
-    secret: true,
-    parse: text,
-  },
-  headerPrefix: {
-    env: 'ROWBRIDGE_HEADER_PREFIX',
-    description: 'authentication header prefix (the public platform: HAP-)',
-    default: 'HAP-',
-    parse: text,
-  },
-  platformTimezone: {
-    env: 'ROWBRIDGE_PLATFORM_TIMEZONE',
-    description:
-      "the organisation's time zone: zone-less platform timestamps are read in it and Date/DateTime/Time values are written as its wall clock (the public platform: Asia/Shanghai)",
-    default: 'Asia/Shanghai',
-    parse: ianaZone,
-  },
-  orgId: {
-    env: 'ROWBRIDGE_ORG_ID',
-    description:
-      'organisation id sent as orgId with member and department lookups (needed with a personal or OAuth token)',
-    parse: text,
-  },
+  ...PLATFORM_SETTINGS,
   redisUrl: {
     env: 'REDIS_URL',
     description: 'Redis for queues, budgets and state; redis+cluster://h1:p1,h2:p2 for a Redis Cluster',
