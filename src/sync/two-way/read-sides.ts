@@ -33,6 +33,8 @@ import type { SideRecord } from './two-way-plan-types.ts';
 import { byIdFilters, changedSinceFilter } from './worksheet-scans.ts';
 import type { KeyScanRow } from './worksheet-scans.ts';
 
+const NONE: Readonly<Record<string, never>> = Object.freeze({});
+
 /** Builds a side's record in comparison form (two-way-run.ts). */
 export type MakeRecord = (
   id: string,
@@ -50,6 +52,8 @@ export interface ReadSidesDeps {
   /** The zone `updatedAtColumn` is read in when it holds no zone. */
   updatedClock: ZoneClock;
   record: MakeRecord;
+  /** The match key of a key scan's values (side-record.ts). */
+  matchKeyOf: (values: Record<string, unknown>, side: 'source' | 'worksheet') => string;
   /** The worksheet's rows in the run's read form, all of them or those of `filter`. */
   readWorksheet: (filter?: Filter) => AsyncIterable<NormalisedRow>;
   scanWorksheetKeys: (fieldIds: readonly string[]) => AsyncIterable<KeyScanRow>;
@@ -216,7 +220,8 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
 
   /** A linked record unchanged on its side since the last run: what that run left there. */
   function asLeft(link: Link, id: string, keyValues: Record<string, unknown>, side: 'source' | 'worksheet') {
-    const r = d.record(id, keyValues, side);
-    return { id, values: {}, comparable: { ...link.last }, hashes: link.base, matchKey: r.matchKey };
+    // Shared, never written: one object per record would cost memory on big tables.
+    const comparable = link.last ?? NONE;
+    return { id, values: NONE, comparable, hashes: link.base, matchKey: d.matchKeyOf(keyValues, side) };
   }
 }

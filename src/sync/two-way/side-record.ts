@@ -44,3 +44,21 @@ export function createRecordMaker(deps: {
     return r;
   };
 }
+
+/** The match key alone of a record's values (key fields only need be present): what a key scan gives. */
+export function createMatchKeyOf(deps: {
+  fields: readonly TwoWayField[];
+  keyTargets: readonly string[];
+  orgClock: ZoneClock;
+}): (values: Record<string, unknown>, side: 'source' | 'worksheet') => string {
+  const keyFields = deps.keyTargets.map((t) => deps.fields.find((f) => f.target === t));
+  return (values, side) => {
+    const parts = keyFields.map((f) => {
+      if (f === undefined) return '';
+      const raw =
+        side === 'worksheet' ? values[f.fieldId] : f.column === undefined ? undefined : values[f.column];
+      return comparable(f.type, raw, side === 'worksheet' ? deps.orgClock : f.sourceZone).trim();
+    });
+    return parts.includes('') ? '' : parts.join('\u001f');
+  };
+}

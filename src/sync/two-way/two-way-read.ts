@@ -7,12 +7,14 @@
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import type { NormalisedRow, WorksheetStructure } from '../../api/types.ts';
+import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import type { Conflict, Intent, Link, LinkStore, PendingDelete } from './link-store.ts';
 import { readSides } from './read-sides.ts';
 import type { MakeRecord, SidesRead } from './read-sides.ts';
+import { createMatchKeyOf } from './side-record.ts';
 import type { TableSide } from './table-side-types.ts';
 import { createCursorStore, twoWayShape } from './two-way-cursors.ts';
 import type { TwoWayField } from './two-way-fields.ts';
@@ -77,6 +79,11 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
     updatedAtColumn: d.updatedAtColumn,
     updatedClock: d.updatedClock,
     record: d.record,
+    matchKeyOf: createMatchKeyOf({
+      fields: d.fields,
+      keyTargets: d.keyTargets,
+      orgClock: createZoneClock(d.client.organisation.timeZone),
+    }),
     readWorksheet: (filter) =>
       filter === undefined ? d.readWholeWorksheet() : readWorksheetRows(d.client, d.structure, filter),
     scanWorksheetKeys: (fieldIds) => scanWorksheetKeys(d.client, d.structure, fieldIds),

@@ -77,7 +77,9 @@ export function createWorksheetSide(
       const groups = new Map<MappingPlan, WorksheetWrite[]>();
       for (const w of writes) {
         const p = planOf(w.targets?.filter((t) => byTarget.has(t)));
-        groups.set(p, [...(groups.get(p) ?? []), w]);
+        const group = groups.get(p);
+        if (group === undefined) groups.set(p, [w]);
+        else group.push(w);
       }
       for (const [p, group] of groups) {
         const mapped = await resolveReferences(
