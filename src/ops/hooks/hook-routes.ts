@@ -217,14 +217,22 @@ export function createHookRoutes(options: HookRoutesOptions): HookRoutes {
       return;
     }
     const queued = hint.tokens.length;
-    const answer = await withinTime(
-      inbox.accept(job, given === undefined || given === '' ? undefined : deliveryId, hint, {
-        ...call,
-        status: 202,
-        queued,
-      }),
-    );
+    const accepting = inbox.accept(job, given === undefined || given === '' ? undefined : deliveryId, hint, {
+      ...call,
+      status: 202,
+      queued,
+    });
+    const answer = await withinTime(accepting);
     if (answer === 'late') {
+      // Its hint may still reach Redis: its run is queued then all the same, or the flag
+      // it raised would hold the job's hints back until it lapsed.
+      accepting.then(
+        (late) => {
+          if (!late.duplicate && late.schedule !== undefined)
+            scheduleHintRun(job, late.schedule, trigger.debounceMs);
+        },
+        () => undefined,
+      );
       metrics?.refused(job, 'unavailable');
       send(503, {
         error:
