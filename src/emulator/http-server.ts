@@ -184,6 +184,7 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
         principal,
         baseUrl: deps.baseUrl(),
       };
+      await options.beforeHandle?.({ method, path, body: ctx.body });
       const route = match.route;
       const data =
         route.scope === 'app'

@@ -107,6 +107,21 @@ export interface EmulatorOptions {
   requestLogLimit?: number;
   /** Clock in epoch milliseconds, injectable so tests can expire tokens and refill buckets. @defaultValue Date.now */
   now?: () => number;
+  /**
+   * Awaited before a request is handled (after its faults): a test changes the platform
+   * between two pages of a scan this way, with requests of its own, and the held page
+   * then sees those changes. @defaultValue undefined (none)
+   */
+  beforeHandle?: ((request: EmulatorRequest) => void | Promise<void>) | undefined;
+}
+
+/** A request as {@link EmulatorOptions.beforeHandle} sees it: no credentials. */
+export interface EmulatorRequest {
+  method: string;
+  /** The request path (a page of rows: `/v3/.../worksheets/ID/rows/list`). */
+  path: string;
+  /** The parsed JSON body, if any. */
+  body: unknown;
 }
 
 /** Options with every default filled in. */
@@ -130,6 +145,7 @@ export interface ResolvedOptions {
   maxAttachmentsPerField: number;
   requestLogLimit: number;
   now: () => number;
+  beforeHandle: EmulatorOptions['beforeHandle'];
 }
 
 /** Options that {@link EmulatorHandle.setOptions} may change while the server runs. */
@@ -224,5 +240,6 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     maxAttachmentsPerField: options.maxAttachmentsPerField ?? 20,
     requestLogLimit: options.requestLogLimit ?? 100_000,
     now: options.now ?? Date.now,
+    beforeHandle: options.beforeHandle,
   };
 }

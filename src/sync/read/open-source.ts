@@ -127,6 +127,12 @@ export async function openSource(
   // unchanged and cost no request, the late ones land. Append would write them twice.
   const mode = spec.target?.mode;
   const sinceInclusive = saved !== undefined && (mode === 'upsert' || mode === 'update');
+  // A worksheet scan may miss a row edited while it ran (worksheet-source.ts): where a row
+  // read twice writes nothing (by key: upsert, update, mirror, an incremental pull's sink)
+  // the cursor stops at the scan's start. Append would write the rows read again twice:
+  // it keeps the largest cursor read, and the race (docs/writing-jobs.md).
+  const capCursorAtScanStart =
+    mode === 'upsert' || mode === 'update' || mode === 'mirror' || spec.sink !== undefined;
   const deps: SourceDeps = {
     env: rt.env,
     baseDir: path.dirname(file),
@@ -134,6 +140,7 @@ export async function openSource(
     platformTimeZone: platformZone(rt, spec),
     worksheetLists: data.lists,
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
+    capCursorAtScanStart,
     cursorField: spec.incremental?.cursor,
     signal,
     sourceGate: sourceGate(rt, spec),

@@ -50,6 +50,13 @@ export interface SourceDeps {
    */
   until?: unknown;
   /**
+   * Reading a row again is harmless (the run upserts by key): a worksheet source read by
+   * `_updatedAt` then reports no cursor past its scan's start, less a margin for clock
+   * skew (worksheet-source.ts), so a row edited during the scan is read again next run.
+   * @defaultValue `false`
+   */
+  capCursorAtScanStart?: boolean | undefined;
+  /**
    * Only the records with one of these source ids (`position.id`): a dead-letter replay
    * reads its rows again as the source has them now. SQL sources match their
    * `keyColumn`, worksheet sources the row id; others do not support it.

@@ -12,15 +12,29 @@
  * (`utime between`, updated-since-filter.ts); every row is still checked client-side
  * against `since` (and `until` for a backfill chunk), so a condition the platform
  * ignored would cost requests, never a row read twice or a row past the bounds.
+ *
+ * Offset paging has no snapshot: a row edited during the scan, on a page already read,
+ * is not seen, while a later page may hold a row edited after it. Saving the largest
+ * `_updatedAt` read would then put the cursor past that edit, and the row would never be
+ * read again. With `capCursorAtScanStart` (runs that upsert by key, where reading a row
+ * twice writes nothing) no record reports a cursor past the scan's start less
+ * {@link SCAN_CLOCK_MARGIN_MS}: every edit made during the scan is at or after it, on the
+ * platform's clock, so the next run reads it. The margin covers this machine's clock
+ * running ahead of the platform's; the price is that a run reads again the rows changed
+ * in that margin before the previous scan (unchanged, they cost no write).
  */
 import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
 import { isEmptyCursor, isInCursorRange } from './cursor-filter.ts';
+import { isLaterCursor } from './cursor.ts';
 import { SourceError, type SourceItem } from './source-error.ts';
 import type { NormalisedRow } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { CursorBounds } from './cursor-filter.ts';
 import { andCondition, updatedBetween } from './updated-since-filter.ts';
+
+/** How far this machine's clock may run ahead of the platform's without losing an edit made during a scan. */
+export const SCAN_CLOCK_MARGIN_MS = 60_000;
 
 const ZONE_LESS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
@@ -79,16 +93,23 @@ export async function* readWorksheetSource(
     ...(deps.worksheetLists === undefined ? {} : { lists: deps.worksheetLists }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
+  // Taken before the first page is asked for: every edit the scan may miss is later.
+  const ceiling =
+    fromUpdatedAt && deps.capCursorAtScanStart === true
+      ? new Date(Date.now() - SCAN_CLOCK_MARGIN_MS).toISOString()
+      : undefined;
   let index = 0;
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();
     if (ids !== undefined && !ids.has(row.id)) continue;
     const cursor = fromUpdatedAt ? row.updatedAt?.toISOString() : row.values[field];
     if (!isInCursorRange(cursor, bounds)) continue;
+    // The record's cursor is what a run may save having read it; the row's own time is in `data`.
+    const reported = ceiling !== undefined && isLaterCursor(cursor, ceiling) ? ceiling : cursor;
     yield {
       data: { ...row.values, ...systemData(row, spec.values === 'raw') },
       position: { index: index++, id: row.id, idColumn: 'rowid' },
-      ...(isEmptyCursor(cursor) ? {} : { cursor }),
+      ...(isEmptyCursor(reported) ? {} : { cursor: reported }),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSource } from '../../../../src/sync/sources/create-source.ts';
+import { SCAN_CLOCK_MARGIN_MS } from '../../../../src/sync/sources/worksheet-source.ts';
 import type { WorksheetReadQuery } from '../../../../src/sync/sources/source-deps.ts';
 import type { NormalisedRow } from '../../../../src/api/types.ts';
 import { collect, rejection } from '../../../fixtures/sources/source-test-kit.ts';
@@ -111,6 +112,49 @@ describe('worksheet source', () => {
       ['r2', '12'],
       ['r3', undefined],
     ]);
+  });
+
+  it('with capCursorAtScanStart reports no _updatedAt cursor past the scan start less the margin', async () => {
+    const now = Date.now();
+    const recent: NormalisedRow[] = [
+      { id: 'old', values: {}, updatedAt: new Date(now - 10 * 60_000), system: {} },
+      { id: 'new', values: {}, updatedAt: new Date(now - 1_000), system: {} },
+    ];
+    const read = async function* (): AsyncGenerator<NormalisedRow> {
+      await Promise.resolve();
+      yield* recent;
+    };
+    const capped = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w' },
+        { env: {}, baseDir: '/', capCursorAtScanStart: true, readWorksheetRows: read },
+      ),
+    );
+    const ceiling = Date.parse(capped[1]!.cursor as string);
+    expect(capped[0]!.cursor).toBe(recent[0]!.updatedAt!.toISOString());
+    // Taken when the scan started: at most now less the margin, and not much before.
+    expect(ceiling).toBeLessThanOrEqual(Date.now() - SCAN_CLOCK_MARGIN_MS);
+    expect(ceiling).toBeGreaterThanOrEqual(now - SCAN_CLOCK_MARGIN_MS);
+    // The row's own time is still handed over; a source without the flag (append) reports it.
+    expect(capped[1]!.data._updatedAt).toBe(recent[1]!.updatedAt!.toISOString());
+    const asRead = await collect(
+      createSource({ type: 'worksheet', worksheet: 'w' }, { env: {}, baseDir: '/', readWorksheetRows: read }),
+    );
+    expect(asRead.map((i) => i.cursor)).toEqual(recent.map((r) => r.updatedAt!.toISOString()));
+    // A cursor on a field of the job's own is reported as read.
+    const byField = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w' },
+        {
+          env: {},
+          baseDir: '/',
+          capCursorAtScanStart: true,
+          cursorField: 'seq',
+          readWorksheetRows: reader([]),
+        },
+      ),
+    );
+    expect(byField.map((i) => i.cursor)).toEqual(['3', '12', undefined]);
   });
 
   it("reads a zone-less --from/--to on _updatedAt as the organisation's wall clock, to the second", async () => {
