@@ -3,8 +3,7 @@
  * source fanned out in batch jobs, or its backfill range in chunk jobs. Apart from the
  * processor so that a resumed read is seen to decide exactly what the first one did.
  */
-import { decideKeyScan, describeScan, scanKeys } from '../sync/write/key-scan.ts';
-import type { KeyScanTarget } from '../sync/write/key-scan.ts';
+import { matchRunKeys } from '../sync/write/match-run-keys.ts';
 import type { PreparedRun } from '../sync/prepare/prepare-run.ts';
 import type { IndexAdoptions } from '../sync/state/index-adoption.ts';
 import type { RunRecord, RunStore } from '../sync/state/run-store.ts';
@@ -19,9 +18,6 @@ import { openSource } from '../sync/read/open-source.ts';
 import type { OpenSourceDeps } from '../sync/read/open-source.ts';
 import type { RunScope } from './run-scope.ts';
 import type { WithTraffic } from './runtime-types.ts';
-
-/** How often a key scan's progress is written to the run record. */
-const SCAN_PROGRESS_EVERY_MS = 500;
 
 /** The runtime's part in reading: the source opened, the rows fanned out, the key scan counted. */
 export interface RunReadRuntime extends OpenSourceDeps, FanOutDeps {
@@ -58,7 +54,26 @@ export async function readRun(
   log.info({ mode: ctx.mode, worksheet: structure.name, trigger: job.data.trigger }, 'run started');
   // Decided once per run: a reader restarted after a crash must not rebuild the index
   // while batches of its first attempt are still writing (it would drop their entries).
-  const lookingUp = ctx.index !== undefined && (await matchKeys(deps, scope, run, ctx, started)) === 'index';
+  const lookingUp =
+    ctx.index !== undefined &&
+    (await matchRunKeys(
+      {
+        runs: rt.runs,
+        adoptions: deps.adoptions,
+        withTraffic: (fn) => rt.withTraffic(scope.traffic, fn),
+      },
+      {
+        runId,
+        run,
+        ctx,
+        started,
+        full: job.data.full === true,
+        fewRows: job.data.replayIds !== undefined || job.data.trigger === 'hook',
+        log,
+        onScanProgress: (phase, p) =>
+          job.updateProgress({ phase, page: p.page, pages: p.pages ?? null, rows: p.rows }),
+      },
+    )) === 'index';
   // Keys the index does not know are looked up by the run's batches (they read the
   // run record); the reader settles rows as they would.
   const readCtx: SyncContext = lookingUp ? { ...ctx, indexComplete: false } : ctx;
@@ -87,61 +102,4 @@ export async function readRun(
     batches: batchNo,
     ...(progress.cursor === undefined ? {} : { cursor: JSON.stringify(progress.cursor) }),
   });
-}
-
-/**
- * How the run matches keys (sync/write/key-scan.ts): the key index as it stands, or a full
- * scan of the worksheet first, with its progress in the run record. Kept in the
- * record, so that a restarted reader and every batch go by the same decision.
- */
-async function matchKeys(
-  deps: RunReadDeps,
-  scope: RunScope,
-  run: PreparedRun,
-  ctx: SyncContext,
-  started: RunRecord,
-): Promise<'scan' | 'index'> {
-  const { rt, adoptions } = deps;
-  const { job, runId, log, traffic } = scope;
-  if (started.indexedAt !== undefined) return started.keyMatch ?? 'scan';
-  const target: KeyScanTarget = {
-    job: run.spec.name,
-    mode: ctx.mode,
-    structure: run.prepared!.structure,
-    plan: run.prepared!.plan,
-    index: ctx.index!,
-    adoptions,
-  };
-  const decided = await decideKeyScan(target, {
-    full: job.data.full === true,
-    // A hint run names a few rows: their keys are looked up, never a full scan.
-    replay: job.data.replayIds !== undefined || job.data.trigger === 'hook',
-  });
-  log.info(
-    { keyMatch: decided },
-    decided.scan ? 'matching keys by a full scan' : 'matching keys by the index',
-  );
-  if (decided.scan) {
-    let shownAt = 0;
-    const built = await rt.withTraffic(traffic, () =>
-      scanKeys(target, run.client, async (p) => {
-        if (performance.now() - shownAt < SCAN_PROGRESS_EVERY_MS && p.page !== p.pages) return;
-        shownAt = performance.now();
-        const phase = describeScan(p);
-        await rt.runs.update(runId, { phase });
-        await job.updateProgress({ phase, page: p.page, pages: p.pages ?? null, rows: p.rows });
-      }),
-    );
-    if (built.duplicates > 0)
-      log.warn({ duplicates: built.duplicates }, 'worksheet has rows sharing a key; the oldest is matched');
-  }
-  const keyMatch = decided.scan ? 'scan' : 'index';
-  await rt.runs.update(runId, {
-    indexedAt: new Date().toISOString(),
-    keyMatch,
-    keyMatchReason: decided.reason,
-    keyMatchDetail: decided.detail,
-    ...(decided.scan ? { phase: '' } : {}),
-  });
-  return keyMatch;
 }
