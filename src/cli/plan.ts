@@ -1,7 +1,7 @@
 import { planRun } from '../sync/check/plan-run.ts';
 import type { RunPlan } from '../sync/check/plan-run.ts';
 import { createProgress } from '../ops/progress.ts';
-import { openSource } from '../queue/open-source.ts';
+import { openSource } from '../sync/read/open-source.ts';
 import { runTwoWay } from '../sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../sync/two-way/two-way-run.ts';
 import { defineCommand, parseCommand } from './command.ts';
