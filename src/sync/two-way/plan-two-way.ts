@@ -15,7 +15,7 @@ import type { SideRecord, TwoWayInput, TwoWayPlan } from './two-way-plan-types.t
 export function planTwoWay(input: TwoWayInput): TwoWayPlan {
   const { fields } = input;
   const plan: TwoWayPlan = {
-    counts: { matched: 0, sourceOnly: 0, worksheetOnly: 0, ambiguous: 0, linked: 0 },
+    counts: { matched: 0, sourceOnly: 0, worksheetOnly: 0, ambiguous: 0, linked: input.quiet?.links ?? 0 },
     settle: [],
     writes: [],
     createInWorksheet: [],
@@ -172,8 +172,8 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
   }
 
   function matchUnlinked(): void {
-    const bySource = groupByKey(input.source);
-    const byRow = groupByKey(input.worksheet);
+    const bySource = groupByKey([...input.source, ...(input.quiet?.source ?? [])]);
+    const byRow = groupByKey([...input.worksheet, ...(input.quiet?.worksheet ?? [])]);
     const intentOf = (side: 'source' | 'worksheet', origin: string) => input.intents.get(`${side}:${origin}`);
     const ambiguous = (k: string) => {
       const id = `ambiguous:${k}`;
@@ -201,11 +201,12 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         ambiguous(k === '' ? `(empty) source ${s.id}` : k);
         continue;
       }
-      const w = byRow.get(k)?.[0];
-      if (w === undefined) {
+      const match = byRow.get(k)?.[0];
+      const w = match === undefined ? undefined : worksheet.get(match.id);
+      if (match === undefined) {
         plan.counts.sourceOnly++;
         plan.createInWorksheet.push({ record: s, base: { ...s.hashes }, ...lastOf(s) });
-      } else if (!unlinkedRowIds.has(w.id)) {
+      } else if (w === undefined || !unlinkedRowIds.has(w.id)) {
         ambiguous(k);
       } else {
         paired.add(w.id);
@@ -250,7 +251,9 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
     const done = new Set<string>();
     for (const side of ['worksheet', 'source'] as const) {
       const planned = plannedDeletes.filter((d) => d.side === side);
-      const total = side === 'worksheet' ? input.worksheet.length : input.source.length;
+      const total =
+        (side === 'worksheet' ? input.worksheet.length : input.source.length) +
+        (input.quiet?.[side].length ?? 0);
       const approved = planned.filter((d) => input.pendingDeletes.get(idOf(d))?.approved === true);
       const rest = planned.filter((d) => input.pendingDeletes.get(idOf(d))?.approved !== true);
       const hold = rest.length > input.deleteThreshold * total;
@@ -274,8 +277,8 @@ function idOf(d: { link: Link; side: 'source' | 'worksheet' }): string {
   return pendingDeleteId({ side: d.side, key: d.link.key, rowId: d.link.rowId });
 }
 
-function groupByKey(records: readonly SideRecord[]): Map<string, SideRecord[]> {
-  const out = new Map<string, SideRecord[]>();
+function groupByKey<R extends Pick<SideRecord, 'id' | 'matchKey'>>(records: readonly R[]): Map<string, R[]> {
+  const out = new Map<string, R[]>();
   for (const r of records) {
     if (r.matchKey === '') continue;
     const list = out.get(r.matchKey);

@@ -29,11 +29,9 @@ import { CURSOR_MARGIN_MS } from './two-way-cursors.ts';
 import type { TwoWayCursors } from './two-way-cursors.ts';
 import { instantOf } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
-import type { SideRecord } from './two-way-plan-types.ts';
+import type { SideRecord, TwoWayInput } from './two-way-plan-types.ts';
 import { byIdFilters, changedSinceFilter } from './worksheet-scans.ts';
 import type { KeyScanRow } from './worksheet-scans.ts';
-
-const NONE: Readonly<Record<string, never>> = Object.freeze({});
 
 /** Builds a side's record in comparison form (two-way-run.ts). */
 export type MakeRecord = (
@@ -74,6 +72,10 @@ export interface SidesRead {
   worksheet: SideRecord[];
   /** Records read whole (the rest are linked records unchanged on both sides). */
   readWhole: { source: number; worksheet: number };
+  /** The links the plan decides on: all of them after a whole read, else those touched. */
+  links: ReadonlyMap<string, Link>;
+  /** Linked records unchanged on both sides, left out of the plan but for their match keys. */
+  quiet: NonNullable<TwoWayInput['quiet']>;
   /** Cursors this read reached (saved by the run once its writes are recorded). */
   next: { worksheet: number; source?: number };
   /** Table without updatedAtColumn: each record's row hash as read now. */
@@ -98,13 +100,16 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       scans === undefined ? await d.table.readAll(wanted) : await scans.scanKeys(wanted, hashColumns);
     for (const r of rows) sourceFull.set(r.key, r);
     for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
-    return finish('whole', undefined, undefined);
+    return finish('whole', { links: 0, source: [], worksheet: [] }, d.links, undefined);
   }
 
   const cursors = d.cursors;
   const keyFields = d.fields.filter((f) => d.keyTargets.includes(f.target));
   const keyColumns = keyFields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
-  const sourceKeys = await scans.scanKeys(keyColumns, hashColumns);
+  // Keys are kept as match keys only: a big table's key scan must not stay in memory whole.
+  const sourceKeyed = new Map<string, { matchKey: string; hash: string | undefined }>();
+  for (const r of await scans.scanKeys(keyColumns, hashColumns))
+    sourceKeyed.set(r.key, { matchKey: d.matchKeyOf(r.values, 'source'), hash: r.hash });
   const changedSource = new Set<string>();
   if (d.updatedAtColumn !== undefined && cursors.source !== undefined) {
     const zoneLess = d.table.columns.get(d.updatedAtColumn)?.zoneLess === true;
@@ -117,10 +122,11 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       changedSource.add(r.key);
     }
   } else
-    for (const r of sourceKeys)
-      if (r.hash === undefined || d.rowHashes?.get(r.key) !== r.hash) changedSource.add(r.key);
-  const rowKeys = new Map<string, KeyScanRow>();
-  for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId))) rowKeys.set(row.id, row);
+    for (const [key, r] of sourceKeyed)
+      if (r.hash === undefined || d.rowHashes?.get(key) !== r.hash) changedSource.add(key);
+  const rowKeys = new Map<string, string>();
+  for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId)))
+    rowKeys.set(row.id, d.matchKeyOf(row.values, 'worksheet'));
   const changedRows = new Set<string>();
   // `_updatedAt` is whole seconds and the platform's filter too: from the cursor's second
   // rounded up (see below why that skips nothing), checked here again.
@@ -131,13 +137,14 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     changedRows.add(row.id);
   }
 
-  const sourceKeyed = new Map(sourceKeys.map((r) => [r.key, r]));
   const hasSource = (key: string) => sourceKeyed.has(key) || sourceFull.has(key);
   const hasRow = (id: string) => rowKeys.has(id) || rowsFull.has(id);
   const recheck = new Set(cursors.recheck);
   const needSource = new Set<string>();
   const needRows = new Set<string>();
-  const quiet: Link[] = [];
+  type KeyOnly = Pick<SideRecord, 'id' | 'matchKey'>;
+  const quiet = { links: 0, source: [] as KeyOnly[], worksheet: [] as KeyOnly[] };
+  const touchedLinks = new Map<string, Link>();
   const linkedRows = new Set<string>();
   for (const link of d.links.values()) {
     linkedRows.add(link.rowId);
@@ -152,25 +159,35 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       recheck.has(link.key) ||
       d.conflicts.has(`fields:${link.key}`);
     if (!touched || link.gone !== undefined) {
-      quiet.push(link);
+      // Left out of the plan: linked, unchanged (or one side gone under `deletes: none`).
+      if (link.gone === undefined) quiet.links++;
+      const sourceKey = sourceKeyed.get(link.key)?.matchKey;
+      if (sourceKey !== undefined && !sourceFull.has(link.key))
+        quiet.source.push({ id: link.key, matchKey: sourceKey });
+      const rowKey = rowKeys.get(link.rowId);
+      if (rowKey !== undefined && !rowsFull.has(link.rowId))
+        quiet.worksheet.push({ id: link.rowId, matchKey: rowKey });
+      if (link.gone !== undefined) touchedLinks.set(link.key, link);
       continue;
     }
+    touchedLinks.set(link.key, link);
     if (s) needSource.add(link.key);
     if (w) needRows.add(link.rowId);
   }
-  for (const r of sourceKeys) if (!d.links.has(r.key)) needSource.add(r.key);
+  for (const key of sourceKeyed.keys()) if (!d.links.has(key)) needSource.add(key);
   for (const id of rowKeys.keys()) if (!linkedRows.has(id)) needRows.add(id);
 
   const fetchSource = [...needSource].filter((k) => !sourceFull.has(k));
   for (const r of await scans.readKeys(wanted, fetchSource, hashColumns)) sourceFull.set(r.key, r);
   for (const filter of byIdFilters([...needRows].filter((id) => !rowsFull.has(id))))
     for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
-  return finish('changes', quiet, { source: sourceKeyed, rows: rowKeys });
+  return finish('changes', quiet, touchedLinks, sourceKeyed);
 
   function finish(
     reads: SidesRead['reads'],
-    quietLinks: readonly Link[] | undefined,
-    keyed: { source: Map<string, ScannedRecord>; rows: Map<string, KeyScanRow> } | undefined,
+    quiet: SidesRead['quiet'],
+    links: ReadonlyMap<string, Link>,
+    keyed: ReadonlyMap<string, { hash: string | undefined }> | undefined,
   ): SidesRead {
     const source: SideRecord[] = [];
     const worksheet: SideRecord[] = [];
@@ -186,14 +203,6 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       if (at !== undefined) rowMax = Math.max(rowMax ?? at, at);
       worksheet.push(d.record(row.id, row.values, 'worksheet', at));
     }
-    for (const link of quietLinks ?? []) {
-      const s = keyed?.source.get(link.key);
-      if (s !== undefined && !sourceFull.has(link.key))
-        source.push(asLeft(link, link.key, s.values, 'source'));
-      const w = keyed?.rows.get(link.rowId);
-      if (w !== undefined && !rowsFull.has(link.rowId))
-        worksheet.push(asLeft(link, link.rowId, w.values, 'worksheet'));
-    }
     const before = reads === 'whole' ? undefined : d.cursors;
     // The next run reads from the millisecond after the latest time read, or from the
     // start of these reads minus the margin (whole seconds), whichever is earlier: a record
@@ -207,21 +216,16 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       reads,
       source,
       worksheet,
+      links,
+      quiet,
       readWhole: { source: sourceFull.size, worksheet: rowsFull.size },
       next,
     };
     if (hashColumns !== undefined) {
       out.rowHashes = new Map();
-      for (const r of [...(keyed?.source.values() ?? []), ...sourceFull.values()])
-        if (r.hash !== undefined) out.rowHashes.set(r.key, r.hash);
+      for (const [key, r] of keyed ?? []) if (r.hash !== undefined) out.rowHashes.set(key, r.hash);
+      for (const r of sourceFull.values()) if (r.hash !== undefined) out.rowHashes.set(r.key, r.hash);
     }
     return out;
-  }
-
-  /** A linked record unchanged on its side since the last run: what that run left there. */
-  function asLeft(link: Link, id: string, keyValues: Record<string, unknown>, side: 'source' | 'worksheet') {
-    // Shared, never written: one object per record would cost memory on big tables.
-    const comparable = link.last ?? NONE;
-    return { id, values: NONE, comparable, hashes: link.base, matchKey: d.matchKeyOf(keyValues, side) };
   }
 }

@@ -31,6 +31,16 @@ export interface TwoWayInput {
   intents: ReadonlyMap<string, Intent>;
   conflicts: ReadonlyMap<string, Conflict>;
   pendingDeletes: ReadonlyMap<string, PendingDelete>;
+  /**
+   * Linked records unchanged on both sides since the last run, not read whole (read-sides.ts):
+   * their links are not in `links`; only their match keys count, to match new records,
+   * with their number (linked, and part of each side's size for the delete threshold).
+   */
+  quiet?: {
+    links: number;
+    source: ReadonlyArray<Pick<SideRecord, 'id' | 'matchKey'>>;
+    worksheet: ReadonlyArray<Pick<SideRecord, 'id' | 'matchKey'>>;
+  };
   deletes: 'both' | 'none';
   deleteThreshold: number;
   now: string;

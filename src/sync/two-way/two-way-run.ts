@@ -104,14 +104,15 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       readWholeWorksheet: () => readTwoWayRows(deps.client, target.worksheet, prepared.structure, relations),
       worksheetByFilter: relations.length === 0,
     });
-    const { links, intents, conflicts, pendingDeletes } = read;
+    const { intents, conflicts, pendingDeletes } = read;
     const { source: sourceRecords, worksheet: worksheetRecords } = read.sides;
     const plan = planTwoWay({
       fields,
       columns: table.columns,
       source: sourceRecords,
       worksheet: worksheetRecords,
-      links,
+      links: read.sides.links,
+      quiet: read.sides.quiet,
       intents,
       conflicts,
       pendingDeletes,
