@@ -118,7 +118,8 @@ export function describeUnwritten(found: Unwritten, jobName: string): string {
 /**
  * Before a parent reads (again): its children that failed for good are taken back, so
  * that this read writes their rows. A failed batch job is removed, and its rows come
- * again from the source, cut where the first read cut them (fan-out.ts): a re-read gives
+ * again from the source, cut where the first read cut them
+ * (sync/fan-out/cut-batch-jobs.ts): a re-read gives
  * every row without an outcome the job id it had, and the job is added anew under that
  * id, in this version's format and mapped by the run's snapshot as it is now (the fix
  * may have been in the job spec). Kept, the failed job would hold the id: BullMQ would

@@ -9,8 +9,8 @@
  * rows sent a part-filled create and a part-filled PATCH per shared change set every
  * `batchSize` rows (213 writes where 154 would do in bench/requests.ts). A job of ten
  * platform batches pays that remainder once per ten; and since the reader settles
- * unchanged rows itself (settle-unchanged.ts, queue/fan-out.ts), those are ten platform
- * batches of rows to write.
+ * unchanged rows itself (settle-unchanged.ts, sync/fan-out/cut-batch-jobs.ts), those are
+ * ten platform batches of rows to write.
  *
  * Why not one accumulator for the whole run: rows would wait in Redis, outside any batch
  * job, for a flush step, and every crash path (a worker killed between handing rows over
