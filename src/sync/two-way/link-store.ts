@@ -74,6 +74,14 @@ export interface LinkStore {
   /** Refuses a store of another format; stamps a new store unless `readOnly` (a CLI that only looks). */
   checkFormat(options?: { readOnly?: boolean }): Promise<void>;
   links(): Promise<Map<string, Link>>;
+  /**
+   * Every link's row id, and whole the links holding a pending write or a gone side, read
+   * a page at a time (HSCAN): what a run reading changes needs of the links it will not
+   * decide on, without holding every link whole.
+   */
+  linkIndex(): Promise<LinkIndex>;
+  /** The links of `keys` (a key without one is left out). */
+  getLinks(keys: readonly string[]): Promise<Map<string, Link>>;
   saveLinks(links: readonly Link[]): Promise<void>;
   dropLinks(links: ReadonlyArray<Pick<Link, 'key' | 'rowId'>>): Promise<void>;
   intents(): Promise<Map<string, Intent>>;
@@ -85,6 +93,13 @@ export interface LinkStore {
   pendingDeletes(): Promise<Map<string, PendingDelete>>;
   savePendingDeletes(deletes: readonly PendingDelete[]): Promise<void>;
   dropPendingDeletes(ids: readonly string[]): Promise<void>;
+}
+
+/** Links in brief: table key → row id, and the links a run must always look at whole. */
+export interface LinkIndex {
+  rowIds: Map<string, string>;
+  /** Links with `pending` or `gone` set. */
+  special: Map<string, Link>;
 }
 
 /** Id of a pending delete: one per record and side. */
@@ -135,6 +150,32 @@ export function createLinkStore(deps: { redis: RedisClient; prefix: string; job:
       return new Map(
         Object.entries(all).map(([k, json]) => [k, { key: k, ...(JSON.parse(json) as Omit<Link, 'key'>) }]),
       );
+    },
+    async linkIndex() {
+      const index: LinkIndex = { rowIds: new Map(), special: new Map() };
+      let cursor = '0';
+      do {
+        const [next, flat] = await redis.hscan(links, cursor, 'COUNT', 1000);
+        cursor = next;
+        for (let i = 0; i < flat.length; i += 2) {
+          const link = { key: flat[i]!, ...(JSON.parse(flat[i + 1]!) as Omit<Link, 'key'>) };
+          index.rowIds.set(link.key, link.rowId);
+          if (link.pending !== undefined || link.gone !== undefined) index.special.set(link.key, link);
+        }
+      } while (cursor !== '0');
+      return index;
+    },
+    async getLinks(keys) {
+      const out = new Map<string, Link>();
+      for (let i = 0; i < keys.length; i += 1000) {
+        const part = keys.slice(i, i + 1000);
+        if (part.length === 0) continue;
+        const values = await redis.hmget(links, ...part);
+        values.forEach((json, j) => {
+          if (json !== null) out.set(part[j]!, { key: part[j]!, ...(JSON.parse(json) as Omit<Link, 'key'>) });
+        });
+      }
+      return out;
     },
     async saveLinks(list) {
       for (let i = 0; i < list.length; i += 500) {

@@ -23,7 +23,7 @@
  */
 import type { Filter, NormalisedRow } from '../../api/types.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
-import type { Conflict, Link } from './link-store.ts';
+import type { Conflict, Link, LinkIndex } from './link-store.ts';
 import type { ScannedRecord, TableRecord, TableSide } from './table-side-types.ts';
 import { CURSOR_MARGIN_MS } from './two-way-cursors.ts';
 import type { TwoWayCursors } from './two-way-cursors.ts';
@@ -57,7 +57,8 @@ export interface ReadSidesDeps {
   scanWorksheetKeys: (fieldIds: readonly string[]) => AsyncIterable<KeyScanRow>;
   /** The organisation's zone (the worksheet's `_updatedAt` filter is a wall clock in it). */
   timeZone: string;
-  links: ReadonlyMap<string, Link>;
+  /** The links in brief, and a way to read some of them whole (link-store.ts). */
+  links: LinkIndex & { get(keys: readonly string[]): Promise<Map<string, Link>> };
   conflicts: ReadonlyMap<string, Conflict>;
   /** The saved cursors (undefined: read whole); row hashes when the table has no updatedAtColumn. */
   cursors: TwoWayCursors | undefined;
@@ -100,7 +101,8 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       scans === undefined ? await d.table.readAll(wanted) : await scans.scanKeys(wanted, hashColumns);
     for (const r of rows) sourceFull.set(r.key, r);
     for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
-    return finish('whole', { links: 0, source: [], worksheet: [] }, d.links, undefined);
+    const links = await d.links.get([...d.links.rowIds.keys()]);
+    return finish('whole', { links: 0, source: [], worksheet: [] }, links, undefined);
   }
 
   const cursors = d.cursors;
@@ -144,9 +146,10 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   const needRows = new Set<string>();
   type KeyOnly = Pick<SideRecord, 'id' | 'matchKey'>;
   const quiet = { links: 0, source: [] as KeyOnly[], worksheet: [] as KeyOnly[] };
-  const touchedLinks = new Map<string, Link>();
+  const touchedKeys: string[] = [];
   const linkedRows = new Set<string>();
-  for (const link of d.links.values()) {
+  for (const [key, rowId] of d.links.rowIds) {
+    const link = d.links.special.get(key) ?? { key, rowId, base: {} };
     linkedRows.add(link.rowId);
     const s = hasSource(link.key);
     const w = hasRow(link.rowId);
@@ -167,21 +170,21 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       const rowKey = rowKeys.get(link.rowId);
       if (rowKey !== undefined && !rowsFull.has(link.rowId))
         quiet.worksheet.push({ id: link.rowId, matchKey: rowKey });
-      if (link.gone !== undefined) touchedLinks.set(link.key, link);
+      if (link.gone !== undefined) touchedKeys.push(link.key);
       continue;
     }
-    touchedLinks.set(link.key, link);
+    touchedKeys.push(link.key);
     if (s) needSource.add(link.key);
     if (w) needRows.add(link.rowId);
   }
-  for (const key of sourceKeyed.keys()) if (!d.links.has(key)) needSource.add(key);
+  for (const key of sourceKeyed.keys()) if (!d.links.rowIds.has(key)) needSource.add(key);
   for (const id of rowKeys.keys()) if (!linkedRows.has(id)) needRows.add(id);
 
   const fetchSource = [...needSource].filter((k) => !sourceFull.has(k));
   for (const r of await scans.readKeys(wanted, fetchSource, hashColumns)) sourceFull.set(r.key, r);
   for (const filter of byIdFilters([...needRows].filter((id) => !rowsFull.has(id))))
     for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
-  return finish('changes', quiet, touchedLinks, sourceKeyed);
+  return finish('changes', quiet, await d.links.get(touchedKeys), sourceKeyed);
 
   function finish(
     reads: SidesRead['reads'],

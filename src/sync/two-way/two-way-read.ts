@@ -11,7 +11,7 @@ import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { RedisClient } from '../state/redis-types.ts';
-import type { Conflict, Intent, Link, LinkStore, PendingDelete } from './link-store.ts';
+import type { Conflict, Intent, Link, LinkIndex, LinkStore, PendingDelete } from './link-store.ts';
 import { readSides } from './read-sides.ts';
 import type { MakeRecord, SidesRead } from './read-sides.ts';
 import { createMatchKeyOf } from './side-record.ts';
@@ -46,7 +46,6 @@ export interface TwoWayReadDeps {
 
 /** The state and both sides as read, and the checkpoint to save after the writes. */
 export interface TwoWayRead {
-  links: Map<string, Link>;
   intents: Map<string, Intent>;
   conflicts: Map<string, Conflict>;
   pendingDeletes: Map<string, PendingDelete>;
@@ -62,16 +61,20 @@ export interface TwoWayRead {
 export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
   const cursorStore = createCursorStore({ redis: d.redis, prefix: d.prefix, job: d.spec.name });
   const shape = twoWayShape(d.spec);
-  const [links, intents, conflicts, pendingDeletes, saved] = await Promise.all([
-    d.store.links(),
+  const [intents, conflicts, pendingDeletes, saved] = await Promise.all([
     d.store.intents(),
     d.store.conflicts(),
     d.store.pendingDeletes(),
     cursorStore.read(shape),
   ]);
   const cursors = d.worksheetByFilter ? saved : undefined;
+  const whole = cursors === undefined || d.table.scans === undefined;
   const hashed = d.updatedAtColumn === undefined && d.table.scans !== undefined;
   const rowHashes = hashed && cursors !== undefined ? await cursorStore.rowHashes() : undefined;
+  // A run reading changes holds the links in brief, and reads whole only those it decides on.
+  const links = whole
+    ? indexOf(await d.store.links())
+    : { ...(await d.store.linkIndex()), get: (keys: readonly string[]) => d.store.getLinks(keys) };
   const sides = await readSides({
     table: d.table,
     fields: d.fields,
@@ -95,7 +98,6 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
     now: Date.now,
   });
   return {
-    links,
     intents,
     conflicts,
     pendingDeletes,
@@ -117,5 +119,18 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
       const drop = [...stored.keys()].filter((key) => !sides.rowHashes!.has(key));
       await cursorStore.save(next, { set, drop });
     },
+  };
+}
+
+/** A link index over links read whole. */
+function indexOf(
+  all: Map<string, Link>,
+): LinkIndex & { get(keys: readonly string[]): Promise<Map<string, Link>> } {
+  const special = new Map([...all].filter(([, l]) => l.pending !== undefined || l.gone !== undefined));
+  return {
+    rowIds: new Map([...all].map(([key, l]) => [key, l.rowId])),
+    special,
+    get: (keys) =>
+      Promise.resolve(new Map(keys.flatMap((k) => (all.has(k) ? [[k, all.get(k)!] as const] : [])))),
   };
 }
