@@ -8,8 +8,8 @@
  * Creates one application and the worksheet, then prints one JSON line:
  * `{url, appId, appKey, sign, worksheetId, moreWorksheetIds}` (credentials of this throwaway local
  * emulator, read by the parent through a pipe, never logged). Each stdin line
- * `{"cmd": "stats"}` is answered with `{rowCount, moreRowCounts, requests, byCode,
- * cpuSeconds}`: the worksheets' live rows, the requests the emulator received, by envelope code (`none`
+ * `{"cmd": "stats"}` is answered with `{rowCount, moreRowCounts, requests, writeRequests,
+ * byCode, cpuSeconds}`: the worksheets' live rows, the requests the emulator received, by envelope code (`none`
  * when no envelope was sent), and the CPU this process has used (user + system). Shuts down when stdin closes.
  */
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
@@ -44,6 +44,8 @@ export interface EmulatorProcessStats {
   /** Live rows of each of `moreWorksheets`, in order. */
   moreRowCounts: number[];
   requests: number;
+  /** Requests that write rows (every method but GET, list queries excepted). */
+  writeRequests: number;
   byCode: Record<string, number>;
   cpuSeconds: number;
 }
@@ -82,7 +84,9 @@ async function main(): Promise<void> {
       if (cmd !== 'stats')
         throw new Error(`unknown command ${JSON.stringify(cmd)}: the only command is "stats"`);
       const byCode: Record<string, number> = {};
+      let writeRequests = 0;
       for (const r of emulator.requests) {
+        if (r.method !== 'GET' && !r.path.endsWith('/list')) writeRequests++;
         const code = r.errorCode === undefined ? 'none' : String(r.errorCode);
         byCode[code] = (byCode[code] ?? 0) + 1;
       }
@@ -90,6 +94,7 @@ async function main(): Promise<void> {
         rowCount: emulator.state.rowCount(worksheetId),
         moreRowCounts: moreWorksheetIds.map((id) => emulator.state.rowCount(id)),
         requests: emulator.requests.length,
+        writeRequests,
         byCode,
         cpuSeconds: cpuSeconds(),
       };

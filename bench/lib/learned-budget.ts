@@ -39,6 +39,7 @@ export function statsSince(now: EmulatorProcessStats, before: EmulatorProcessSta
   return {
     ...now,
     requests: now.requests - before.requests,
+    writeRequests: now.writeRequests - before.writeRequests,
     byCode,
     cpuSeconds: now.cpuSeconds - before.cpuSeconds,
   };
