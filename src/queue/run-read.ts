@@ -44,9 +44,12 @@ export async function readRun(
   const { rt, queues, hints } = deps;
   const { job, runId, log, signal } = scope;
   const structure = run.prepared!.structure;
+  // A read resumed after a crash skips the rows of batches its first attempt wrote: an
+  // incremental cursor may not pass that attempt's start (worksheet-source.ts).
+  const startedAt = started.startedAt ?? new Date().toISOString();
   await rt.runs.update(runId, {
     status: 'running',
-    startedAt: started.startedAt ?? new Date().toISOString(),
+    startedAt,
     mode: ctx.mode,
     worksheet: structure.name,
     ...(job.data.full === true ? { compare: 'full' as const } : {}),
@@ -88,7 +91,15 @@ export async function readRun(
   const source =
     job.data.trigger === 'hook'
       ? await hints.source(run, ctx, runId, signal)
-      : await openSource(rt, run.spec, run.file, job.data, runId, undefined, signal);
+      : await openSource(
+          rt,
+          run.spec,
+          run.file,
+          { ...job.data, readStartedAt: startedAt },
+          runId,
+          undefined,
+          signal,
+        );
   const { progress, batches: batchNo } = await fanOutBatches(
     rt,
     queues.batches,

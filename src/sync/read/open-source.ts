@@ -39,6 +39,11 @@ export interface SourceReadOptions {
   fromStart?: boolean;
   /** How a worksheet source writes multi-value fields (a Postgres pull: as arrays). */
   lists?: 'joined' | 'array';
+  /**
+   * When the run's read first began (ISO): a read resumed after a crash skips what its
+   * first attempt wrote, so its cursor may not pass that start. @defaultValue now
+   */
+  readStartedAt?: string | undefined;
 }
 
 /** The zone of the platform a worksheet source reads from (undefined for other sources). */
@@ -141,6 +146,7 @@ export async function openSource(
     worksheetLists: data.lists,
     ...(saved === undefined ? {} : { since: JSON.parse(saved) as unknown, sinceInclusive }),
     capCursorAtScanStart,
+    ...(data.readStartedAt === undefined ? {} : { scanStartedAt: Date.parse(data.readStartedAt) }),
     cursorField: spec.incremental?.cursor,
     signal,
     sourceGate: sourceGate(rt, spec),

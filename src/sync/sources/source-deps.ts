@@ -57,6 +57,11 @@ export interface SourceDeps {
    */
   capCursorAtScanStart?: boolean | undefined;
   /**
+   * When the read began (epoch ms), for `capCursorAtScanStart`: a read resumed after a
+   * crash gives its first attempt's start. @defaultValue the moment the scan starts
+   */
+  scanStartedAt?: number | undefined;
+  /**
    * Only the records with one of these source ids (`position.id`): a dead-letter replay
    * reads its rows again as the source has them now. SQL sources match their
    * `keyColumn`, worksheet sources the row id; others do not support it.

@@ -94,9 +94,10 @@ export async function* readWorksheetSource(
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
   // Taken before the first page is asked for: every edit the scan may miss is later.
+  const started = deps.scanStartedAt ?? Date.now();
   const ceiling =
-    fromUpdatedAt && deps.capCursorAtScanStart === true
-      ? new Date(Date.now() - SCAN_CLOCK_MARGIN_MS).toISOString()
+    fromUpdatedAt && deps.capCursorAtScanStart === true && Number.isFinite(started)
+      ? new Date(Math.min(started, Date.now()) - SCAN_CLOCK_MARGIN_MS).toISOString()
       : undefined;
   let index = 0;
   for await (const row of readRows(query)) {

@@ -141,6 +141,22 @@ describe('worksheet source', () => {
       createSource({ type: 'worksheet', worksheet: 'w' }, { env: {}, baseDir: '/', readWorksheetRows: read }),
     );
     expect(asRead.map((i) => i.cursor)).toEqual(recent.map((r) => r.updatedAt!.toISOString()));
+    // A read resumed after a crash gives its first attempt's start: no cursor past it.
+    const firstAttempt = now - 5 * 60_000;
+    const resumed = await collect(
+      createSource(
+        { type: 'worksheet', worksheet: 'w' },
+        {
+          env: {},
+          baseDir: '/',
+          capCursorAtScanStart: true,
+          scanStartedAt: firstAttempt,
+          readWorksheetRows: read,
+        },
+      ),
+    );
+    const resumedCeiling = new Date(firstAttempt - SCAN_CLOCK_MARGIN_MS).toISOString();
+    expect(resumed.map((i) => i.cursor)).toEqual([recent[0]!.updatedAt!.toISOString(), resumedCeiling]);
     // A cursor on a field of the job's own is reported as read.
     const byField = await collect(
       createSource(
