@@ -97,9 +97,8 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     d.updatedAtColumn === undefined ? undefined : instantOf(r.values[d.updatedAtColumn], d.updatedClock);
 
   if (d.cursors === undefined || scans === undefined) {
-    const rows =
-      scans === undefined ? await d.table.readAll(wanted) : await scans.scanKeys(wanted, hashColumns);
-    for (const r of rows) sourceFull.set(r.key, r);
+    if (scans === undefined) for (const r of await d.table.readAll(wanted)) sourceFull.set(r.key, r);
+    else await scans.scanKeys(wanted, hashColumns, (r) => sourceFull.set(r.key, r));
     for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
     const links = await d.links.get([...d.links.rowIds.keys()]);
     return finish('whole', { links: 0, source: [], worksheet: [] }, links, undefined);
@@ -109,9 +108,12 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   const keyFields = d.fields.filter((f) => d.keyTargets.includes(f.target));
   const keyColumns = keyFields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
   // Keys are kept as match keys only: a big table's key scan must not stay in memory whole.
-  const sourceKeyed = new Map<string, { matchKey: string; hash: string | undefined }>();
-  for (const r of await scans.scanKeys(keyColumns, hashColumns))
-    sourceKeyed.set(r.key, { matchKey: d.matchKeyOf(r.values, 'source'), hash: r.hash });
+  const sourceKeyed = new Map<string, string>();
+  const scannedHashes = new Map<string, string>();
+  await scans.scanKeys(keyColumns, hashColumns, (r) => {
+    sourceKeyed.set(r.key, d.matchKeyOf(r.values, 'source'));
+    if (r.hash !== undefined) scannedHashes.set(r.key, r.hash);
+  });
   const changedSource = new Set<string>();
   if (d.updatedAtColumn !== undefined && cursors.source !== undefined) {
     const zoneLess = d.table.columns.get(d.updatedAtColumn)?.zoneLess === true;
@@ -124,8 +126,10 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       changedSource.add(r.key);
     }
   } else
-    for (const [key, r] of sourceKeyed)
-      if (r.hash === undefined || d.rowHashes?.get(key) !== r.hash) changedSource.add(key);
+    for (const key of sourceKeyed.keys()) {
+      const hash = scannedHashes.get(key);
+      if (hash === undefined || d.rowHashes?.get(key) !== hash) changedSource.add(key);
+    }
   const rowKeys = new Map<string, string>();
   for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId)))
     rowKeys.set(row.id, d.matchKeyOf(row.values, 'worksheet'));
@@ -164,7 +168,7 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     if (!touched || link.gone !== undefined) {
       // Left out of the plan: linked, unchanged (or one side gone under `deletes: none`).
       if (link.gone === undefined) quiet.links++;
-      const sourceKey = sourceKeyed.get(link.key)?.matchKey;
+      const sourceKey = sourceKeyed.get(link.key);
       if (sourceKey !== undefined && !sourceFull.has(link.key))
         quiet.source.push({ id: link.key, matchKey: sourceKey });
       const rowKey = rowKeys.get(link.rowId);
@@ -184,13 +188,13 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   for (const r of await scans.readKeys(wanted, fetchSource, hashColumns)) sourceFull.set(r.key, r);
   for (const filter of byIdFilters([...needRows].filter((id) => !rowsFull.has(id))))
     for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
-  return finish('changes', quiet, await d.links.get(touchedKeys), sourceKeyed);
+  return finish('changes', quiet, await d.links.get(touchedKeys), scannedHashes);
 
   function finish(
     reads: SidesRead['reads'],
     quiet: SidesRead['quiet'],
     links: ReadonlyMap<string, Link>,
-    keyed: ReadonlyMap<string, { hash: string | undefined }> | undefined,
+    scannedHashes: ReadonlyMap<string, string> | undefined,
   ): SidesRead {
     const source: SideRecord[] = [];
     const worksheet: SideRecord[] = [];
@@ -226,7 +230,7 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     };
     if (hashColumns !== undefined) {
       out.rowHashes = new Map();
-      for (const [key, r] of keyed ?? []) if (r.hash !== undefined) out.rowHashes.set(key, r.hash);
+      for (const [key, hash] of scannedHashes ?? []) out.rowHashes.set(key, hash);
       for (const r of sourceFull.values()) if (r.hash !== undefined) out.rowHashes.set(r.key, r.hash);
     }
     return out;

@@ -75,14 +75,10 @@ export function createSqlTableScans(d: ScanDialect): TableScans {
   }
 
   return {
-    async scanKeys(columns, hashColumns) {
+    async scanKeys(columns, hashColumns, each) {
       const list = select(columns).map((c) => `t.${c}`);
       if (hashColumns !== undefined) list.push(hashOf(hashColumns));
-      const out: ScannedRecord[] = [];
-      await paged(list, undefined, [], (row) => {
-        out.push(scanned(row));
-      });
-      return out;
+      await paged(list, undefined, [], (row) => each(scanned(row)));
     },
     async readChanged(columns, since) {
       // A zone-less column holds wall clocks (of options.timezone); a MySQL TIMESTAMP is

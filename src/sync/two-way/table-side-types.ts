@@ -33,8 +33,15 @@ export interface ScannedRecord extends TableRecord {
 
 /** The reads of an incremental run (sql-table-scans.ts); a side without them is read whole. */
 export interface TableScans {
-  /** Key, `columns` and (given `hashColumns`) a short hash of those columns, of every record. */
-  scanKeys(columns: readonly string[], hashColumns?: readonly string[]): Promise<ScannedRecord[]>;
+  /**
+   * Key, `columns` and (given `hashColumns`) a short hash of those columns, of every record,
+   * each handed to `each` as read (a big table's scan is never held whole).
+   */
+  scanKeys(
+    columns: readonly string[],
+    hashColumns: readonly string[] | undefined,
+    each: (record: ScannedRecord) => void,
+  ): Promise<void>;
   /** Records whose `column` is at or after `ms` (or null); `wallClock` is the zone of a zone-less column. */
   readChanged(
     columns: readonly string[],
