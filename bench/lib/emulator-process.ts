@@ -10,7 +10,10 @@
  * emulator, read by the parent through a pipe, never logged). Each stdin line
  * `{"cmd": "stats"}` is answered with `{rowCount, moreRowCounts, requests, writeRequests,
  * byCode, cpuSeconds}`: the worksheets' live rows, the requests the emulator received, by envelope code (`none`
- * when no envelope was sent), and the CPU this process has used (user + system). Shuts down when stdin closes.
+ * when no envelope was sent), and the CPU this process has used (user + system).
+ * `{"cmd": "field", "alias": "no", "value": "x"}` answers `{rows, distinct, has}` for the
+ * first worksheet: its live rows, how many distinct values that field holds, and whether
+ * one is `value`. Shuts down when stdin closes.
  */
 import type { CreateWorksheetInput } from '../../src/api/types.ts';
 import type { RateLimitOptions } from '../../src/emulator/options.ts';
@@ -50,6 +53,13 @@ export interface EmulatorProcessStats {
   cpuSeconds: number;
 }
 
+/** Its answer to `{cmd: "field", alias, value?}`, about the first worksheet. */
+export interface EmulatorFieldStats {
+  rows: number;
+  distinct: number;
+  has: boolean;
+}
+
 function cpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
@@ -80,9 +90,20 @@ async function main(): Promise<void> {
   await serveJsonCommands(
     ready,
     (command) => {
-      const cmd = (command as { cmd?: unknown }).cmd;
+      const { cmd, alias, value } = command as { cmd?: unknown; alias?: unknown; value?: unknown };
+      if (cmd === 'field' && typeof alias === 'string') {
+        const values = emulator.state.rows(worksheetId).map((r) => r.values[alias]);
+        const answer: EmulatorFieldStats = {
+          rows: values.length,
+          distinct: new Set(values).size,
+          has: value !== undefined && values.includes(value),
+        };
+        return answer;
+      }
       if (cmd !== 'stats')
-        throw new Error(`unknown command ${JSON.stringify(cmd)}: the only command is "stats"`);
+        throw new Error(
+          `unknown command ${JSON.stringify(cmd)}: the commands are "stats" and "field" (with an alias)`,
+        );
       const byCode: Record<string, number> = {};
       let writeRequests = 0;
       for (const r of emulator.requests) {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type {
+  EmulatorFieldStats,
   EmulatorProcessConfig,
   EmulatorProcessReady,
   EmulatorProcessStats,
@@ -10,6 +11,8 @@ import { spawnJsonChild } from './spawn-json-child.ts';
 export interface BenchEmulator extends EmulatorProcessReady {
   /** Live rows of the worksheet and the requests received, by envelope code. */
   stats(): Promise<EmulatorProcessStats>;
+  /** The worksheet's live rows, the distinct values of one field, and whether `value` is one. */
+  field(alias: string, value?: string): Promise<EmulatorFieldStats>;
   close(): Promise<void>;
 }
 
@@ -20,6 +23,7 @@ export async function spawnEmulator(config: EmulatorProcessConfig): Promise<Benc
   return {
     ...child.ready,
     stats: () => child.ask<EmulatorProcessStats>({ cmd: 'stats' }),
+    field: (alias, value) => child.ask<EmulatorFieldStats>({ cmd: 'field', alias, value }),
     close: () => child.close(),
   };
 }
