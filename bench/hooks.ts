@@ -18,7 +18,9 @@
  *   (bench/lib/hook-load.ts), with the token header, after one warm-up hint has landed
  *   (a deployed process has loaded its modules); milliseconds from sending to the
  *   answer's head, p50/p99/max, and the calls not answered 202. The worker writes the
- *   rows meanwhile. `rowsLandedOnce`: the target then holds exactly `calls` rows with
+ *   rows meanwhile. `sentLate*Ms`: how late this process sent them (its own stalls);
+ *   `receiverEventLoop`: the event-loop delay of the process taking the calls while they
+ *   came (p99/max, from its `/metrics`). `rowsLandedOnce`: the target then holds exactly `calls` rows with
  *   `calls` distinct keys, plus the warm-up row (checked once all landed and 2 s later).
  * - `landed`: `--hints` single hints (default 50), one at a time on an idle system: a
  *   row is created in the source, its hint sent, and the emulator asked every 10 ms
@@ -66,7 +68,12 @@ type Topology = 'workerOpsPort' | 'hooksServe';
 interface TopologyFigures {
   processes: string[];
   connections: number;
-  accept: AcceptFigures & { rowsLanded: number; rowsLandedOnce: boolean; landedAllSeconds: number };
+  accept: AcceptFigures & {
+    rowsLanded: number;
+    rowsLandedOnce: boolean;
+    landedAllSeconds: number;
+    receiverEventLoop: { p99Ms: number; maxMs: number };
+  };
   landed: { hints: number; p50Ms: number; p95Ms: number; maxMs: number; within2s: number };
   met: { acceptP99Under50ms: boolean; landedP95Within2s: boolean; acceptWithin10s: boolean };
 }
@@ -161,11 +168,13 @@ async function measureTopology(topology: Topology, dir: string): Promise<Topolog
       await waitForRows(emulator, 1, 30_000);
       const connections = caller.connected();
       console.error(`${topology}: ${connections} connections open, sending ${flags.calls} calls at 200/s`);
+      await caller.eventLoopDelay();
       const accept = await sendAtRate(
         caller,
         rowIds.map((rowId) => ({ rowId })),
         5,
       );
+      const receiverEventLoop = await caller.eventLoopDelay();
       const landedAllSeconds = await waitForRows(emulator, flags.calls + 1, 120_000);
       await sleep(2000);
       const target = await emulator.field('no');
@@ -210,6 +219,7 @@ async function measureTopology(topology: Topology, dir: string): Promise<Topolog
           rowsLanded: target.rows - 1,
           rowsLandedOnce,
           landedAllSeconds: Number(landedAllSeconds.toFixed(2)),
+          receiverEventLoop,
         },
         landed: landedFigures,
         met: {

@@ -6,6 +6,11 @@ export interface HookCaller {
   connected(): number;
   /** One call with `body`; resolves to its status and the milliseconds from sending to the answer's head. */
   post(body: unknown): Promise<{ status: number; ms: number }>;
+  /**
+   * The receiving process's event-loop delay since the previous call, from its
+   * `/metrics` (prom-client's default metrics reset their histogram at each scrape).
+   */
+  eventLoopDelay(): Promise<{ p99Ms: number; maxMs: number }>;
   close(): Promise<void>;
 }
 
@@ -43,6 +48,19 @@ export async function openHookCaller(options: {
       await res.body.dump();
       return { status: res.statusCode, ms };
     },
+    async eventLoopDelay() {
+      const res = await pool.request({ path: '/metrics', method: 'GET' });
+      const text = await res.body.text();
+      const read = (name: string) => {
+        const match = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+        if (match === null) throw new Error(`${options.origin}/metrics has no ${name}`);
+        return Number((Number(match[1]) * 1000).toFixed(1));
+      };
+      return {
+        p99Ms: read('nodejs_eventloop_lag_p99_seconds'),
+        maxMs: read('nodejs_eventloop_lag_max_seconds'),
+      };
+    },
     close: () => pool.close(),
   };
 }
@@ -57,6 +75,9 @@ export interface AcceptFigures {
   /** Calls not answered 202 (or not answered at all), by status. */
   notAccepted: number;
   notAcceptedByStatus: Record<string, number>;
+  /** How late this process sent the calls (its own stalls), p99 and max. */
+  sentLateP99Ms: number;
+  sentLateMaxMs: number;
 }
 
 /**
@@ -70,6 +91,7 @@ export async function sendAtRate(
   intervalMs: number,
 ): Promise<AcceptFigures> {
   const latencies: number[] = [];
+  const late: number[] = [];
   const notAccepted: Record<string, number> = {};
   const started = performance.now();
   let lastSent = started;
@@ -78,6 +100,7 @@ export async function sendAtRate(
       const due = started + i * intervalMs;
       await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
       lastSent = Math.max(lastSent, performance.now());
+      late.push(performance.now() - due);
       try {
         const { status, ms } = await caller.post(body);
         latencies.push(ms);
@@ -98,6 +121,8 @@ export async function sendAtRate(
     maxMs: quantile(latencies, 1),
     notAccepted: Object.values(notAccepted).reduce((a, b) => a + b, 0),
     notAcceptedByStatus: notAccepted,
+    sentLateP99Ms: quantile(late, 0.99),
+    sentLateMaxMs: quantile(late, 1),
   };
 }
 
