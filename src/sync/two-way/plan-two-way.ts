@@ -9,7 +9,7 @@ import type { Link } from './link-store.ts';
 import { pendingDeleteId } from './link-store.ts';
 import { comparable, lastSynced, toColumnValue, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
-import type { SideRecord, TwoWayInput, TwoWayPlan } from './two-way-plan-types.ts';
+import type { QuietKeys, SideRecord, TwoWayInput, TwoWayPlan } from './two-way-plan-types.ts';
 
 /** Decides a whole run. */
 export function planTwoWay(input: TwoWayInput): TwoWayPlan {
@@ -172,8 +172,9 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
   }
 
   function matchUnlinked(): void {
-    const bySource = groupByKey([...input.source, ...(input.quiet?.source ?? [])]);
-    const byRow = groupByKey([...input.worksheet, ...(input.quiet?.worksheet ?? [])]);
+    // Records read whole first, then the quiet ones (looked up, never grouped: there can be many).
+    const bySource = idsByKey(input.source, input.quiet?.source);
+    const byRow = idsByKey(input.worksheet, input.quiet?.worksheet);
     const intentOf = (side: 'source' | 'worksheet', origin: string) => input.intents.get(`${side}:${origin}`);
     const ambiguous = (k: string) => {
       const id = `ambiguous:${k}`;
@@ -185,14 +186,13 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         kind: 'ambiguous',
         matchKey: k,
         records: {
-          source: (bySource.get(k) ?? []).map((r) => r.id),
-          worksheet: (byRow.get(k) ?? []).map((r) => r.id),
+          source: bySource(k),
+          worksheet: byRow(k),
         },
         at: input.conflicts.get(id)?.at ?? input.now,
       });
     };
-    const isAmbiguous = (k: string) =>
-      k === '' || (bySource.get(k)?.length ?? 0) > 1 || (byRow.get(k)?.length ?? 0) > 1;
+    const isAmbiguous = (k: string) => k === '' || bySource(k).length > 1 || byRow(k).length > 1;
     const unlinkedRowIds = new Set(unlinkedRows.map((r) => r.id));
     const paired = new Set<string>();
     for (const s of unlinkedSource) {
@@ -201,8 +201,8 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         ambiguous(k === '' ? `(empty) source ${s.id}` : k);
         continue;
       }
-      const match = byRow.get(k)?.[0];
-      const w = match === undefined ? undefined : worksheet.get(match.id);
+      const match = byRow(k)[0];
+      const w = match === undefined ? undefined : worksheet.get(match);
       if (match === undefined) {
         plan.counts.sourceOnly++;
         plan.createInWorksheet.push({ record: s, base: { ...s.hashes }, ...lastOf(s) });
@@ -228,7 +228,7 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
         ambiguous(k === '' ? `(empty) row ${w.id}` : k);
         continue;
       }
-      if (bySource.has(k)) {
+      if (bySource(k).length > 0) {
         ambiguous(k);
         continue;
       }
@@ -253,7 +253,7 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
       const planned = plannedDeletes.filter((d) => d.side === side);
       const total =
         (side === 'worksheet' ? input.worksheet.length : input.source.length) +
-        (input.quiet?.[side].length ?? 0);
+        (input.quiet?.[side].count ?? 0);
       const approved = planned.filter((d) => input.pendingDeletes.get(idOf(d))?.approved === true);
       const rest = planned.filter((d) => input.pendingDeletes.get(idOf(d))?.approved !== true);
       const hold = rest.length > input.deleteThreshold * total;
@@ -277,13 +277,22 @@ function idOf(d: { link: Link; side: 'source' | 'worksheet' }): string {
   return pendingDeleteId({ side: d.side, key: d.link.key, rowId: d.link.rowId });
 }
 
-function groupByKey<R extends Pick<SideRecord, 'id' | 'matchKey'>>(records: readonly R[]): Map<string, R[]> {
-  const out = new Map<string, R[]>();
+/**
+ * The ids with a match key: of `records` (read whole) first, in their order, then of the
+ * quiet records. '' matches nothing.
+ */
+function idsByKey(records: readonly SideRecord[], quiet: QuietKeys | undefined): (k: string) => string[] {
+  const grouped = new Map<string, string[]>();
   for (const r of records) {
     if (r.matchKey === '') continue;
-    const list = out.get(r.matchKey);
-    if (list === undefined) out.set(r.matchKey, [r]);
-    else list.push(r);
+    const list = grouped.get(r.matchKey);
+    if (list === undefined) grouped.set(r.matchKey, [r.id]);
+    else list.push(r.id);
   }
-  return out;
+  return (k) => {
+    if (k === '') return [];
+    const ids = grouped.get(k) ?? [];
+    const more = quiet?.byKey.get(k);
+    return more === undefined ? ids : ids.concat(more);
+  };
 }

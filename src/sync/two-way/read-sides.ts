@@ -101,7 +101,7 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     else await scans.scanKeys(wanted, hashColumns, (r) => sourceFull.set(r.key, r));
     for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
     const links = await d.links.get([...d.links.rowIds.keys()]);
-    return finish('whole', { links: 0, source: [], worksheet: [] }, links, undefined);
+    return finish('whole', { links: 0, source: quietKeys(), worksheet: quietKeys() }, links, undefined);
   }
 
   const cursors = d.cursors;
@@ -148,8 +148,7 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   const recheck = new Set(cursors.recheck);
   const needSource = new Set<string>();
   const needRows = new Set<string>();
-  type KeyOnly = Pick<SideRecord, 'id' | 'matchKey'>;
-  const quiet = { links: 0, source: [] as KeyOnly[], worksheet: [] as KeyOnly[] };
+  const quiet = { links: 0, source: quietKeys(), worksheet: quietKeys() };
   const touchedKeys: string[] = [];
   const linkedRows = new Set<string>();
   for (const [key, rowId] of d.links.rowIds) {
@@ -169,11 +168,9 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       // Left out of the plan: linked, unchanged (or one side gone under `deletes: none`).
       if (link.gone === undefined) quiet.links++;
       const sourceKey = sourceKeyed.get(link.key);
-      if (sourceKey !== undefined && !sourceFull.has(link.key))
-        quiet.source.push({ id: link.key, matchKey: sourceKey });
+      if (sourceKey !== undefined && !sourceFull.has(link.key)) addQuiet(quiet.source, sourceKey, link.key);
       const rowKey = rowKeys.get(link.rowId);
-      if (rowKey !== undefined && !rowsFull.has(link.rowId))
-        quiet.worksheet.push({ id: link.rowId, matchKey: rowKey });
+      if (rowKey !== undefined && !rowsFull.has(link.rowId)) addQuiet(quiet.worksheet, rowKey, link.rowId);
       if (link.gone !== undefined) touchedKeys.push(link.key);
       continue;
     }
@@ -235,4 +232,24 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     }
     return out;
   }
+}
+
+/** QuietKeys as read-sides builds them. */
+interface QuietBuilder {
+  count: number;
+  byKey: Map<string, string | string[]>;
+}
+
+function quietKeys(): QuietBuilder {
+  return { count: 0, byKey: new Map() };
+}
+
+/** Counts a quiet record and files its id under its match key (QuietKeys). */
+function addQuiet(quiet: QuietBuilder, matchKey: string, id: string): void {
+  quiet.count++;
+  if (matchKey === '') return;
+  const had = quiet.byKey.get(matchKey);
+  if (had === undefined) quiet.byKey.set(matchKey, id);
+  else if (typeof had === 'string') quiet.byKey.set(matchKey, [had, id]);
+  else had.push(id);
 }

@@ -21,6 +21,17 @@ export interface SideRecord {
   updatedAt?: number | undefined;
 }
 
+/**
+ * One side's quiet records (TwoWayInput.quiet): how many, and their ids by match key (a
+ * record whose key is '' matches nothing and is only counted). An id alone while one
+ * record has the key, a list once several share it: a quiet run over many records holds
+ * one entry per record, no object, and the planner looks a new record's key up in it.
+ */
+export interface QuietKeys {
+  count: number;
+  byKey: ReadonlyMap<string, string | readonly string[]>;
+}
+
 /** The state and settings a plan is made from. */
 export interface TwoWayInput {
   fields: readonly TwoWayField[];
@@ -36,11 +47,7 @@ export interface TwoWayInput {
    * their links are not in `links`; only their match keys count, to match new records,
    * with their number (linked, and part of each side's size for the delete threshold).
    */
-  quiet?: {
-    links: number;
-    source: ReadonlyArray<Pick<SideRecord, 'id' | 'matchKey'>>;
-    worksheet: ReadonlyArray<Pick<SideRecord, 'id' | 'matchKey'>>;
-  };
+  quiet?: { links: number; source: QuietKeys; worksheet: QuietKeys };
   deletes: 'both' | 'none';
   deleteThreshold: number;
   now: string;
