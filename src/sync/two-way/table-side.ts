@@ -10,7 +10,6 @@ import { postgresPrivileges } from '../sources/postgres-privileges.ts';
 import { SourceError } from '../sources/source-error.ts';
 import type { MysqlSourceSpec, PostgresSourceSpec } from '../sources/source-spec.ts';
 import { pgWallClockTypes } from '../sources/sql-wall-clock-types.ts';
-import { openMysqlTableSide } from './mysql-table-side.ts';
 import { markedWithOrigin } from './origin-marked-side.ts';
 import { createSqlTableSide } from './sql-table-side.ts';
 import type { RunSql } from './sql-table-side.ts';
@@ -28,7 +27,10 @@ export function openTableSide(
   spec: PostgresSourceSpec | MysqlSourceSpec,
   env: NodeJS.ProcessEnv,
 ): Promise<TableSide> {
-  return spec.type === 'mysql' ? openMysqlTableSide(spec, env) : openPostgresTableSide(spec, env);
+  // mysql2 loads only for a MySQL table: a PostgreSQL run does not pay for its ~90 modules.
+  return spec.type === 'mysql'
+    ? import('./mysql-table-side.ts').then((m) => m.openMysqlTableSide(spec, env))
+    : openPostgresTableSide(spec, env);
 }
 
 async function openPostgresTableSide(spec: PostgresSourceSpec, env: NodeJS.ProcessEnv): Promise<TableSide> {
