@@ -8,7 +8,6 @@
  */
 import path from 'node:path';
 import { loadSettings } from '../../config/settings.ts';
-import { credentialsFromEnv } from '../api/credentials-from-env.ts';
 import type { Settings } from '../../config/settings.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 import { statePrefixOf } from './create-runtime.ts';
@@ -16,15 +15,14 @@ import { refusedEnvRefs } from '../sync/check/job-environment.ts';
 import { createStructureSnapshots } from '../sync/prepare/schema-drift.ts';
 import type { StructureSnapshot } from '../sync/prepare/schema-drift.ts';
 import type { Credentials } from '../api/auth.ts';
-import { createPlatformClient } from '../api/create-platform-client.ts';
 import type { PlatformClient } from '../api/create-platform-client.ts';
-import { resolveBaseUrl } from '../api/transport.ts';
 import { checkJob, checkPlatform, settingsFailure } from '../sync/check/check-setup.ts';
 import type { CheckStep, ConnectionFacts } from '../sync/check/check-setup.ts';
 import { checkSourceAndSink } from '../sync/check/check-source-sink.ts';
 import { checkWriteRights } from '../sync/check/check-write-rights.ts';
 import { checkOriginRights } from '../sync/check/check-origin-rights.ts';
 import { twoWayWorksheetSteps } from './check-two-way-worksheet.ts';
+import { doctorClient } from './doctor-client.ts';
 import { loadJobSpec } from '../sync/job-spec/load-job-spec.ts';
 import type { JobSpec } from '../sync/job-spec/job-spec-schema.ts';
 import { defineCommand, parseCommand } from './command.ts';
@@ -84,27 +82,14 @@ async function runChecks(io: CliIo, jobArg: string | undefined): Promise<CheckSt
           ? spec.source.credentialsEnvPrefix
           : undefined
         : spec.target.app?.credentialsEnvPrefix) ?? 'ROWBRIDGE_';
-    const { credentials, apiUrl } = credentialsFromEnv(io.env, prefix);
-    const baseUrl = resolveBaseUrl({
-      baseUrl: apiUrl ?? (prefix === 'ROWBRIDGE_' ? settings.apiUrl : undefined) ?? '',
-    });
-    const timeZone = io.env[`${prefix}PLATFORM_TIMEZONE`]?.trim() || settings.platformTimezone;
+    const opened = doctorClient(io.env, prefix);
+    client = opened.client;
     facts = {
-      apiUrl: baseUrl,
-      ...methodOf(credentials, settings.headerPrefix),
+      apiUrl: opened.baseUrl,
+      ...methodOf(opened.credentials, settings.headerPrefix),
       headerPrefix: settings.headerPrefix,
-      timeZone,
+      timeZone: opened.timeZone,
     };
-    client = createPlatformClient({
-      baseUrl,
-      credentials,
-      headerPrefix: settings.headerPrefix,
-      // A doctor answers in seconds: one retry, short timeouts.
-      connectTimeoutMs: 5_000,
-      headersTimeoutMs: 15_000,
-      retry: { retries: 1, maxRetryTimeMs: 10_000 },
-      organisation: { timeZone, orgId: settings.orgId },
-    });
   } catch (err) {
     return [settingsFailure(err)];
   }
