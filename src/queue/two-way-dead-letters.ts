@@ -1,6 +1,6 @@
 /**
  * The records a two-way run could not write (a relation key no related row holds, an
- * option the worksheet lacks) as dead letters, so `dlq list` and the run's report show
+ * option the worksheet lacks, a value the platform refused with its code) as dead letters, so `dlq list` and the run's report show
  * them. The engine retries them by itself: such a record stays different on the two sides,
  * so every run tries it again. Each run therefore replaces the job's earlier two-way dead
  * letters with its own: what `dlq list` shows is what is refused now, and a record fixed
@@ -34,17 +34,21 @@ export async function deadLetterTwoWay(
   if (earlier.length > 0) await deps.deadLetters.remove(earlier);
   if (rejected.length === 0) return 0;
   await deps.deadLetters.add(
-    rejected.map((r, index) => ({
-      id: `${runId}:${index}`,
-      job,
-      runId,
-      category: CATEGORY,
-      message: `two-way: record ${r.key} was not written: ${r.reason}; the next run tries it again`,
-      ...(fieldOf(r.reason) === undefined ? {} : { field: fieldOf(r.reason)! }),
-      source: { data: { key: r.key }, position: { index, id: r.key } },
-      key: r.key,
-      attempts: 1,
-    })),
+    rejected.map((r, index) => {
+      const field = r.field ?? fieldOf(r.reason);
+      return {
+        id: `${runId}:${index}`,
+        job,
+        runId,
+        category: CATEGORY,
+        ...(r.errorCode === undefined ? {} : { errorCode: r.errorCode }),
+        message: messageOf(job, r, field),
+        ...(field === undefined ? {} : { field }),
+        source: { data: { key: r.key }, position: { index, id: r.key } },
+        key: r.key,
+        attempts: 1,
+      };
+    }),
   );
   await deps.redis.hincrby(
     stateKey(deps.statePrefix, 'run', runId, 'counts'),
@@ -52,6 +56,17 @@ export async function deadLetterTwoWay(
     rejected.length,
   );
   return rejected.length;
+}
+
+/** Names the job, the side, the record, the field and the platform's code. */
+function messageOf(job: string, r: TwoWayReport['rejected'][number], field: string | undefined): string {
+  const by = r.where === undefined ? '' : ` by ${r.where}`;
+  const code =
+    r.errorCode === undefined || r.reason.includes(String(r.errorCode))
+      ? ''
+      : ` (platform error ${r.errorCode})`;
+  const what = field === undefined || r.reason.startsWith(`${field}: `) ? '' : `field ${field}: `;
+  return `two-way job ${job}: record ${r.record ?? r.key} was refused${by}: ${what}${r.reason}${code}; the next run tries it again`;
 }
 
 /** The field a reason starts with (`customer: no row in ...`). */

@@ -106,7 +106,7 @@ export function createSqlTableSide(d: SqlTableDialect): TableSide {
         await d.write('ROLLBACK').catch(() => undefined);
         throw d.fail(err, 'write failed (the batch was rolled back)');
       }
-      return created;
+      return { created, refused: [] };
     },
     close: d.close,
     scans: createSqlTableScans({ ...d, readOnly }),

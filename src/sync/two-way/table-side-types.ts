@@ -26,6 +26,24 @@ export interface TableWrites {
   deletes: string[];
 }
 
+/** A record of a batch the side would not take (a value the platform refused); the others were written. */
+export interface RefusedWrite {
+  /** The update's key, or the insert's ref. */
+  ref: string;
+  /** The field refused, as the job names it on this side, when known. */
+  field?: string;
+  /** The platform's error code, when it answered one. */
+  errorCode?: number;
+  reason: string;
+}
+
+/** What a batch wrote: each insert's new key by its ref, and the records refused. */
+export interface TableWritten {
+  created: Map<string, string>;
+  /** Always empty for a table, whose batch is one transaction: it commits whole or throws. */
+  refused: RefusedWrite[];
+}
+
 /** A record of a key scan: the columns asked for, and the row hash when one was asked for. */
 export interface ScannedRecord extends TableRecord {
   hash?: string;
@@ -60,8 +78,8 @@ export interface TableSide {
   columns: ReadonlyMap<string, ColumnInfo>;
   /** Every record of the table, `columns` read (key included). */
   readAll(columns: readonly string[]): Promise<TableRecord[]>;
-  /** Applies one batch in one transaction; answers each insert's new key by its ref. */
-  write(batch: TableWrites): Promise<Map<string, string>>;
+  /** Applies one batch (a table: in one transaction); answers each insert's new key by its ref. */
+  write(batch: TableWrites): Promise<TableWritten>;
   close(): Promise<void>;
   /** Incremental reads; absent: every run reads the side whole. */
   scans?: TableScans;

@@ -27,7 +27,9 @@ import { twoWayFields } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 import { readTwoWay } from './two-way-read.ts';
 import { createRecordMaker } from './side-record.ts';
-import { createWorksheetSide } from './worksheet-side.ts';
+import { createRefusedRecords, mappingRefusal } from './refused-records.ts';
+import type { RejectedRecord } from './refused-records.ts';
+import { createWorksheetSide, isRefusal } from './worksheet-side.ts';
 import { readTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.ts';
 
 /** What a run wrote on each side and what it left for a person. */
@@ -43,8 +45,8 @@ export interface TwoWayReport {
   conflicts: number;
   heldDeletes: number;
   kept: TwoWayPlan['kept'];
-  /** Records a side refused (an option the worksheet lacks...), with the reasons. */
-  rejected: Array<{ key: string; reason: string }>;
+  /** Records a side refused (an option the worksheet lacks, a value the platform refused...), with the reasons. */
+  rejected: RejectedRecord[];
   /** Planned only (`plan`): the writes the run would make and their API cost. */
   planned?: TwoWayPlanSummary;
 }
@@ -139,7 +141,7 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       return { ...report, planned: summarizePlan(plan, worksheetRecords.length, otherRows) };
     }
     await deps.onPhase?.('planned');
-    await apply(plan, report, {
+    const recheck = await apply(plan, report, {
       store,
       table,
       worksheetSide,
@@ -147,11 +149,9 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       deps,
       intents: [...intents.values()],
       conflicts,
+      matchKeys: { source: sourceRecords, worksheet: worksheetRecords },
     });
-    await read.commit(
-      plan,
-      report.rejected.map((r) => r.key),
-    );
+    await read.commit(plan, recheck);
     return report;
   } finally {
     await table.close();
@@ -167,10 +167,14 @@ interface ApplyDeps {
   intents: Intent[];
   /** The conflicts as read: saved or dropped only where still so (conflict-cas.ts). */
   conflicts: ReadonlyMap<string, Conflict>;
+  /** Both sides as read: a refused record is named by its match key. */
+  matchKeys: Parameters<typeof createRefusedRecords>[1];
 }
 
-async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Promise<void> {
+/** Writes the plan; answers the table keys of the records a side refused. */
+async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Promise<string[]> {
   const { store, table, worksheetSide } = a;
+  const refused = createRefusedRecords(a.deps.spec, a.matchKeys, report.rejected);
   const job = { redis: a.deps.redis, prefix: a.deps.prefix, job: a.deps.spec.name };
   await commitConflicts(job, a.conflicts, plan.raiseConflicts, []);
   await store.savePendingDeletes(plan.holdDeletes);
@@ -180,7 +184,7 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
   const creates = await worksheetSide.map(
     plan.createInWorksheet.map((c) => ({ ref: c.record.id, record: c.record.values })),
   );
-  for (const r of creates.rejected) report.rejected.push({ key: r.write.ref, reason: describe(r.errors) });
+  for (const r of creates.rejected) refused.add('worksheet', r.write.ref, mappingRefusal(r.errors));
   const createBase = new Map(plan.createInWorksheet.map((c) => [c.record.id, c]));
   await store.saveIntents([
     ...creates.ok.map(({ write }) => ({
@@ -213,25 +217,31 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
   );
   for (const r of updates.rejected) {
     failed.add(r.write.ref);
-    report.rejected.push({ key: r.write.ref, reason: describe(r.errors) });
+    refused.add('worksheet', r.write.ref, mappingRefusal(r.errors));
   }
   for (const u of updates.ok) {
-    await worksheetSide.update(u.write.rowId!, u.fields);
-    report.worksheet.updated++;
+    const no = await worksheetSide.update(u.write.rowId!, u.fields);
+    // Refused: its link keeps the pending value, so the next run writes it again.
+    if (no !== undefined) {
+      failed.add(u.write.ref);
+      refused.add('worksheet', u.write.ref, no);
+    } else report.worksheet.updated++;
   }
   for (let i = 0; i < creates.ok.length; i += 100) {
     const part = creates.ok.slice(i, i + 100);
     const ids = await worksheetSide.create(part.map((p) => ({ fields: p.fields })));
+    // A refused create stays unlinked: the next run plans it again.
+    const made = part.flatMap((p, j) => {
+      const id = ids[j]!;
+      if (!isRefusal(id)) return [{ ref: p.write.ref, rowId: id }];
+      refused.add('worksheet', p.write.ref, id);
+      return [];
+    });
     await store.saveLinks(
-      part.map((p, j) => ({
-        key: p.write.ref,
-        rowId: ids[j]!,
-        base: createBase.get(p.write.ref)!.base,
-        ...lastOf(createBase.get(p.write.ref)!),
-      })),
+      made.map((m) => ({ key: m.ref, rowId: m.rowId, ...baseOf(createBase.get(m.ref)!) })),
     );
-    await store.dropIntents(part.map((p) => ({ side: 'worksheet', origin: p.write.ref })));
-    report.worksheet.created += part.length;
+    await store.dropIntents(made.map((m) => ({ side: 'worksheet', origin: m.ref })));
+    report.worksheet.created += made.length;
   }
   if (plan.deleteInWorksheet.length > 0) {
     await worksheetSide.remove(plan.deleteInWorksheet.map((l) => l.rowId));
@@ -246,19 +256,27 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
     const ups = sourceUpdates.slice(i, i + TABLE_BATCH);
     const ins = plan.createInSource.slice(i, i + TABLE_BATCH);
     const dels = plan.deleteInSource.slice(i, i + TABLE_BATCH);
-    const keys = await table.write({
+    const written = await table.write({
       updates: ups.map((w) => ({ key: w.link.key, set: w.toSource })),
       inserts: ins.map((c) => ({ ref: c.record.id, values: c.values })),
       deletes: dels.map((l) => l.key),
     });
+    // Only a worksheet on the other side refuses a record and writes the batch's others.
+    const no = new Set(written.refused.map((r) => r.ref));
+    const made = ins.filter((c) => !no.has(c.record.id));
+    for (const { ref, ...why } of written.refused) {
+      const created = ins.some((c) => c.record.id === ref);
+      if (!created) failed.add(ref);
+      refused.add('source', ref, why, created ? 'source' : undefined);
+    }
     // Committed: now the links may say so.
     await store.saveLinks(
-      ins.map((c) => ({ key: keys.get(c.record.id)!, rowId: c.record.id, base: c.base, ...lastOf(c) })),
+      made.map((c) => ({ key: written.created.get(c.record.id)!, rowId: c.record.id, ...baseOf(c) })),
     );
-    await store.dropIntents(ins.map((c) => ({ side: 'source', origin: c.record.id })));
+    await store.dropIntents(made.map((c) => ({ side: 'source', origin: c.record.id })));
     await store.dropLinks(dels);
-    report.source.updated += ups.length;
-    report.source.created += ins.length;
+    report.source.updated += ups.filter((w) => !no.has(w.link.key)).length;
+    report.source.created += made.length;
     report.source.deleted += dels.length;
   }
 
@@ -268,12 +286,13 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
   await store.dropIntents(a.intents);
   await commitConflicts(job, a.conflicts, [], plan.clearConflicts);
   await store.dropPendingDeletes(plan.forgetDeletes);
+  return refused.tableKeys();
 }
 
 function lastOf(c: { last?: Record<string, string> }): { last?: Record<string, string> } {
   return c.last === undefined ? {} : { last: c.last };
 }
 
-function describe(errors: ReadonlyArray<{ field: string; reason: string }>): string {
-  return errors.map((e) => `${e.field}: ${e.reason}`).join('; ');
+function baseOf(c: { base: Record<string, string>; last?: Record<string, string> }) {
+  return { base: c.base, ...lastOf(c) };
 }

@@ -8,8 +8,9 @@
  * (read in that app's zone) and the row's `_updatedAt` beside them, for `conflict: newest`.
  * Write: each value mapped by the push mapping's coercers against that worksheet (option
  * text → option, member name → member, relation key → row id), through that app's client
- * and limiter; deletes go to its recycle bin. A batch is mapped whole before any request:
- * a value the worksheet refuses fails the run naming the record, with nothing written.
+ * and limiter; deletes go to its recycle bin. A record this worksheet refuses (a value the
+ * mapping cannot write to it, or the platform's refusal of a value: worksheet-side.ts) is
+ * answered as refused with its field and reason; the batch's other records are written.
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import { fieldTypeName, READ_ONLY_FIELD_TYPES } from '../../api/field-types.ts';
@@ -22,13 +23,12 @@ import { fieldOptions } from '../job-spec/two-way-options.ts';
 import type { FieldMapping } from '../model/types.ts';
 import { validateMapping } from '../mapping/validate-mapping.ts';
 import { createReferenceLookups, createRowReader } from '../prepare/create-reference-lookups.ts';
-import { SourceError } from '../sources/source-error.ts';
 import type { WorksheetSourceSpec } from '../sources/source-spec.ts';
-import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
+import type { ColumnInfo, RefusedWrite, TableRecord, TableSide } from './table-side-types.ts';
 import { instantOf } from './two-way-fields.ts';
+import { mappingRefusal } from './refused-records.ts';
 import { readTwoWayRows, relationKeyFields } from './two-way-rows.ts';
-import { createWorksheetSide } from './worksheet-side.ts';
-import type { WorksheetWrite } from './worksheet-side.ts';
+import { createWorksheetSide, isRefusal } from './worksheet-side.ts';
 
 /** The column a worksheet side's records carry their `_updatedAt` in (an ISO instant). */
 export const WORKSHEET_UPDATED_AT = '_updatedAt';
@@ -125,9 +125,10 @@ export async function openWorksheetOtherSide(options: WorksheetOtherSideOptions)
     },
     async write(batch) {
       const created = new Map<string, string>();
+      const refused: RefusedWrite[] = [];
       const nothing =
         batch.updates.every((u) => Object.keys(u.set).length === 0) && batch.inserts.length === 0;
-      if (nothing && batch.deletes.length === 0) return created;
+      if (nothing && batch.deletes.length === 0) return { created, refused };
       if (side === undefined && !nothing)
         throw new ConfigError(`${file}: no field of the job is written to ${who}`);
       if (side !== undefined && !nothing) {
@@ -137,13 +138,20 @@ export async function openWorksheetOtherSide(options: WorksheetOtherSideOptions)
             .map((u) => ({ ref: u.key, rowId: u.key, record: u.set, targets: Object.keys(u.set) })),
         );
         const inserts = await side.map(batch.inserts.map((i) => ({ ref: i.ref, record: i.values })));
-        const rejected = [...updates.rejected, ...inserts.rejected];
-        if (rejected.length > 0) throw refusal(who, rejected);
-        for (const u of updates.ok) await side.update(u.write.rowId!, u.fields);
+        for (const r of [...updates.rejected, ...inserts.rejected])
+          refused.push({ ref: r.write.ref, ...mappingRefusal(r.errors) });
+        for (const u of updates.ok) {
+          const no = await side.update(u.write.rowId!, u.fields);
+          if (no !== undefined) refused.push({ ref: u.write.ref, ...no });
+        }
         for (let i = 0; i < inserts.ok.length; i += 100) {
           const part = inserts.ok.slice(i, i + 100);
           const ids = await side.create(part.map((p) => ({ fields: p.fields })));
-          part.forEach((p, j) => created.set(p.write.ref, ids[j]!));
+          part.forEach((p, j) => {
+            const id = ids[j]!;
+            if (isRefusal(id)) refused.push({ ref: p.write.ref, ...id });
+            else created.set(p.write.ref, id);
+          });
         }
       }
       for (let i = 0; i < batch.deletes.length; i += 100) {
@@ -153,7 +161,7 @@ export async function openWorksheetOtherSide(options: WorksheetOtherSideOptions)
           triggerWorkflow,
         });
       }
-      return created;
+      return { created, refused };
     },
     close: () => Promise.resolve(),
   };
@@ -185,21 +193,4 @@ function sourceMapping(m: FieldMapping): FieldMapping {
   if (m.lookupTable !== undefined) out.lookupTable = m.lookupTable;
   if (m.createOptions !== undefined) out.createOptions = m.createOptions;
   return out;
-}
-
-function refusal(
-  who: string,
-  rejected: ReadonlyArray<{
-    write: WorksheetWrite;
-    errors: ReadonlyArray<{ field: string; reason: string }>;
-  }>,
-): SourceError {
-  const lines = rejected
-    .slice(0, 10)
-    .map((r) => `record ${r.write.ref}: ${r.errors.map((e) => `${e.field}: ${e.reason}`).join('; ')}`);
-  const more = rejected.length > 10 ? `; and ${rejected.length - 10} more` : '';
-  return new SourceError(
-    'SOURCE_CONFIG',
-    `${who} refused ${rejected.length} record(s), nothing of this batch was written: ${lines.join('; ')}${more}`,
-  );
 }

@@ -3,9 +3,17 @@
  * member names: what a table column holds), and writes through the platform client and
  * its limiter. Values written are mapped by the push mapping's coercers (option text →
  * option, member name → member, dates in the organisation's zone), field by field.
+ *
+ * A value the platform refuses (a unique value another row holds, a required field left
+ * empty, a value of the wrong form: an error of category `invalid-row` or `conflict`)
+ * refuses that record only: a batch create the platform refuses is halved until the bad
+ * rows stand alone (a batch create is all-or-nothing, platform notes §2 [U], as the
+ * one-way writer assumes in write/create-rows.ts), and each refused record comes back
+ * with the platform's code and message, the others written.
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import type { FieldValue, NormalisedRow } from '../../api/types.ts';
+import { ApiError } from '../../ground/errors.ts';
 import { mapRecord } from '../mapping/map-record.ts';
 import type { RowError } from '../mapping/map-result.ts';
 import type { MappingPlan, PlannedField } from '../mapping/plan-types.ts';
@@ -27,6 +35,21 @@ export interface WorksheetWrite {
   rowId?: string;
 }
 
+/** Why the platform refused one record's write. */
+export interface WriteRefusal {
+  /** The field the platform's message names, as the job names it (when it names one written). */
+  field?: string;
+  /** The platform's error code. */
+  errorCode?: number;
+  /** The platform's message. */
+  reason: string;
+}
+
+/** Whether `value` is a {@link WriteRefusal} rather than a new row's id. */
+export function isRefusal(value: string | WriteRefusal): value is WriteRefusal {
+  return typeof value !== 'string';
+}
+
 /** The rows of the worksheet and the writes into it. */
 export interface WorksheetSide {
   readAll(): AsyncGenerator<NormalisedRow>;
@@ -35,8 +58,10 @@ export interface WorksheetSide {
     ok: Array<{ write: WorksheetWrite; fields: FieldValue[] }>;
     rejected: Array<{ write: WorksheetWrite; errors: RowError[] }>;
   }>;
-  create(rows: ReadonlyArray<{ fields: FieldValue[] }>): Promise<string[]>;
-  update(rowId: string, fields: FieldValue[]): Promise<void>;
+  /** Each row's new id, in order, or why the platform refused that row (the others are created). */
+  create(rows: ReadonlyArray<{ fields: FieldValue[] }>): Promise<Array<string | WriteRefusal>>;
+  /** Undefined once written; why the platform refused it otherwise. */
+  update(rowId: string, fields: FieldValue[]): Promise<WriteRefusal | undefined>;
   /** Soft deletes (to the recycle bin). */
   remove(rowIds: readonly string[]): Promise<void>;
 }
@@ -50,6 +75,7 @@ export function createWorksheetSide(
   triggerWorkflow: boolean,
 ): WorksheetSide {
   const byTarget = new Map(plan.fields.map((f, i) => [f.target, i]));
+  const byId = new Map(plan.fields.map((f, i) => [f.id, i]));
   const subPlans = new Map<string, MappingPlan>();
 
   /** The plan restricted to some fields (no key): mapping only those cannot fail on the others. */
@@ -64,6 +90,50 @@ export function createWorksheetSide(
       subPlans.set(signature, sub);
     }
     return sub;
+  }
+
+  /** The platform's refusal of a value in `err`, or undefined for any other failure. */
+  function refusalOf(err: unknown, written: readonly FieldValue[]): WriteRefusal | undefined {
+    if (!(err instanceof ApiError) || (err.category !== 'invalid-row' && err.category !== 'conflict'))
+      return undefined;
+    const field = fieldNamed(err.message, written);
+    return {
+      reason: err.message,
+      ...(err.errorCode === undefined ? {} : { errorCode: err.errorCode }),
+      ...(field === undefined ? {} : { field }),
+    };
+  }
+
+  /** The written field `message` names (its alias, name or id in quotes), as the job names it. */
+  function fieldNamed(message: string, written: readonly FieldValue[]): string | undefined {
+    const fields = written.flatMap((v) => {
+      const at = byId.get(v.id);
+      return at === undefined ? [] : [plan.fields[at]!];
+    });
+    if (fields.length === 1) return fields[0]!.target;
+    const named = fields.find((f) =>
+      [f.alias, f.name, f.id].some((n) => n !== undefined && n !== '' && message.includes(`"${n}"`)),
+    );
+    return named?.target;
+  }
+
+  /** Creates `rows` in one request; refused, halves them until each bad row stands alone. */
+  async function createSome(
+    rows: ReadonlyArray<{ fields: FieldValue[] }>,
+  ): Promise<Array<string | WriteRefusal>> {
+    try {
+      const { rowIds } = await client.rows.batchCreate(plan.worksheetId, {
+        rows: rows.map((r) => ({ fields: r.fields })),
+        triggerWorkflow,
+      });
+      return rowIds;
+    } catch (err) {
+      const refused = refusalOf(err, rows.length === 1 ? rows[0]!.fields : []);
+      if (refused === undefined) throw err;
+      if (rows.length === 1) return [refused];
+      const half = Math.ceil(rows.length / 2);
+      return [...(await createSome(rows.slice(0, half))), ...(await createSome(rows.slice(half)))];
+    }
   }
 
   return {
@@ -96,16 +166,19 @@ export function createWorksheetSide(
       return { ok, rejected };
     },
     async create(rows) {
-      const ids: string[] = [];
-      for (let i = 0; i < rows.length; i += BATCH) {
-        const part = rows.slice(i, i + BATCH).map((r) => ({ fields: r.fields }));
-        const { rowIds } = await client.rows.batchCreate(plan.worksheetId, { rows: part, triggerWorkflow });
-        ids.push(...rowIds);
-      }
+      const ids: Array<string | WriteRefusal> = [];
+      for (let i = 0; i < rows.length; i += BATCH) ids.push(...(await createSome(rows.slice(i, i + BATCH))));
       return ids;
     },
     async update(rowId, fields) {
-      await client.rows.update(plan.worksheetId, rowId, { fields, triggerWorkflow });
+      try {
+        await client.rows.update(plan.worksheetId, rowId, { fields, triggerWorkflow });
+        return undefined;
+      } catch (err) {
+        const refused = refusalOf(err, fields);
+        if (refused === undefined) throw err;
+        return refused;
+      }
     },
     async remove(rowIds) {
       for (let i = 0; i < rowIds.length; i += BATCH) {
