@@ -240,4 +240,41 @@ describe('two-way runs read what changed since the last run (issue 25)', { timeo
     expect(rowsOf('contacts').get('t10@x.test')?.text.note).toBe('sheet note');
     expect(await h.rt.redis.hkeys(key)).toEqual([]);
   });
+  it('a new record with the key of a linked record left out of the plan is ambiguous on both sides, and created nowhere', async () => {
+    await sleep(6_000);
+    await run('contacts');
+    await sleep(6_000);
+    expect((await run('contacts')).report.readWhole).toEqual({ source: 0, worksheet: 0 });
+    await pgQuery(
+      `INSERT INTO ${SCHEMA}.contacts (email, full_name, note) VALUES ('t12@x.test', 'second t12', 'n'), ('fresh@x.test', 'Fresh', 'n')`,
+    );
+    await client.rows.batchCreate(sheets.contacts!.id, {
+      rows: [
+        {
+          fields: [
+            { id: 'email', value: 't13@x.test' },
+            { id: 'name', value: 'second t13' },
+          ],
+        },
+      ],
+    });
+    const tableCount = async () =>
+      Number((await pgQuery<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.contacts`))[0]!.n);
+    const before = { rows: h.emulator.state.rows(sheets.contacts!.id).length, table: await tableCount() };
+
+    const mixed = await run('contacts');
+    // The new records, and the linked records holding their keys (both sides of each link).
+    expect(mixed.report.readWhole).toEqual({ source: 4, worksheet: 3 });
+    expect(mixed.report.counts.ambiguous).toBe(2);
+    const conflicts = await h.rt.redis.hkeys(`${h.rt.statePrefix}:twoway:contacts:conflicts`);
+    expect(conflicts.sort()).toEqual(['ambiguous:t12@x.test', 'ambiguous:t13@x.test']);
+    const emails = h.emulator.state.rows(sheets.contacts!.id).map((r) => r.text.email);
+    expect(emails.filter((e) => e === 't12@x.test')).toHaveLength(1);
+    expect(emails.filter((e) => e === 'fresh@x.test')).toHaveLength(1);
+    expect(h.emulator.state.rows(sheets.contacts!.id).length).toBe(before.rows + 1);
+    const table = await pgQuery<{ email: string }>(`SELECT email FROM ${SCHEMA}.contacts`);
+    expect(table.filter((r) => r.email === 't13@x.test')).toHaveLength(1);
+    expect(await tableCount()).toBe(before.table);
+    expect(mixed.writes).toEqual({ table: 0, sheet: 1 });
+  });
 });

@@ -95,9 +95,14 @@ export interface LinkStore {
   dropPendingDeletes(ids: readonly string[]): Promise<void>;
 }
 
-/** Links in brief: table key → row id, and the links a run must always look at whole. */
+/**
+ * Links in brief: every link's table key and row id (`keys[i]` is linked to `rowIds[i]`;
+ * a link may appear twice, as HSCAN may give an entry twice), and whole the links a run
+ * must always look at.
+ */
 export interface LinkIndex {
-  rowIds: Map<string, string>;
+  keys: string[];
+  rowIds: string[];
   /** Links with `pending` or `gone` set. */
   special: Map<string, Link>;
 }
@@ -152,14 +157,15 @@ export function createLinkStore(deps: { redis: RedisClient; prefix: string; job:
       );
     },
     async linkIndex() {
-      const index: LinkIndex = { rowIds: new Map(), special: new Map() };
+      const index: LinkIndex = { keys: [], rowIds: [], special: new Map() };
       let cursor = '0';
       do {
         const [next, flat] = await redis.hscan(links, cursor, 'COUNT', 1000);
         cursor = next;
         for (let i = 0; i < flat.length; i += 2) {
           const link = { key: flat[i]!, ...(JSON.parse(flat[i + 1]!) as Omit<Link, 'key'>) };
-          index.rowIds.set(link.key, link.rowId);
+          index.keys.push(link.key);
+          index.rowIds.push(link.rowId);
           if (link.pending !== undefined || link.gone !== undefined) index.special.set(link.key, link);
         }
       } while (cursor !== '0');

@@ -9,7 +9,7 @@ import type { Link } from './link-store.ts';
 import { pendingDeleteId } from './link-store.ts';
 import { comparable, lastSynced, toColumnValue, valueHash } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
-import type { QuietKeys, SideRecord, TwoWayInput, TwoWayPlan } from './two-way-plan-types.ts';
+import type { SideRecord, TwoWayInput, TwoWayPlan } from './two-way-plan-types.ts';
 
 /** Decides a whole run. */
 export function planTwoWay(input: TwoWayInput): TwoWayPlan {
@@ -172,9 +172,9 @@ export function planTwoWay(input: TwoWayInput): TwoWayPlan {
   }
 
   function matchUnlinked(): void {
-    // Records read whole first, then the quiet ones (looked up, never grouped: there can be many).
-    const bySource = idsByKey(input.source, input.quiet?.source);
-    const byRow = idsByKey(input.worksheet, input.quiet?.worksheet);
+    // Records read whole only: no quiet record shares a key with an unlinked one (TwoWayInput.quiet).
+    const bySource = idsByKey(input.source);
+    const byRow = idsByKey(input.worksheet);
     const intentOf = (side: 'source' | 'worksheet', origin: string) => input.intents.get(`${side}:${origin}`);
     const ambiguous = (k: string) => {
       const id = `ambiguous:${k}`;
@@ -277,11 +277,8 @@ function idOf(d: { link: Link; side: 'source' | 'worksheet' }): string {
   return pendingDeleteId({ side: d.side, key: d.link.key, rowId: d.link.rowId });
 }
 
-/**
- * The ids with a match key: of `records` (read whole) first, in their order, then of the
- * quiet records. '' matches nothing.
- */
-function idsByKey(records: readonly SideRecord[], quiet: QuietKeys | undefined): (k: string) => string[] {
+/** The ids of `records` with a match key, in their order. '' matches nothing. */
+function idsByKey(records: readonly SideRecord[]): (k: string) => string[] {
   const grouped = new Map<string, string[]>();
   for (const r of records) {
     if (r.matchKey === '') continue;
@@ -289,10 +286,5 @@ function idsByKey(records: readonly SideRecord[], quiet: QuietKeys | undefined):
     if (list === undefined) grouped.set(r.matchKey, [r.id]);
     else list.push(r.id);
   }
-  return (k) => {
-    if (k === '') return [];
-    const ids = grouped.get(k) ?? [];
-    const more = quiet?.byKey.get(k);
-    return more === undefined ? ids : ids.concat(more);
-  };
+  return (k) => (k === '' ? [] : (grouped.get(k) ?? []));
 }

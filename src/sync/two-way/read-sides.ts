@@ -24,6 +24,8 @@
 import type { Filter, NormalisedRow } from '../../api/types.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { Conflict, Link, LinkIndex } from './link-store.ts';
+import { createLinkSlots } from './link-slots.ts';
+import type { Side } from './link-slots.ts';
 import type { ScannedRecord, TableRecord, TableSide } from './table-side-types.ts';
 import { CURSOR_MARGIN_MS } from './two-way-cursors.ts';
 import type { TwoWayCursors } from './two-way-cursors.ts';
@@ -100,39 +102,39 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     if (scans === undefined) for (const r of await d.table.readAll(wanted)) sourceFull.set(r.key, r);
     else await scans.scanKeys(wanted, hashColumns, (r) => sourceFull.set(r.key, r));
     for await (const row of d.readWorksheet()) rowsFull.set(row.id, row);
-    const links = await d.links.get([...d.links.rowIds.keys()]);
-    return finish('whole', { links: 0, source: quietKeys(), worksheet: quietKeys() }, links, undefined);
+    const links = await d.links.get(d.links.keys);
+    return finish('whole', { links: 0, source: { count: 0 }, worksheet: { count: 0 } }, links, undefined);
   }
 
   const cursors = d.cursors;
   const keyFields = d.fields.filter((f) => d.keyTargets.includes(f.target));
   const keyColumns = keyFields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
-  // Keys are kept as match keys only: a big table's key scan must not stay in memory whole.
-  const sourceKeyed = new Map<string, string>();
+  // A linked record's keys are kept in brief (link-slots.ts): a big table's key scan must
+  // not stay in memory whole. Unlinked records are read whole anyway.
+  const slots = createLinkSlots(d.links);
+  const unlinkedSource: string[] = [];
   const scannedHashes = new Map<string, string>();
-  await scans.scanKeys(keyColumns, hashColumns, (r) => {
-    sourceKeyed.set(r.key, d.matchKeyOf(r.values, 'source'));
-    if (r.hash !== undefined) scannedHashes.set(r.key, r.hash);
-  });
   const changedSource = new Set<string>();
-  if (d.updatedAtColumn !== undefined && cursors.source !== undefined) {
-    const zoneLess = d.table.columns.get(d.updatedAtColumn)?.zoneLess === true;
+  const byTime = d.updatedAtColumn !== undefined && cursors.source !== undefined;
+  await scans.scanKeys(keyColumns, hashColumns, (r) => {
+    if (!slots.see('source', r.key, d.matchKeyOf(r.values, 'source'))) unlinkedSource.push(r.key);
+    if (r.hash !== undefined) scannedHashes.set(r.key, r.hash);
+    if (!byTime && (r.hash === undefined || d.rowHashes?.get(r.key) !== r.hash)) changedSource.add(r.key);
+  });
+  if (byTime) {
+    const zoneLess = d.table.columns.get(d.updatedAtColumn!)?.zoneLess === true;
     for (const r of await scans.readChanged(wanted, {
-      column: d.updatedAtColumn,
-      ms: cursors.source,
+      column: d.updatedAtColumn!,
+      ms: cursors.source!,
       wallClock: zoneLess ? d.updatedClock : undefined,
     })) {
       sourceFull.set(r.key, r);
       changedSource.add(r.key);
     }
-  } else
-    for (const key of sourceKeyed.keys()) {
-      const hash = scannedHashes.get(key);
-      if (hash === undefined || d.rowHashes?.get(key) !== hash) changedSource.add(key);
-    }
-  const rowKeys = new Map<string, string>();
+  }
+  const unlinkedRows: string[] = [];
   for await (const row of d.scanWorksheetKeys(keyFields.map((f) => f.fieldId)))
-    rowKeys.set(row.id, d.matchKeyOf(row.values, 'worksheet'));
+    if (!slots.see('worksheet', row.id, d.matchKeyOf(row.values, 'worksheet'))) unlinkedRows.push(row.id);
   const changedRows = new Set<string>();
   // `_updatedAt` is whole seconds and the platform's filter too: from the cursor's second
   // rounded up (see below why that skips nothing), checked here again.
@@ -143,48 +145,76 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     changedRows.add(row.id);
   }
 
-  const hasSource = (key: string) => sourceKeyed.has(key) || sourceFull.has(key);
-  const hasRow = (id: string) => rowKeys.has(id) || rowsFull.has(id);
   const recheck = new Set(cursors.recheck);
-  const needSource = new Set<string>();
-  const needRows = new Set<string>();
-  const quiet = { links: 0, source: quietKeys(), worksheet: quietKeys() };
+  const needSource = new Set(unlinkedSource);
+  const needRows = new Set(unlinkedRows);
+  const quiet = { links: 0, source: { count: 0 }, worksheet: { count: 0 } };
+  const setQuiet = (slot: number, side: Side) => {
+    slots.setQuiet(slot, side);
+    quiet[side].count++;
+  };
+  const readWhole = async (keys: Iterable<string>, rowIds: Iterable<string>) => {
+    const fetch = [...keys].filter((k) => !sourceFull.has(k));
+    if (fetch.length > 0)
+      for (const r of await scans.readKeys(wanted, fetch, hashColumns)) sourceFull.set(r.key, r);
+    for (const filter of byIdFilters([...rowIds].filter((id) => !rowsFull.has(id))))
+      for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
+  };
   const touchedKeys: string[] = [];
-  const linkedRows = new Set<string>();
-  for (const [key, rowId] of d.links.rowIds) {
-    const link = d.links.special.get(key) ?? { key, rowId, base: {} };
-    linkedRows.add(link.rowId);
-    const s = hasSource(link.key);
-    const w = hasRow(link.rowId);
+  for (let slot = 0; slot < slots.size; slot++) {
+    const key = slots.key(slot);
+    const rowId = slots.rowId(slot);
+    const special = d.links.special.get(key);
+    const s = slots.seen(slot, 'source') || sourceFull.has(key);
+    const w = slots.seen(slot, 'worksheet') || rowsFull.has(rowId);
     const touched =
-      link.pending !== undefined ||
+      special?.pending !== undefined ||
       !s ||
       !w ||
-      changedSource.has(link.key) ||
-      changedRows.has(link.rowId) ||
-      recheck.has(link.key) ||
-      d.conflicts.has(`fields:${link.key}`);
-    if (!touched || link.gone !== undefined) {
+      changedSource.has(key) ||
+      changedRows.has(rowId) ||
+      recheck.has(key) ||
+      d.conflicts.has(`fields:${key}`);
+    const gone = special?.gone !== undefined;
+    if (!touched || gone) {
       // Left out of the plan: linked, unchanged (or one side gone under `deletes: none`).
-      if (link.gone === undefined) quiet.links++;
-      const sourceKey = sourceKeyed.get(link.key);
-      if (sourceKey !== undefined && !sourceFull.has(link.key)) addQuiet(quiet.source, sourceKey, link.key);
-      const rowKey = rowKeys.get(link.rowId);
-      if (rowKey !== undefined && !rowsFull.has(link.rowId)) addQuiet(quiet.worksheet, rowKey, link.rowId);
-      if (link.gone !== undefined) touchedKeys.push(link.key);
+      if (!gone) quiet.links++;
+      if (slots.seen(slot, 'source') && !sourceFull.has(key)) setQuiet(slot, 'source');
+      if (slots.seen(slot, 'worksheet') && !rowsFull.has(rowId)) setQuiet(slot, 'worksheet');
+      if (gone) touchedKeys.push(key);
       continue;
     }
-    touchedKeys.push(link.key);
-    if (s) needSource.add(link.key);
-    if (w) needRows.add(link.rowId);
+    touchedKeys.push(key);
+    if (s) needSource.add(key);
+    if (w) needRows.add(rowId);
   }
-  for (const key of sourceKeyed.keys()) if (!d.links.rowIds.has(key)) needSource.add(key);
-  for (const id of rowKeys.keys()) if (!linkedRows.has(id)) needRows.add(id);
+  await readWhole(needSource, needRows);
 
-  const fetchSource = [...needSource].filter((k) => !sourceFull.has(k));
-  for (const r of await scans.readKeys(wanted, fetchSource, hashColumns)) sourceFull.set(r.key, r);
-  for (const filter of byIdFilters([...needRows].filter((id) => !rowsFull.has(id))))
-    for await (const row of d.readWorksheet(filter)) rowsFull.set(row.id, row);
+  // A quiet record sharing its match key with a new record is read whole too, so the
+  // planner matches new records against records read whole only.
+  const newKeys: string[] = [];
+  for (const r of sourceFull.values())
+    if (!slots.linkedKey(r.key)) newKeys.push(d.matchKeyOf(r.values, 'source'));
+  for (const row of rowsFull.values())
+    if (!slots.linkedRow(row.id)) newKeys.push(d.matchKeyOf(row.values, 'worksheet'));
+  const alsoSource: string[] = [];
+  const alsoRows: string[] = [];
+  for (const slot of slots.quietMatching(newKeys)) {
+    const key = slots.key(slot);
+    if (d.links.special.get(key)?.gone === undefined) {
+      quiet.links--;
+      touchedKeys.push(key);
+    }
+    if (slots.isQuiet(slot, 'source')) {
+      quiet.source.count--;
+      alsoSource.push(key);
+    }
+    if (slots.isQuiet(slot, 'worksheet')) {
+      quiet.worksheet.count--;
+      alsoRows.push(slots.rowId(slot));
+    }
+  }
+  await readWhole(alsoSource, alsoRows);
   return finish('changes', quiet, await d.links.get(touchedKeys), scannedHashes);
 
   function finish(
@@ -232,24 +262,4 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     }
     return out;
   }
-}
-
-/** QuietKeys as read-sides builds them. */
-interface QuietBuilder {
-  count: number;
-  byKey: Map<string, string | string[]>;
-}
-
-function quietKeys(): QuietBuilder {
-  return { count: 0, byKey: new Map() };
-}
-
-/** Counts a quiet record and files its id under its match key (QuietKeys). */
-function addQuiet(quiet: QuietBuilder, matchKey: string, id: string): void {
-  quiet.count++;
-  if (matchKey === '') return;
-  const had = quiet.byKey.get(matchKey);
-  if (had === undefined) quiet.byKey.set(matchKey, id);
-  else if (typeof had === 'string') quiet.byKey.set(matchKey, [had, id]);
-  else had.push(id);
 }

@@ -21,15 +21,9 @@ export interface SideRecord {
   updatedAt?: number | undefined;
 }
 
-/**
- * One side's quiet records (TwoWayInput.quiet): how many, and their ids by match key (a
- * record whose key is '' matches nothing and is only counted). An id alone while one
- * record has the key, a list once several share it: a quiet run over many records holds
- * one entry per record, no object, and the planner looks a new record's key up in it.
- */
+/** One side's quiet records (TwoWayInput.quiet): how many. */
 export interface QuietKeys {
   count: number;
-  byKey: ReadonlyMap<string, string | readonly string[]>;
 }
 
 /** The state and settings a plan is made from. */
@@ -44,8 +38,10 @@ export interface TwoWayInput {
   pendingDeletes: ReadonlyMap<string, PendingDelete>;
   /**
    * Linked records unchanged on both sides since the last run, not read whole (read-sides.ts):
-   * their links are not in `links`; only their match keys count, to match new records,
-   * with their number (linked, and part of each side's size for the delete threshold).
+   * their links are not in `links`, and only their number counts (linked, and part of each
+   * side's size for the delete threshold). None shares its match key with an unlinked
+   * record: read-sides reads such a record whole, so new records are matched against
+   * records read whole only.
    */
   quiet?: { links: number; source: QuietKeys; worksheet: QuietKeys };
   deletes: 'both' | 'none';

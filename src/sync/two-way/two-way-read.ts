@@ -128,7 +128,8 @@ function indexOf(
 ): LinkIndex & { get(keys: readonly string[]): Promise<Map<string, Link>> } {
   const special = new Map([...all].filter(([, l]) => l.pending !== undefined || l.gone !== undefined));
   return {
-    rowIds: new Map([...all].map(([key, l]) => [key, l.rowId])),
+    keys: [...all.keys()],
+    rowIds: [...all.values()].map((l) => l.rowId),
     special,
     get: (keys) =>
       Promise.resolve(new Map(keys.flatMap((k) => (all.has(k) ? [[k, all.get(k)!] as const] : [])))),
