@@ -12,10 +12,11 @@
  *   stored), and whole, for every changed linked record, its other side too;
  * - whole, every record that is not linked (new, or waiting on a key), every record of a
  *   link with a conflict, a pending write (a stopped run) or a recheck (cursor store).
- * A linked record changed on neither side is handed to the planner as it was left: its
- * last synced hashes on both sides, which the planner reads as "no edit". rowbridge's own
- * writes move `_updatedAt` (and a touched `updatedAtColumn`): such a record is read again
- * and compared with its hashes like any other, so it is never taken for an edit.
+ * A linked record changed on neither side is left out of the plan and only counted
+ * (link-slots.ts holds such records in brief), unless a new record has its match key:
+ * then it is read whole too, so the planner sees both. rowbridge's own writes move
+ * `_updatedAt` (and a touched `updatedAtColumn`): such a record is read again and
+ * compared with its hashes like any other, so it is never taken for an edit.
  *
  * A cursor is the earliest update time the next run reads from: the millisecond after the
  * latest one read, capped at the start of the reads minus a margin, so a record edited
