@@ -2,8 +2,8 @@
  * Worksheet ↔ worksheet of two apps with a Relation field on both (issue 25): each app's
  * relation points at its own Customers worksheet, whose rows have other ids in each app,
  * so the two are compared, and written, by the related rows' `code`. A key the source
- * app's related worksheet lacks fails the run naming the record, with nothing written to
- * that app; an attachment on the source worksheet is refused naming the job file.
+ * app's related worksheet lacks is a dead letter naming the record, with nothing written
+ * to that app; an attachment on the source worksheet is refused naming the job file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
@@ -121,17 +121,21 @@ describe('worksheet <-> worksheet relations by key (issue 25)', { timeout: 120_0
     expect(linked('a').get('O1')).toEqual([rowOf.a.get('BETA')]);
   });
 
-  it('a key the source app lacks fails the run naming the record; nothing is written there', async () => {
+  it('a key the source app lacks is a dead letter naming the record; nothing is written there', async () => {
     const o2 = h.emulator.state.rows(app.a.orders.id).find((r) => r.text.ref === 'O2')!;
     await app.a.client.rows.update(app.a.orders.id, o2.id, {
       fields: [{ id: 'customer', value: [rowOf.a.get('GAMMA')] }],
     });
     const before = counts();
     const record = await run();
-    expect(record.status).toBe('failed');
-    expect(record.message).toContain('source worksheet Orders');
-    expect(record.message).toContain('customer: no row in related worksheet');
-    expect(record.message).toContain('code = "GAMMA"');
+    expect(record.status).toBe('completed');
+    const { entries } = await h.rt.deadLetters.list({ job: 'orders' });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ field: 'customer', category: 'invalid-row' });
+    expect(entries[0]!.message).toContain('record O2 ');
+    expect(entries[0]!.message).toContain('refused by source worksheet orders');
+    expect(entries[0]!.message).toContain('customer: no row in related worksheet');
+    expect(entries[0]!.message).toContain('code = "GAMMA"');
     expect(counts().b).toBe(before.b);
     expect(linked('b').get('O2')).toEqual([rowOf.b.get('BETA')]);
   });
