@@ -2,8 +2,8 @@
  * The consumer of one change-capture job: takes the slot's lock in Redis (one consumer
  * per slot across all workers, renewed while it streams; a dead holder's lock expires and
  * another worker takes over), takes the snapshot on the first run (or `--resnapshot`),
- * then streams changes through the writer. `drain` stops once the stream has caught up
- * with the server's WAL as it was at the start (`run JOB`); `follow` streams until aborted.
+ * then streams changes through the writer. `drain` stops once the stream has delivered
+ * every change committed before it started (`run JOB`); `follow` streams until aborted.
  * Keeping the lock lives in cdc-slot-lock.ts, the batch retries in write-with-retries.ts.
  */
 import pg from 'pg';
@@ -11,7 +11,8 @@ import { createSyncContext, readWorksheetKeys } from '../sync/write/create-sync-
 import { cdcProblems, isInvalidated, problemForJob, slotState } from '../sync/cdc/cdc-admin.ts';
 import { createCdcState } from '../sync/cdc/cdc-state.ts';
 import type { CdcState } from '../sync/cdc/cdc-state.ts';
-import { lsnValue, streamChanges } from '../sync/cdc/stream-changes.ts';
+import { startDrainTarget } from '../sync/cdc/drain-target.ts';
+import { streamChanges } from '../sync/cdc/stream-changes.ts';
 import { takeSnapshot } from '../sync/cdc/take-snapshot.ts';
 import type { Change } from '../sync/cdc/write-changes.ts';
 import type { WorksheetKeys } from '../sync/cdc/apply-truncate.ts';
@@ -133,7 +134,8 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
       position = await snapshot(rt, spec, source, url, state, summary, stop.signal);
     }
     summary.runId = position.runId;
-    const target = drainTarget(options.mode, await currentLsn(admin));
+    // A drain delivers every change committed before this point (drain-target.ts).
+    const target = options.mode === 'drain' ? await startDrainTarget(admin) : undefined;
     const { ctx, worksheetKeys } = await contextOf(rt, spec, position.runId);
     const table = { table: source.table, keyColumn: source.keyColumn, worksheetKeys };
     await state.setStatus(spec.name, {
@@ -149,9 +151,6 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
       slotLagBytes: async () => (await slotState(admin, source.slot))?.lagBytes ?? undefined,
       changes: () => summary.changes,
       intervalMs: options.mode === 'drain' ? 250 : 2_000,
-      onTick(confirmed) {
-        if (target !== undefined && lsnValue(confirmed) >= target) stop.abort();
-      },
     });
     try {
       await streamChanges({
@@ -163,6 +162,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
         flushMs: options.flushMs ?? 200,
         heartbeatMs: options.heartbeatMs ?? (options.mode === 'drain' ? 250 : 10_000),
         signal: stop.signal,
+        ...(target === undefined ? {} : { caughtUp: (confirmed: string) => target.reached(confirmed) }),
         async write(changes) {
           reporter.writing(changes);
           await writeWithRetries(ctx, spec, table, state, changes, summary, stop.signal, log);
@@ -177,6 +177,7 @@ export async function runCdcConsumer(rt: Runtime, options: CdcConsumerOptions): 
       });
     } finally {
       reporter.stop();
+      target?.stop();
     }
     const end = await slotState(admin, source.slot).catch(() => undefined);
     await state.setStatus(spec.name, {
@@ -204,14 +205,6 @@ async function waitForLock(rt: Runtime, options: CdcConsumerOptions): Promise<Cd
   await waitForSlotLockTurn(options.lockTtlMs ?? 15_000, options.signal);
   if (options.signal.aborted) return { runId: '', snapshotRows: 0, changes: 0, deleted: 0, deadLettered: 0 };
   return runCdcConsumer(rt, options);
-}
-
-function drainTarget(mode: 'drain' | 'follow', lsn: string): bigint | undefined {
-  return mode === 'drain' ? lsnValue(lsn) : undefined;
-}
-
-async function currentLsn(client: pg.Client): Promise<string> {
-  return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
 }
 
 /** The run's writing context, and how a TRUNCATE reads the worksheet's keys. */

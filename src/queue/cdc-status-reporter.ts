@@ -19,8 +19,6 @@ export interface CdcStatusReporterDeps {
   /** Changes written so far. */
   changes(): number;
   intervalMs: number;
-  /** Runs after each report (the drain mode's check whether it has caught up). */
-  onTick?(confirmedLsn: string): void;
 }
 
 export interface CdcStatusReporter {
@@ -51,9 +49,7 @@ export function startCdcStatusReporter(deps: CdcStatusReporterDeps): CdcStatusRe
     });
   };
   const timer = setInterval(() => {
-    void report()
-      .catch(() => undefined)
-      .finally(() => deps.onTick?.(confirmed));
+    void report().catch(() => undefined);
   }, deps.intervalMs);
   return {
     writing(changes) {

@@ -31,6 +31,12 @@ export interface StreamOptions {
   savePosition(lsn: string, nextIndex: number): Promise<void>;
   /** The age of the oldest change received and not yet written (0: none). */
   onLag?(seconds: number, confirmedLsn: string): void;
+  /**
+   * Drain mode: true once the confirmed position covers everything the stream is to
+   * deliver. Asked after each acknowledgement and each heartbeat, between messages, so the
+   * stream ends with every change it handed to `write` written and acknowledged.
+   */
+  caughtUp?(confirmedLsn: string): boolean;
   signal: AbortSignal;
 }
 
@@ -38,6 +44,11 @@ export interface StreamOptions {
 export function lsnValue(lsn: string): bigint {
   const [hi, lo] = lsn.split('/');
   return (BigInt(`0x${hi ?? '0'}`) << 32n) | BigInt(`0x${lo ?? '0'}`);
+}
+
+/** The inverse of {@link lsnValue}. */
+export function lsnText(value: bigint): string {
+  return `${(value >> 32n).toString(16).toUpperCase()}/${(value & 0xffffffffn).toString(16).toUpperCase()}`;
 }
 
 /** Streams until `signal` aborts (resolves) or the stream or a write fails (rejects). */
@@ -75,16 +86,21 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let failure: unknown;
   let chain: Promise<void> = Promise.resolve();
+  /** Once the stream ends, no further step starts (a drain ends between two messages). */
+  let ended = false;
   let stop!: (err?: unknown) => void;
   const stopped = new Promise<void>((resolve, reject) => {
-    stop = (err) =>
-      err === undefined ? resolve() : reject(err instanceof Error ? err : new Error(JSON.stringify(err)));
+    stop = (err) => {
+      ended = true;
+      if (err === undefined) resolve();
+      else reject(err instanceof Error ? err : new Error(JSON.stringify(err)));
+    };
   });
 
   /** Runs `step` after every step before it: messages, flushes and heartbeats never overlap. */
   const serial = (step: () => Promise<void>): Promise<void> => {
     chain = chain.then(async () => {
-      if (failure !== undefined || options.signal.aborted) return;
+      if (ended || failure !== undefined || options.signal.aborted) return;
       try {
         await step();
       } catch (err) {
@@ -107,11 +123,27 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
     txn.push({ op, index: nextIndex++, id, data, commitTime: txnTime });
   };
 
+  /**
+   * Tells the server everything before `lsn` is done. pg-logical-replication sends the LSN
+   * it is given plus one; PostgreSQL takes the reply as the slot's confirmed position and
+   * on the next START_REPLICATION skips every transaction whose commit record starts
+   * before it. A commit's end (or a keepalive's position) is where the next record starts,
+   * so one byte more skipped a transaction whose commit record came right after the one
+   * acknowledged (its rows written before it): lost from the next stream on.
+   */
+  const tellServer = (lsn: string, ping = false) =>
+    service.acknowledge(lsnText(lsnValue(lsn) > 0n ? lsnValue(lsn) - 1n : 0n), ping);
+
   async function acknowledge(lsn: string, next: number): Promise<void> {
     await options.savePosition(lsn, next);
     confirmed = lsn;
-    await service.acknowledge(lsn);
+    await tellServer(lsn);
+    endIfCaughtUp();
   }
+
+  const endIfCaughtUp = () => {
+    if (options.caughtUp?.(confirmed) === true) stop();
+  };
 
   async function flush(partial: boolean): Promise<void> {
     clearTimeout(timer);
@@ -196,7 +228,7 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
   service.on('heartbeat', (lsn: string, _time: number, shouldRespond: boolean) => {
     // Everything received before this keepalive is handled: its position is safe to confirm.
     if (idle()) safeIdleLsn = lsn;
-    if (shouldRespond) void service.acknowledge(confirmed).catch(() => undefined);
+    if (shouldRespond) void tellServer(confirmed).catch(() => undefined);
   });
   service.on('error', (err: Error) => {
     failure ??= err;
@@ -206,8 +238,10 @@ export async function streamChanges(options: StreamOptions): Promise<void> {
     void serial(async () => {
       if (idle() && safeIdleLsn !== undefined && lsnValue(safeIdleLsn) > lsnValue(confirmed))
         await acknowledge(safeIdleLsn, nextIndex);
+      // A drain may start where it is to end: nothing to acknowledge, nothing to wait for.
+      if (idle()) endIfCaughtUp();
       // Asks for a keepalive: the next beat has a fresh position to confirm.
-      await service.acknowledge(confirmed, true);
+      await tellServer(confirmed, true);
     });
   }, options.heartbeatMs);
   const onAbort = () => stop();
