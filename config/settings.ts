@@ -171,6 +171,13 @@ export const SETTINGS = {
     default: 60_000,
     parse: positiveInt,
   },
+  cursorMarginSeconds: {
+    env: 'ROWBRIDGE_CURSOR_MARGIN_SECONDS',
+    description:
+      "a change cursor (two-way, a worksheet source read by key) is saved this far behind its reads' start, on the clock that stamps the changes (the platform's Date, the database's); the next run reads the changes of that margin again",
+    default: 5,
+    parse: positiveNumber,
+  },
   sourceDenyPrivate: {
     env: 'ROWBRIDGE_SOURCE_DENY_PRIVATE',
     description:

@@ -7,6 +7,7 @@ import { readEnvelope } from './envelope.ts';
 import { ApiError, CATEGORY_POLICY } from '../ground/errors.ts';
 import type { ErrorCategory } from '../ground/errors.ts';
 import { createRateLimiter } from './limiter/create-rate-limiter.ts';
+import { createServerClock } from './server-clock.ts';
 import type { RateLimiter } from './limiter/create-rate-limiter.ts';
 import { createTransport } from './transport.ts';
 import type { Transport, TransportOptions } from './transport.ts';
@@ -84,6 +85,11 @@ export interface ApiClient {
   readonly limiter: RateLimiter;
   readonly transport: Transport;
   readonly stats: Readonly<ClientStats>;
+  /**
+   * The platform's time now (epoch ms) as the `Date` of its latest answer tells it, or
+   * undefined while none carried one (server-clock.ts): the clock its `_updatedAt` are on.
+   */
+  serverTime(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -121,6 +127,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const stats: ClientStats = { requests: 0, throttled: 0, retries: 0, errorsByCategory: {} };
   const log = options.logger;
   const emit = options.onEvent ?? (() => undefined);
+  const serverClock = createServerClock();
 
   async function exchange<T>(op: ApiOperation): Promise<T> {
     const { headers, generation } = await auth.headers();
@@ -135,6 +142,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body: op.body,
         signal: op.signal,
       });
+      // An envelope is the platform's answer (a gateway's error page is not): its clock.
+      if (res.json) serverClock.see(res.headers.date);
       const data = readEnvelope<T>(res, ref);
       limiter.onSuccess();
       emit({ type: 'request', method: op.method, path: op.path, durationMs: performance.now() - started });
@@ -208,6 +217,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     limiter,
     transport,
     stats,
+    serverTime: () => serverClock.now(),
     async close() {
       if (ownsLimiter) await limiter.stop();
       await transport.close();

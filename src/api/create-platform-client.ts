@@ -45,7 +45,10 @@ export const DEFAULT_PLATFORM_TIMEZONE = 'Asia/Shanghai';
  * The platform client: the core (rate limiter, auth, retries, stats) plus one typed
  * method per endpoint of API v3 (spec §4), grouped by resource.
  */
-export interface PlatformClient extends Pick<ApiClient, 'call' | 'auth' | 'limiter' | 'stats' | 'close'> {
+export interface PlatformClient extends Pick<
+  ApiClient,
+  'call' | 'auth' | 'limiter' | 'stats' | 'serverTime' | 'close'
+> {
   users: UsersResource;
   apps: AppsResource;
   worksheets: WorksheetsResource;
@@ -74,6 +77,7 @@ export function createPlatformClient(
     limiter: core.limiter,
     // The core mutates its stats object in place: hand out that object, not a copy.
     stats: core.stats,
+    serverTime: () => core.serverTime(),
     close: () => core.close(),
     users: createUsersResource(call),
     apps: createAppsResource(call),

@@ -50,10 +50,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(res: ServerResponse, entry: RequestLogEntry, status: number, payload: unknown): void {
+function send(
+  res: ServerResponse,
+  entry: RequestLogEntry,
+  status: number,
+  payload: unknown,
+  now: number,
+): void {
   const body = JSON.stringify(payload);
   entry.httpStatus = status;
   res.writeHead(status, {
+    date: new Date(now).toUTCString(),
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   });
@@ -96,7 +103,9 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
     }
     const answer = (status: number, errorCode: number, payload: unknown): void => {
       entry.errorCode = errorCode;
-      send(res, entry, status, payload);
+      // `Date` on the emulator's clock (options.now), the one its `utime` and `ctime` are
+      // on, not Node's: a test moves the platform's clock and its answers say so.
+      send(res, entry, status, payload, options.now());
     };
 
     let raw: string;
@@ -134,7 +143,10 @@ export function createRequestListener(deps: ServerDeps): RequestListener {
     if (decision.kind === 'http-5xx') {
       entry.fault = decision.kind;
       entry.httpStatus = decision.httpStatus;
-      res.writeHead(decision.httpStatus, { 'content-type': 'text/html' });
+      res.writeHead(decision.httpStatus, {
+        date: new Date(options.now()).toUTCString(),
+        'content-type': 'text/html',
+      });
       res.end(`<html><body><h1>${decision.httpStatus} injected gateway error</h1></body></html>`);
       return;
     }

@@ -105,7 +105,11 @@ export interface EmulatorOptions {
    * million-request import does not keep a million entries. @defaultValue 100_000
    */
   requestLogLimit?: number;
-  /** Clock in epoch milliseconds, injectable so tests can expire tokens and refill buckets. @defaultValue Date.now */
+  /**
+   * Clock in epoch milliseconds, injectable so tests can expire tokens and refill buckets,
+   * or run the platform's clock apart from the client's (`() => Date.now() - 30_000`): row
+   * times, ids, tokens, limits and every answer's `Date` header follow it. @defaultValue Date.now
+   */
   now?: () => number;
   /**
    * Awaited before a request is handled (after its faults): a test changes the platform

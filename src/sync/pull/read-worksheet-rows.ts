@@ -29,6 +29,8 @@ export function createWorksheetReader(
     if (query.filter !== undefined) validateFilter(query.filter, structure, 'source.filter');
     const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
     const personForm = query.values === 'raw' ? undefined : createPersonForm(structure, query.lists);
+    // The structure's answer has just set the platform's clock: its time before any page.
+    query.onScanStart?.(client.serverTime());
     for await (const row of iterateRows(
       (body) => client.rows.list(structure.id, body),
       {

@@ -16,6 +16,11 @@ export interface WorksheetReadQuery {
   /** Multi-value fields in the person form: joined with ", ", or an array (person-values.ts). @defaultValue 'joined' */
   lists?: 'joined' | 'array';
   signal?: AbortSignal;
+  /**
+   * Called once, before the first page is asked for, with the platform's time then (the
+   * reading client's `serverTime()`: undefined when no answer has carried a `Date`).
+   */
+  onScanStart?: (platformTime: number | undefined) => void;
 }
 
 /** Reads every row of a worksheet, page by page; wired by the engine to an API client. */
@@ -51,14 +56,16 @@ export interface SourceDeps {
   until?: unknown;
   /**
    * Reading a row again is harmless (the run upserts by key): a worksheet source read by
-   * `_updatedAt` then reports no cursor past its scan's start, less a margin for clock
-   * skew (worksheet-source.ts), so a row edited during the scan is read again next run.
+   * `_updatedAt` then reports no cursor past its scan's start on the platform's clock, less
+   * `ROWBRIDGE_CURSOR_MARGIN_SECONDS` (worksheet-source.ts), so a row edited during the
+   * scan is read again next run.
    * @defaultValue `false`
    */
   capCursorAtScanStart?: boolean | undefined;
   /**
-   * When the read began (epoch ms), for `capCursorAtScanStart`: a read resumed after a
-   * crash gives its first attempt's start. @defaultValue the moment the scan starts
+   * When the read began (epoch ms, this machine's clock), for `capCursorAtScanStart`: a
+   * read resumed after a crash gives its first attempt's start. @defaultValue the moment
+   * the scan starts
    */
   scanStartedAt?: number | undefined;
   /**

@@ -17,11 +17,12 @@
  * is not seen, while a later page may hold a row edited after it. Saving the largest
  * `_updatedAt` read would then put the cursor past that edit, and the row would never be
  * read again. With `capCursorAtScanStart` (runs that upsert by key, where reading a row
- * twice writes nothing) no record reports a cursor past the scan's start less
- * {@link SCAN_CLOCK_MARGIN_MS}: every edit made during the scan is at or after it, on the
- * platform's clock, so the next run reads it. The margin covers this machine's clock
- * running ahead of the platform's; the price is that a run reads again the rows changed
- * in that margin before the previous scan (unchanged, they cost no write).
+ * twice writes nothing) no record reports a cursor past the scan's start, on the
+ * platform's clock (the `Date` of its answers, told by the reader before the first page),
+ * less `ROWBRIDGE_CURSOR_MARGIN_SECONDS` (cursor-cap.ts): every edit made during the scan
+ * is at or after it, so the next run reads it. Without a `Date` this machine's clock
+ * stands in. The price is that a run reads again the rows changed in that margin before
+ * the previous scan (unchanged, they cost no write).
  */
 import type { WorksheetSourceSpec } from './source-spec.ts';
 import type { SourceDeps, WorksheetReadQuery } from './source-deps.ts';
@@ -32,9 +33,7 @@ import type { NormalisedRow } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { CursorBounds } from './cursor-filter.ts';
 import { andCondition, updatedBetween } from './updated-since-filter.ts';
-
-/** How far this machine's clock may run ahead of the platform's without losing an edit made during a scan. */
-export const SCAN_CLOCK_MARGIN_MS = 60_000;
+import { cursorCap, cursorMarginMs } from './cursor-cap.ts';
 
 const ZONE_LESS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
@@ -93,12 +92,20 @@ export async function* readWorksheetSource(
     ...(deps.worksheetLists === undefined ? {} : { lists: deps.worksheetLists }),
     ...(deps.signal === undefined ? {} : { signal: deps.signal }),
   };
-  // Taken before the first page is asked for: every edit the scan may miss is later.
-  const started = deps.scanStartedAt ?? Date.now();
-  const ceiling =
-    fromUpdatedAt && deps.capCursorAtScanStart === true && Number.isFinite(started)
-      ? new Date(Math.min(started, Date.now()) - SCAN_CLOCK_MARGIN_MS).toISOString()
-      : undefined;
+  // Taken before the first page is asked for: every edit the scan may miss is later. A
+  // read resumed after a crash caps at its first attempt's start, taken on this machine's
+  // clock: on the platform's, that plus the difference between the two clocks now.
+  let ceiling: string | undefined;
+  const capAt = (platformTime: number | undefined) => {
+    const local = Date.now();
+    const started = Math.min(Number.isFinite(deps.scanStartedAt) ? deps.scanStartedAt! : local, local);
+    const clock = platformTime === undefined ? started : started + (platformTime - local);
+    ceiling = new Date(cursorCap(clock, cursorMarginMs(deps.env))).toISOString();
+  };
+  if (fromUpdatedAt && deps.capCursorAtScanStart === true) {
+    capAt(undefined);
+    query.onScanStart = capAt;
+  }
   let index = 0;
   for await (const row of readRows(query)) {
     deps.signal?.throwIfAborted();

@@ -19,16 +19,19 @@
  * compared with its hashes like any other, so it is never taken for an edit.
  *
  * A cursor is the earliest update time the next run reads from: the millisecond after the
- * latest one read, capped at the start of the reads minus a margin, so a record edited
- * while the sides were being read is read again by the next run.
+ * latest one read, capped at the start of the reads minus a margin (cursor-cap.ts), so a
+ * record edited while the sides were being read is read again by the next run. Each side's
+ * start is read on the clock that stamps its times: the worksheet's on the platform's (the
+ * `Date` of its answers), the table's on the database's (sql-table-scans.ts), never this
+ * machine's unless those are unknown: a local clock ahead of theirs would lose edits.
  */
 import type { Filter, NormalisedRow } from '../../api/types.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
+import { cursorCap } from '../sources/cursor-cap.ts';
 import type { Conflict, Link, LinkIndex } from './link-store.ts';
 import { createLinkSlots } from './link-slots.ts';
 import type { Side } from './link-slots.ts';
 import type { ScannedRecord, TableRecord, TableSide } from './table-side-types.ts';
-import { CURSOR_MARGIN_MS } from './two-way-cursors.ts';
 import type { TwoWayCursors } from './two-way-cursors.ts';
 import { instantOf } from './two-way-fields.ts';
 import type { TwoWayField } from './two-way-fields.ts';
@@ -66,7 +69,10 @@ export interface ReadSidesDeps {
   /** The saved cursors (undefined: read whole); row hashes when the table has no updatedAtColumn. */
   cursors: TwoWayCursors | undefined;
   rowHashes: ReadonlyMap<string, string> | undefined;
-  now: () => number;
+  /** The platform's time now (its client's `serverTime`), undefined when not known. */
+  platformTime: () => number | undefined;
+  /** How far behind its side's clock at the start of the reads a cursor is capped. */
+  marginMs: number;
 }
 
 /** Both sides as the planner takes them, and what the cursors can be saved as. */
@@ -88,8 +94,10 @@ export interface SidesRead {
 
 /** Reads both sides, whole or since the cursors. */
 export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
-  const start = d.now();
-  const cap = Math.floor((start - CURSOR_MARGIN_MS) / 1000) * 1000;
+  const cap = {
+    worksheet: cursorCap(d.platformTime(), d.marginMs),
+    source: cursorCap(d.updatedAtColumn === undefined ? undefined : await d.table.scans?.clock(), d.marginMs),
+  };
   const columns = d.fields.flatMap((f) => (f.column === undefined ? [] : [f.column]));
   const hashColumns = d.updatedAtColumn === undefined ? [...new Set(columns)] : undefined;
   const wanted = d.updatedAtColumn === undefined ? columns : [...columns, d.updatedAtColumn];
@@ -243,10 +251,10 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     // start of these reads minus the margin (whole seconds), whichever is earlier: a record
     // written after the reads started has a later time than either, so rounding that
     // bound up to a whole second (a wall-clock column, the platform's filter) skips nothing.
-    const reached = (max: number | undefined, saved: number | undefined) =>
-      Math.min(max === undefined ? (saved ?? cap) : max + 1, cap);
-    const next: SidesRead['next'] = { worksheet: reached(rowMax, before?.worksheet) };
-    if (d.updatedAtColumn !== undefined) next.source = reached(sourceMax, before?.source);
+    const reached = (max: number | undefined, saved: number | undefined, bound: number) =>
+      Math.min(max === undefined ? (saved ?? bound) : max + 1, bound);
+    const next: SidesRead['next'] = { worksheet: reached(rowMax, before?.worksheet, cap.worksheet) };
+    if (d.updatedAtColumn !== undefined) next.source = reached(sourceMax, before?.source, cap.source);
     const out: SidesRead = {
       reads,
       source,

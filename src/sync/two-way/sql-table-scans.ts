@@ -8,6 +8,19 @@
  * - the records changed since a cursor (`updatedAtColumn > since`);
  * - given records by key (`keyColumn IN (...)`).
  * Every read is keyset-paged on the key column, each page in its own READ ONLY transaction.
+ *
+ * And the database's clock, which the table's cursor is capped by (read-sides.ts): an
+ * `updatedAtColumn` filled by `now()` or `CURRENT_TIMESTAMP` is on the database's clock,
+ * not this machine's. A transaction stamps its rows with a time earlier than its commit:
+ * PostgreSQL's `now()` is the transaction's start, MySQL's the statement's. One that
+ * stamped rows before the reads and commits after them would sit below a cap taken from
+ * the clock alone, so the cap is the earlier of the clock and the start of the oldest
+ * transaction in progress that has written (PostgreSQL `pg_stat_activity.backend_xid`,
+ * MySQL `information_schema.INNODB_TRX`). PostgreSQL shows other roles' transactions only
+ * to a superuser or a member of `pg_read_all_stats`, MySQL shows INNODB_TRX only with
+ * PROCESS: unseen, such a transaction is covered by the margin alone (`check` says so).
+ * A transaction that writes its first row only after the reads start, with a start
+ * older than the margin, is not covered.
  */
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ScannedRecord, TableRecord, TableScans } from './table-side-types.ts';
@@ -75,6 +88,7 @@ export function createSqlTableScans(d: ScanDialect): TableScans {
   }
 
   return {
+    clock: () => (d.kind === 'postgres' ? postgresClock(d) : mysqlClock(d)),
     async scanKeys(columns, hashColumns, each) {
       const list = select(columns).map((c) => `t.${c}`);
       if (hashColumns !== undefined) list.push(hashOf(hashColumns));
@@ -120,4 +134,42 @@ export function createSqlTableScans(d: ScanDialect): TableScans {
       return out;
     },
   };
+}
+
+/** A number a database answered as text or number; undefined for null. */
+function msOf(value: unknown): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const ms = Number(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** `clock_timestamp()`, or the start of the oldest transaction of this database holding a transaction id. */
+async function postgresClock(d: ScanDialect): Promise<number | undefined> {
+  const [row] = await d.readOnly(
+    `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now,
+            (SELECT floor(extract(epoch FROM min(xact_start)) * 1000)::bigint::text
+               FROM pg_stat_activity
+              WHERE backend_xid IS NOT NULL AND datname = current_database()) AS oldest`,
+    [],
+  );
+  return earliest(msOf(row?.now), msOf(row?.oldest));
+}
+
+/** `NOW(6)`, or the start of the oldest InnoDB transaction that modified rows, when the login may see them. */
+async function mysqlClock(d: ScanDialect): Promise<number | undefined> {
+  const [row] = await d.readOnly('SELECT UNIX_TIMESTAMP(NOW(6)) * 1000 AS now', []);
+  // INNODB_TRX needs PROCESS: without it the margin alone covers a transaction in progress.
+  const oldest = await d
+    .readOnly(
+      'SELECT UNIX_TIMESTAMP(MIN(trx_started)) * 1000 AS oldest FROM information_schema.INNODB_TRX WHERE trx_rows_modified > 0',
+      [],
+    )
+    .then(([r]) => msOf(r?.oldest))
+    .catch(() => undefined);
+  const now = msOf(row?.now);
+  return earliest(now === undefined ? undefined : Math.floor(now), oldest);
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }

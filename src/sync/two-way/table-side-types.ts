@@ -65,6 +65,13 @@ export interface TableScans {
     columns: readonly string[],
     since: { column: string; ms: number; wallClock: ZoneClock | undefined },
   ): Promise<TableRecord[]>;
+  /**
+   * The time (epoch ms) on the clock that stamps the table's update times, read at the
+   * start of a run's reads: the database's, or the start of its oldest writing transaction
+   * in progress when that is earlier and visible (sql-table-scans.ts); undefined when not
+   * known. The table's cursor is capped by it (cursor-cap.ts).
+   */
+  clock(): Promise<number | undefined>;
   /** The records of `keys` still in the table. */
   readKeys(
     columns: readonly string[],

@@ -9,16 +9,16 @@
  * Saved like a checkpoint: only after every write of the run is confirmed and recorded
  * (two-way-run.ts calls {@link CursorStore.save} last), so a run stopped at any point
  * leaves the cursors where the previous run put them and the next reads those changes
- * again. The state is one JSON value written by one SET. A cursor saved for another shape
+ * again. A cursor is never past its side's clock at the start of the reads, less the
+ * margin `ROWBRIDGE_CURSOR_MARGIN_SECONDS` (read-sides.ts, cursor-cap.ts): the platform's
+ * clock for the worksheet, the database's for the table. The state is one JSON value
+ * written by one SET. A cursor saved for another shape
  * of the job (its source, fields or key) is not used: that run reads both sides whole.
  */
 import { createHash } from 'node:crypto';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import { stateKey } from '../state/redis-types.ts';
-
-/** How far behind the start of its reads a run's cursors are saved, at least. */
-export const CURSOR_MARGIN_MS = 5_000;
 
 /** The saved cursors of a two-way job. */
 export interface TwoWayCursors {

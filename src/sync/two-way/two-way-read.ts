@@ -10,6 +10,7 @@ import type { NormalisedRow, WorksheetStructure } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
+import { cursorMarginMs } from '../sources/cursor-cap.ts';
 import type { RedisClient } from '../state/redis-types.ts';
 import type { Conflict, Intent, Link, LinkIndex, LinkStore, PendingDelete } from './link-store.ts';
 import { readSides } from './read-sides.ts';
@@ -24,6 +25,8 @@ import { readWorksheetRows, scanWorksheetKeys } from './worksheet-scans.ts';
 /** What the read phase needs. */
 export interface TwoWayReadDeps {
   spec: JobSpec;
+  /** The settings' environment (`ROWBRIDGE_CURSOR_MARGIN_SECONDS`). */
+  env: NodeJS.ProcessEnv;
   redis: RedisClient;
   prefix: string;
   store: LinkStore;
@@ -95,7 +98,8 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
     conflicts,
     cursors,
     rowHashes,
-    now: Date.now,
+    platformTime: () => d.client.serverTime(),
+    marginMs: cursorMarginMs(d.env),
   });
   return {
     intents,

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createSource } from '../../../../src/sync/sources/create-source.ts';
-import { SCAN_CLOCK_MARGIN_MS } from '../../../../src/sync/sources/worksheet-source.ts';
+import { cursorCap } from '../../../../src/sync/sources/cursor-cap.ts';
 import type { WorksheetReadQuery } from '../../../../src/sync/sources/source-deps.ts';
 import type { NormalisedRow } from '../../../../src/api/types.ts';
 import { collect, rejection } from '../../../fixtures/sources/source-test-kit.ts';
+
+/** ROWBRIDGE_CURSOR_MARGIN_SECONDS's default. */
+const MARGIN_MS = 5_000;
 
 const rows: NormalisedRow[] = [
   {
@@ -133,8 +136,8 @@ describe('worksheet source', () => {
     const ceiling = Date.parse(capped[1]!.cursor as string);
     expect(capped[0]!.cursor).toBe(recent[0]!.updatedAt!.toISOString());
     // Taken when the scan started: at most now less the margin, and not much before.
-    expect(ceiling).toBeLessThanOrEqual(Date.now() - SCAN_CLOCK_MARGIN_MS);
-    expect(ceiling).toBeGreaterThanOrEqual(now - SCAN_CLOCK_MARGIN_MS);
+    expect(ceiling).toBeLessThanOrEqual(Date.now() - MARGIN_MS);
+    expect(ceiling).toBeGreaterThanOrEqual(now - MARGIN_MS - 1000);
     // The row's own time is still handed over; a source without the flag (append) reports it.
     expect(capped[1]!.data._updatedAt).toBe(recent[1]!.updatedAt!.toISOString());
     const asRead = await collect(
@@ -155,7 +158,7 @@ describe('worksheet source', () => {
         },
       ),
     );
-    const resumedCeiling = new Date(firstAttempt - SCAN_CLOCK_MARGIN_MS).toISOString();
+    const resumedCeiling = new Date(cursorCap(firstAttempt, MARGIN_MS)).toISOString();
     expect(resumed.map((i) => i.cursor)).toEqual([recent[0]!.updatedAt!.toISOString(), resumedCeiling]);
     // A cursor on a field of the job's own is reported as read.
     const byField = await collect(
@@ -171,6 +174,48 @@ describe('worksheet source', () => {
       ),
     );
     expect(byField.map((i) => i.cursor)).toEqual(['3', '12', undefined]);
+  });
+
+  it("with capCursorAtScanStart caps on the platform's clock its reader tells, less ROWBRIDGE_CURSOR_MARGIN_SECONDS", async () => {
+    const now = Date.now();
+    const platformAhead = 30_000;
+    const rows: NormalisedRow[] = [
+      { id: 'edited', values: {}, updatedAt: new Date(now + platformAhead - 1_000), system: {} },
+    ];
+    // The reader tells the platform's time (30 s behind, or ahead of, this machine) before the first page.
+    const readAt = (offset: number) =>
+      async function* (query: WorksheetReadQuery): AsyncGenerator<NormalisedRow> {
+        await Promise.resolve();
+        query.onScanStart?.(Date.now() + offset);
+        yield* rows;
+      };
+    const read = (offset: number, extra: { scanStartedAt?: number; env?: NodeJS.ProcessEnv } = {}) =>
+      collect(
+        createSource(
+          { type: 'worksheet', worksheet: 'w' },
+          {
+            env: extra.env ?? {},
+            baseDir: '/',
+            capCursorAtScanStart: true,
+            readWorksheetRows: readAt(offset),
+            ...extra,
+          },
+        ),
+      ).then((items) => Date.parse(items[0]!.cursor as string));
+    const behind = await read(-30_000);
+    expect(behind).toBeLessThanOrEqual(Date.now() - 30_000 - MARGIN_MS);
+    expect(behind).toBeGreaterThanOrEqual(now - 30_000 - MARGIN_MS - 1000);
+    const ahead = await read(platformAhead);
+    expect(ahead).toBeGreaterThanOrEqual(now + platformAhead - MARGIN_MS - 1000);
+    expect(ahead).toBeLessThanOrEqual(Date.now() + platformAhead - MARGIN_MS);
+    // A resumed read: its first attempt's start (this machine's clock) moved onto the platform's.
+    const firstAttempt = now - 60_000;
+    const resumed = await read(-30_000, { scanStartedAt: firstAttempt });
+    expect(resumed).toBeLessThanOrEqual(firstAttempt - 30_000 - MARGIN_MS);
+    expect(resumed).toBeGreaterThanOrEqual(firstAttempt - 30_000 - MARGIN_MS - 1000);
+    const wider = await read(-30_000, { env: { ROWBRIDGE_CURSOR_MARGIN_SECONDS: '20' } });
+    expect(wider).toBeLessThanOrEqual(Date.now() - 30_000 - 20_000);
+    expect(wider).toBeGreaterThanOrEqual(now - 30_000 - 20_000 - 1000);
   });
 
   it("reads a zone-less --from/--to on _updatedAt as the organisation's wall clock, to the second", async () => {
