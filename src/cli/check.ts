@@ -20,6 +20,7 @@ import { checkJob, checkPlatform, settingsFailure } from '../sync/check/check-se
 import type { CheckStep, ConnectionFacts } from '../sync/check/check-setup.ts';
 import { checkSourceAndSink } from '../sync/check/check-source-sink.ts';
 import { checkWriteRights } from '../sync/check/check-write-rights.ts';
+import { checkTableClock } from '../sync/check/check-table-clock.ts';
 import { checkOriginRights } from '../sync/check/check-origin-rights.ts';
 import { twoWayWorksheetSteps } from './check-two-way-worksheet.ts';
 import { doctorClient } from './doctor-client.ts';
@@ -174,6 +175,7 @@ async function endSteps(io: CliIo, jobArg: string | undefined): Promise<CheckSte
   return [
     ...(await checkSourceAndSink(spec, { env: io.env, baseDir: path.dirname(file) })),
     ...(await checkWriteRights(spec, io.env)),
+    ...(await checkTableClock(spec, io.env)),
     ...(await checkOriginRights(spec, io.env, path.dirname(file))),
     ...(await twoWayWorksheetSteps(io, spec, file)),
   ];

@@ -16,6 +16,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import type { EmulatorRequest } from '../../src/emulator/options.ts';
+import { checkTableClock } from '../../src/sync/check/check-table-clock.ts';
+import { loadJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { pgQuery, PG_URL } from '../helpers/pg.ts';
 import { createHarness, type Harness } from '../helpers/sync-harness.ts';
 
@@ -102,7 +104,7 @@ incremental: { cursor: _updatedAt }
 afterAll(async () => {
   hold = undefined;
   await h?.close();
-  await pgQuery(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await pgQuery(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`, `DROP ROLE IF EXISTS ${SCHEMA}`);
 });
 
 describe("change cursors are capped on the stamping clock, not this machine's", { timeout: 240_000 }, () => {
@@ -208,5 +210,19 @@ describe("change cursors are capped on the stamping clock, not this machine's", 
     }
     await run('accounts');
     expect(rowOf('accounts', 'email', 'y@x.test')?.values.name).toBe('Y in tx');
+  });
+
+  it("check warns when the table's login cannot see other logins' transactions", async () => {
+    const spec = await loadJobSpec(`${h.dir}/accounts.yaml`);
+    const [seen] = await checkTableClock(spec, { CURCLK_DB: PG_URL });
+    expect(seen).toMatchObject({ name: 'table transactions', ok: true });
+    expect(seen!.detail).not.toMatch(/warning/);
+    // A login of its own, without pg_read_all_stats (trust authentication on these machines).
+    await pgQuery(`DROP ROLE IF EXISTS ${SCHEMA}`, `CREATE ROLE ${SCHEMA} LOGIN`);
+    const url = new URL(PG_URL);
+    url.username = SCHEMA;
+    const [unseen] = await checkTableClock(spec, { CURCLK_DB: url.toString() });
+    expect(unseen).toMatchObject({ name: 'table transactions', ok: true });
+    expect(unseen!.detail).toMatch(/^warning: .*GRANT pg_read_all_stats/);
   });
 });
