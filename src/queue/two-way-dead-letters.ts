@@ -1,6 +1,8 @@
 /**
  * The records a two-way run could not write (a relation key no related row holds, an
- * option the worksheet lacks, a value the platform refused with its code) as dead letters, so `dlq list` and the run's report show
+ * option the worksheet lacks, a value the platform refused with its code, a value the
+ * table's database refused: a unique or CHECK violation, a value too long, with its
+ * SQLSTATE or MySQL errno) as dead letters, so `dlq list` and the run's report show
  * them. The engine retries them by itself: such a record stays different on the two sides,
  * so every run tries it again. Each run therefore replaces the job's earlier two-way dead
  * letters with its own: what `dlq list` shows is what is refused now, and a record fixed

@@ -1,12 +1,18 @@
 /**
  * The part of a two-way table side that is the same SQL on PostgreSQL and MySQL/MariaDB:
  * keyset-paged reads in READ ONLY transactions, and one transaction per batch of
- * updates, inserts and deletes, rolled back whole on any failure. Each database's side
+ * updates, inserts and deletes. A record the database refuses (a unique or CHECK
+ * violation, a value too long: table-refusals.ts) is left out of the batch under a
+ * savepoint and answered as refused, the others committed (isolate-refused-rows.ts); any
+ * other failure rolls the batch back whole and is thrown. Each database's side
  * (table-side.ts, mysql-table-side.ts) opens its connections and passes in only what
  * differs: quoting, placeholders, transaction statements, and how an insert answers its key.
  */
 import type { SourceError } from '../sources/source-error.ts';
+import { writeIsolatingRefusals } from './isolate-refused-rows.ts';
+import type { WriteUnit } from './isolate-refused-rows.ts';
 import { createSqlTableScans } from './sql-table-scans.ts';
+import { createTableRefusals } from './table-refusals.ts';
 import type { ColumnInfo, TableRecord, TableSide } from './table-side-types.ts';
 
 const PAGE = 5000;
@@ -56,6 +62,21 @@ export function createSqlTableSide(d: SqlTableDialect): TableSide {
     }
   }
 
+  const refusals = createTableRefusals(d);
+
+  /** One DELETE of `keys`; refused, it halves until the refused record stands alone. */
+  function deleteOf(keys: readonly string[]): WriteUnit {
+    const sql = `DELETE FROM ${quote(table)} WHERE ${quote(keyColumn)} IN (${keys.map((_, j) => placeholder(j + 1)).join(', ')})`;
+    const half = Math.ceil(keys.length / 2);
+    return {
+      kind: 'delete',
+      refs: keys,
+      values: {},
+      run: async () => void (await d.write(sql, [...keys])),
+      split: () => [deleteOf(keys.slice(0, half)), deleteOf(keys.slice(half))],
+    };
+  }
+
   return {
     columns: d.columns,
     async readAll(wanted) {
@@ -73,40 +94,42 @@ export function createSqlTableSide(d: SqlTableDialect): TableSide {
       }
     },
     async write(batch) {
-      const created = new Map<string, string>();
+      const units: WriteUnit[] = [];
+      for (const u of batch.updates) {
+        const cols = Object.keys(u.set);
+        if (cols.length === 0) continue;
+        const sql = `UPDATE ${quote(table)} SET ${cols.map((c, i) => `${quote(c)} = ${placeholder(i + 1)}`).join(', ')} WHERE ${quote(keyColumn)} = ${placeholder(cols.length + 1)}`;
+        const params = [...cols.map((c) => u.set[c]), u.key];
+        units.push({
+          kind: 'update',
+          refs: [u.key],
+          values: u.set,
+          run: async () => void (await d.write(sql, params)),
+        });
+      }
+      for (const ins of batch.inserts) {
+        const cols = Object.keys(ins.values);
+        const sql = `INSERT INTO ${quote(table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map((_, i) => placeholder(i + 1)).join(', ')})`;
+        const params = cols.map((c) => ins.values[c]);
+        units.push({
+          kind: 'insert',
+          refs: [ins.ref],
+          values: ins.values,
+          run: async (created) => void created.set(ins.ref, await d.insert(sql, params, ins.values)),
+        });
+      }
+      for (let i = 0; i < batch.deletes.length; i += DELETE_CHUNK)
+        units.push(deleteOf(batch.deletes.slice(i, i + DELETE_CHUNK)));
       try {
         await d.write(d.beginWrite);
         await d.limitTime?.(d.write);
-        for (const u of batch.updates) {
-          const cols = Object.keys(u.set);
-          if (cols.length === 0) continue;
-          await d.write(
-            `UPDATE ${quote(table)} SET ${cols.map((c, i) => `${quote(c)} = ${placeholder(i + 1)}`).join(', ')} WHERE ${quote(keyColumn)} = ${placeholder(cols.length + 1)}`,
-            [...cols.map((c) => u.set[c]), u.key],
-          );
-        }
-        for (const ins of batch.inserts) {
-          const cols = Object.keys(ins.values);
-          const key = await d.insert(
-            `INSERT INTO ${quote(table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map((_, i) => placeholder(i + 1)).join(', ')})`,
-            cols.map((c) => ins.values[c]),
-            ins.values,
-          );
-          created.set(ins.ref, key);
-        }
-        for (let i = 0; i < batch.deletes.length; i += DELETE_CHUNK) {
-          const keys = batch.deletes.slice(i, i + DELETE_CHUNK);
-          await d.write(
-            `DELETE FROM ${quote(table)} WHERE ${quote(keyColumn)} IN (${keys.map((_, j) => placeholder(j + 1)).join(', ')})`,
-            keys,
-          );
-        }
+        const written = await writeIsolatingRefusals(units, d.write, refusals);
         await d.write('COMMIT');
+        return written;
       } catch (err) {
         await d.write('ROLLBACK').catch(() => undefined);
         throw d.fail(err, 'write failed (the batch was rolled back)');
       }
-      return { created, refused: [] };
     },
     close: d.close,
     scans: createSqlTableScans({ ...d, readOnly }),

@@ -26,13 +26,13 @@ export interface TableWrites {
   deletes: string[];
 }
 
-/** A record of a batch the side would not take (a value the platform refused); the others were written. */
+/** A record of a batch the side would not take (a value the platform or the database refused). */
 export interface RefusedWrite {
-  /** The update's key, or the insert's ref. */
+  /** The update's or delete's key, or the insert's ref. */
   ref: string;
   /** The field refused, as the job names it on this side, when known. */
   field?: string;
-  /** The platform's error code, when it answered one. */
+  /** The platform's error code, or MySQL's errno; a PostgreSQL SQLSTATE is in `reason`. */
   errorCode?: number;
   reason: string;
 }
@@ -40,7 +40,7 @@ export interface RefusedWrite {
 /** What a batch wrote: each insert's new key by its ref, and the records refused. */
 export interface TableWritten {
   created: Map<string, string>;
-  /** Always empty for a table, whose batch is one transaction: it commits whole or throws. */
+  /** A table's batch is still one transaction: a refused record is left out under a savepoint. */
   refused: RefusedWrite[];
 }
 
@@ -85,7 +85,7 @@ export interface TableSide {
   columns: ReadonlyMap<string, ColumnInfo>;
   /** Every record of the table, `columns` read (key included). */
   readAll(columns: readonly string[]): Promise<TableRecord[]>;
-  /** Applies one batch (a table: in one transaction); answers each insert's new key by its ref. */
+  /** Applies one batch (a table: in one transaction); answers each insert's new key by ref, and the refused. */
   write(batch: TableWrites): Promise<TableWritten>;
   close(): Promise<void>;
   /** Incremental reads; absent: every run reads the side whole. */

@@ -261,7 +261,7 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
       inserts: ins.map((c) => ({ ref: c.record.id, values: c.values })),
       deletes: dels.map((l) => l.key),
     });
-    // Only a worksheet on the other side refuses a record and writes the batch's others.
+    // A refused record is left out and the batch's others written (a table: under a savepoint).
     const no = new Set(written.refused.map((r) => r.ref));
     const made = ins.filter((c) => !no.has(c.record.id));
     for (const { ref, ...why } of written.refused) {
@@ -274,10 +274,11 @@ async function apply(plan: TwoWayPlan, report: TwoWayReport, a: ApplyDeps): Prom
       made.map((c) => ({ key: written.created.get(c.record.id)!, rowId: c.record.id, ...baseOf(c) })),
     );
     await store.dropIntents(made.map((c) => ({ side: 'source', origin: c.record.id })));
-    await store.dropLinks(dels);
+    const gone = dels.filter((l) => !no.has(l.key)); // a refused delete keeps its link
+    await store.dropLinks(gone);
     report.source.updated += ups.filter((w) => !no.has(w.link.key)).length;
     report.source.created += made.length;
-    report.source.deleted += dels.length;
+    report.source.deleted += gone.length;
   }
 
   await store.saveLinks(plan.writes.filter((w) => !failed.has(w.link.key)).map((w) => w.next));
