@@ -227,6 +227,7 @@ export function createTableRefusals(d: RefusalDeps): TableRefusals {
             ? `values the check ${constraint} accepts`
             : `values satisfying ${check.def}`;
       } else if (['23503', '1452', '1216'].includes(kind)) {
+        field ??= /FOREIGN KEY \(`([^)]+)`\)/.exec(message)?.[1]?.replaceAll('`', '');
         const to =
           /in table "([^"]+)"/.exec(e.detail ?? '')?.[1] ?? /REFERENCES `([^`]+)`/.exec(message)?.[1];
         allowed = `a value of ${field ?? 'the key'} present in ${to ?? 'the referenced table'}`;
