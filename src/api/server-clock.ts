@@ -5,11 +5,14 @@
  *
  * Every answer of an HTTP origin server with a clock carries `Date` (RFC 9110 §6.6.1);
  * the platform's documents say nothing of it [U], so without one the caller falls back to
- * its own clock. The latest `Date` is kept with the moment it arrived on the monotonic
- * clock: the platform's time now is that `Date` plus the time elapsed since, whatever this
+ * its own clock. Each `Date` is kept with the moment it arrived on the monotonic clock:
+ * the platform's time now is that `Date` plus the time elapsed since, whatever this
  * machine's wall clock says or does meanwhile (NTP stepping it). `Date` is whole seconds,
- * rounded down, and stamped before the answer travels: the estimate is behind the
- * platform's clock by up to a second plus the answer's way back, never ahead of it. (A
+ * rounded down, and stamped before the answer travels: each answer tells a time behind the
+ * platform's clock by up to a second plus its way back, never ahead of it. So the answer
+ * that tells the latest time counts (answers arrive at every fraction of a second: with a
+ * few, the estimate is short by little more than an answer's way back), among those of
+ * the last minute: a platform whose clock was stepped back is believed a minute later. (A
  * proxy in front of the platform may stamp its own `Date`: its clock then counts, and the
  * cursor margin covers the difference between the two.)
  */
@@ -22,18 +25,25 @@ export interface ServerClock {
   now(): number | undefined;
 }
 
+/** How long the answer telling the latest time is preferred to later answers telling less. */
+const KEEP_MS = 60_000;
+
 /** A server clock; `monotonic` is injectable for tests. */
 export function createServerClock(monotonic: () => number = () => performance.now()): ServerClock {
-  let latest: { date: number; at: number } | undefined;
+  // The platform's time less the monotonic clock, as the best answer told it, and when.
+  let best: { offset: number; at: number } | undefined;
   return {
     see(date) {
       const text = Array.isArray(date) ? date[0] : date;
       if (text === undefined) return;
       const ms = Date.parse(text);
-      if (Number.isFinite(ms)) latest = { date: Math.floor(ms / 1000) * 1000, at: monotonic() };
+      if (!Number.isFinite(ms)) return;
+      const at = monotonic();
+      const offset = Math.floor(ms / 1000) * 1000 - at;
+      if (best === undefined || offset >= best.offset || at - best.at > KEEP_MS) best = { offset, at };
     },
     now() {
-      return latest === undefined ? undefined : latest.date + Math.max(0, monotonic() - latest.at);
+      return best === undefined ? undefined : monotonic() + best.offset;
     },
   };
 }

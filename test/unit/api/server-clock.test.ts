@@ -19,9 +19,19 @@ describe('createServerClock', () => {
     expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 0));
     mono += 2_500;
     expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 2, 500));
-    // The latest Date counts, earlier or not (a platform's clock stepped back).
-    clock.see(['Thu, 26 Nov 2026 09:59:00 GMT']);
-    expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 9, 59, 0));
+    // An answer telling a later time than the estimate (its second began since) counts.
+    mono += 600;
+    clock.see('Thu, 26 Nov 2026 10:00:04 GMT');
+    expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 4));
+    // One telling less (its second rounded down further) does not, for a minute.
+    clock.see('Thu, 26 Nov 2026 10:00:03 GMT');
+    expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 4));
+    clock.see('Thu, 26 Nov 2026 09:59:00 GMT');
+    expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 4));
+    // A minute on, a platform's clock stepped back is believed.
+    mono += 61_000;
+    clock.see(['Thu, 26 Nov 2026 10:00:00 GMT']);
+    expect(clock.now()).toBe(Date.UTC(2026, 10, 26, 10, 0, 0));
   });
 });
 
