@@ -201,6 +201,12 @@ describe('two-way runs read what changed since the last run (issue 25)', { timeo
     expect(rowsOf('plain').get('p1@x.test')?.text.name).toBe('hashed edit');
     expect(rowsOf('plain').has('p2@x.test')).toBe(false);
     expect(edited.writes).toEqual({ table: 0, sheet: 2 });
+    // The stored row hashes follow the table: the deleted record's is gone, the edited one's new.
+    const hashKey = `${h.rt.statePrefix}:twoway:plain:rowhash`;
+    expect(await h.rt.redis.hlen(hashKey)).toBe(29);
+    const after = await run('plain');
+    expect(after.report.readWhole).toEqual({ source: 1, worksheet: 1 }); // its own write to p1, both sides
+    expect(after.writes).toEqual({ table: 0, sheet: 0 });
   });
 
   it('a conflict resolved while a run is under way is kept, and written by the next run', async () => {

@@ -66,9 +66,13 @@ export interface ReadSidesDeps {
   /** The links in brief, and a way to read some of them whole (link-store.ts). */
   links: LinkIndex & { get(keys: readonly string[]): Promise<Map<string, Link>> };
   conflicts: ReadonlyMap<string, Conflict>;
-  /** The saved cursors (undefined: read whole); row hashes when the table has no updatedAtColumn. */
+  /**
+   * The saved cursors (undefined: read whole), and the stored row hashes when the table has
+   * no updatedAtColumn. The read takes the hashes over: it removes each key its scan finds,
+   * so what is left is the records gone from the table.
+   */
   cursors: TwoWayCursors | undefined;
-  rowHashes: ReadonlyMap<string, string> | undefined;
+  rowHashes: Map<string, string> | undefined;
   /** The platform's time now (its client's `serverTime`), undefined when not known. */
   platformTime: () => number | undefined;
   /** How far behind its side's clock at the start of the reads a cursor is capped. */
@@ -88,8 +92,18 @@ export interface SidesRead {
   quiet: NonNullable<TwoWayInput['quiet']>;
   /** Cursors this read reached (saved by the run once its writes are recorded). */
   next: { worksheet: number; source?: number };
-  /** Table without updatedAtColumn: each record's row hash as read now. */
-  rowHashes?: Map<string, string>;
+  /**
+   * Table without updatedAtColumn, the row hashes to store: after a whole read `all` of
+   * them; after a read of changes, those that differ from the stored ones (`set`) and the
+   * keys of records gone (`drop`).
+   */
+  rowHashes?: { all: Map<string, string> } | RowHashChanges;
+}
+
+/** Row hashes changed since the stored ones, and those of records gone. */
+export interface RowHashChanges {
+  set: Map<string, string>;
+  drop: string[];
 }
 
 /** Reads both sides, whole or since the cursors. */
@@ -122,13 +136,15 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   // not stay in memory whole. Unlinked records are read whole anyway.
   const slots = createLinkSlots(d.links);
   const unlinkedSource: string[] = [];
-  const scannedHashes = new Map<string, string>();
+  const hashes: RowHashChanges = { set: new Map(), drop: [] };
   const changedSource = new Set<string>();
   const byTime = d.updatedAtColumn !== undefined && cursors.source !== undefined;
   await scans.scanKeys(keyColumns, hashColumns, (r) => {
     if (!slots.see('source', r.key, d.matchKeyOf(r.values, 'source'))) unlinkedSource.push(r.key);
-    if (r.hash !== undefined) scannedHashes.set(r.key, r.hash);
-    if (!byTime && (r.hash === undefined || d.rowHashes?.get(r.key) !== r.hash)) changedSource.add(r.key);
+    const stored = d.rowHashes?.get(r.key);
+    if (r.hash !== undefined && stored !== r.hash) hashes.set.set(r.key, r.hash);
+    d.rowHashes?.delete(r.key);
+    if (!byTime && (r.hash === undefined || stored !== r.hash)) changedSource.add(r.key);
   });
   if (byTime) {
     const zoneLess = d.table.columns.get(d.updatedAtColumn!)?.zoneLess === true;
@@ -224,13 +240,14 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     }
   }
   await readWhole(alsoSource, alsoRows);
-  return finish('changes', quiet, await d.links.get(touchedKeys), scannedHashes);
+  for (const key of d.rowHashes?.keys() ?? []) hashes.drop.push(key);
+  return finish('changes', quiet, await d.links.get(touchedKeys), hashes);
 
   function finish(
     reads: SidesRead['reads'],
     quiet: SidesRead['quiet'],
     links: ReadonlyMap<string, Link>,
-    scannedHashes: ReadonlyMap<string, string> | undefined,
+    changes: RowHashChanges | undefined,
   ): SidesRead {
     const source: SideRecord[] = [];
     const worksheet: SideRecord[] = [];
@@ -265,9 +282,10 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
       next,
     };
     if (hashColumns !== undefined) {
-      out.rowHashes = new Map();
-      for (const [key, hash] of scannedHashes ?? []) out.rowHashes.set(key, hash);
-      for (const r of sourceFull.values()) if (r.hash !== undefined) out.rowHashes.set(r.key, r.hash);
+      // A record read whole after the scan is compared as read then: its hash is stored.
+      const set = changes?.set ?? new Map<string, string>();
+      for (const r of sourceFull.values()) if (r.hash !== undefined) set.set(r.key, r.hash);
+      out.rowHashes = changes === undefined ? { all: set } : { set, drop: changes.drop };
     }
     return out;
   }

@@ -69,7 +69,15 @@ export function createCursorStore(deps: { redis: RedisClient; prefix: string; jo
       return saved.shape === shape ? saved : undefined;
     },
     async rowHashes() {
-      return new Map(Object.entries(await redis.hgetall(hashKey)));
+      // A page at a time: a table's hashes are never held twice (a reply and the map).
+      const hashes = new Map<string, string>();
+      let cursor = '0';
+      do {
+        const [next, flat] = await redis.hscan(hashKey, cursor, 'COUNT', 1000);
+        cursor = next;
+        for (let i = 0; i < flat.length; i += 2) hashes.set(flat[i]!, flat[i + 1]!);
+      } while (cursor !== '0');
+      return hashes;
     },
     async save(cursors, rowHashes) {
       if (rowHashes !== undefined) {

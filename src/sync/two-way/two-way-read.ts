@@ -118,9 +118,13 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
         recheck,
       };
       if (sides.rowHashes === undefined) return cursorStore.save(next);
-      const stored = rowHashes ?? (await cursorStore.rowHashes());
-      const set = new Map([...sides.rowHashes].filter(([key, hash]) => stored.get(key) !== hash));
-      const drop = [...stored.keys()].filter((key) => !sides.rowHashes!.has(key));
+      if (!('all' in sides.rowHashes)) return cursorStore.save(next, sides.rowHashes);
+      const { all } = sides.rowHashes;
+      const stored = await cursorStore.rowHashes();
+      const set = new Map<string, string>();
+      for (const [key, hash] of all) if (stored.get(key) !== hash) set.set(key, hash);
+      const drop: string[] = [];
+      for (const key of stored.keys()) if (!all.has(key)) drop.push(key);
       await cursorStore.save(next, { set, drop });
     },
   };
