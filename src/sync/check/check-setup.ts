@@ -222,6 +222,7 @@ export async function checkJob(
       const plan = validateMapping(spec.mappings, structure, {
         mode: spec.target.mode === 'two-way' ? 'upsert' : spec.target.mode,
         key: spec.target.key,
+        relationKeys: spec.target.mode === 'two-way',
         jobFile: file,
         targetTimezone: facts.timeZone,
       });

@@ -27,6 +27,11 @@ export interface RunPlan {
   apiCalls: {
     total: number;
     reads: number;
+    /**
+     * Of `reads`, the lookups the mapping makes (related rows by key, members and
+     * departments by name), each distinct value once a run: as many as the plan made.
+     */
+    lookups: number;
     batchCreates: number;
     batchUpdates: number;
     singleUpdates: number;
@@ -86,7 +91,15 @@ export async function planRun(
     skip: 0,
     delete: 0,
     reject: 0,
-    apiCalls: { total: 0, reads: 1, batchCreates: 0, batchUpdates: 0, singleUpdates: 0, batchDeletes: 0 },
+    apiCalls: {
+      total: 0,
+      reads: 1,
+      lookups: 0,
+      batchCreates: 0,
+      batchUpdates: 0,
+      singleUpdates: 0,
+      batchDeletes: 0,
+    },
     deleteRefused: false,
     rejects: [],
     warnings: [],
@@ -123,7 +136,11 @@ export async function planRun(
   })) {
     deps.onProgress?.(result, progress.read);
     const rows = read.map(rowToWrite);
+    // The plan asks what the run would (a new cache each run): its requests are the cost.
+    const asked = deps.client.stats.requests;
     const failures = await ctx.resolveReferences(rows);
+    result.apiCalls.lookups += deps.client.stats.requests - asked;
+    result.apiCalls.reads += deps.client.stats.requests - asked;
     const ready = rows.filter((r) => !failures.has(r.index));
     for (const row of ready.slice(0, SAMPLE_ROWS - result.sample.length)) {
       const values: Record<string, unknown> = {};

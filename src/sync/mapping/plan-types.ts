@@ -19,6 +19,12 @@ export interface ValidateMappingOptions {
    * source records to worksheet rows. Required except in `append`.
    */
   key?: string | readonly string[] | undefined;
+  /**
+   * A Relation field may be (part of) the key: a two-way job matches records by their
+   * related rows' keys (two-way-rows.ts), never by this plan's key lookups.
+   * @defaultValue false
+   */
+  relationKeys?: boolean | undefined;
   /** The job spec's file, named in the error message. */
   jobFile?: string | undefined;
   /**

@@ -181,7 +181,7 @@ function resolveKeys(
   }
   const indexes: number[] = [];
   for (const name of names) {
-    const index = resolveKey(name, structure, byRef, mappedBy, planned, problems);
+    const index = resolveKey(name, structure, byRef, mappedBy, planned, problems, opts.relationKeys);
     if (index === undefined) continue;
     if (indexes.includes(index))
       problems.push({
@@ -200,6 +200,7 @@ function resolveKey(
   mappedBy: ReadonlyMap<string, string>,
   planned: readonly PlannedField[],
   problems: MappingProblem[],
+  relationKeys = false,
 ): number | undefined {
   const opts = { key };
   const field = byRef.get(opts.key);
@@ -220,7 +221,7 @@ function resolveKey(
   }
   const index = planned.findIndex((f) => f.id === field.id);
   const type = planned[index]?.type;
-  if (type !== undefined && !KEY_TYPES.has(type)) {
+  if (type !== undefined && !KEY_TYPES.has(type) && !(relationKeys && type === 'Relation')) {
     problems.push({
       target: opts.key,
       message: `a ${type} field cannot be the key; use a text, number, date, time or region field`,

@@ -67,6 +67,7 @@ export function compilePlan(
   const plan = validateMapping(mappings, structure, {
     mode: target.mode === 'two-way' ? 'upsert' : target.mode,
     key: target.key,
+    relationKeys: target.mode === 'two-way',
     jobFile: file,
     targetTimezone: client.organisation.timeZone,
   });

@@ -30,7 +30,7 @@ import { createRecordMaker } from './side-record.ts';
 import { createRefusedRecords, mappingRefusal } from './refused-records.ts';
 import type { RejectedRecord } from './refused-records.ts';
 import { createWorksheetSide, isRefusal } from './worksheet-side.ts';
-import { readTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.ts';
+import { createTwoWayRows, relationKeyFields, relationRefs } from './two-way-rows.ts';
 
 /** What a run wrote on each side and what it left for a person. */
 export interface TwoWayReport {
@@ -93,6 +93,7 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
 
     await deps.onPhase?.('read');
     const relations = relationKeyFields(prepared.structure, relationRefs(spec), deps.file);
+    const worksheetRows = createTwoWayRows(deps.client, prepared.structure, relations);
     const read = await readTwoWay({
       ...deps,
       store,
@@ -103,8 +104,7 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
       updatedAtColumn,
       updatedClock,
       record,
-      readWholeWorksheet: () => readTwoWayRows(deps.client, target.worksheet, prepared.structure, relations),
-      worksheetByFilter: relations.length === 0,
+      worksheetRows,
     });
     const { intents, conflicts, pendingDeletes } = read;
     const { source: sourceRecords, worksheet: worksheetRecords } = read.sides;
@@ -138,7 +138,8 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
     };
     if (planOnly) {
       const otherRows = spec.source.type === 'worksheet' ? sourceRecords.length : undefined;
-      return { ...report, planned: summarizePlan(plan, worksheetRecords.length, otherRows) };
+      const reads = { worksheet: worksheetRows.requests, sourceWorksheetRows: otherRows, fields, relations };
+      return { ...report, planned: summarizePlan(plan, reads) };
     }
     await deps.onPhase?.('planned');
     const recheck = await apply(plan, report, {

@@ -1,44 +1,52 @@
 /**
- * The worksheet reads of an incremental two-way run:
+ * The worksheet reads of a two-way run, as requests (two-way-rows.ts turns their rows into
+ * the comparison's form):
  * - a key scan: every row's id and its key fields only (`fields` names them, no system
- *   fields), in a person's form, so a run finds deletes and matches new records without
- *   reading whole rows: about one request per 1,000 rows, each a fraction of a full page;
+ *   fields), so a run finds deletes and matches new records without reading whole rows:
+ *   about one request per 1,000 rows, each a fraction of a full page;
  * - the filter of the rows changed since a cursor: `utime between [cursor, open end]`
  *   (updated-since-filter.ts: whole seconds, both ends included, so a row at the cursor's
  *   second is read again, never skipped); rows are still checked against the cursor
  *   client-side, so a platform that ignored the condition costs requests, not work;
  * - the filter of given rows by id (`rowid in [...]`, platform-shapes §8 [C]).
  */
-import type { PlatformClient } from '../../api/create-platform-client.ts';
 import { iterateRows } from '../../api/rows/iterate-rows.ts';
+import type { ListPage } from '../../api/rows/iterate-rows.ts';
 import { createRowNormaliser } from '../../api/rows/normalise-row.ts';
 import type { Filter, NormalisedRow, WorksheetStructure } from '../../api/types.ts';
-import { createPersonForm } from '../pull/person-values.ts';
 import { updatedBetween } from '../sources/updated-since-filter.ts';
 
 /** Row ids per `rowid in` request. */
 export const IDS_PER_QUERY = 500;
 
-/** One row of a key scan: its id and its key fields (by id and alias), in a person's form. */
+/** One row of a key scan: its id and its key fields (by id and alias), in the comparison's read form. */
 export interface KeyScanRow {
   id: string;
   values: Record<string, unknown>;
 }
 
-/** Every row's id and `fieldIds`' values. */
-export async function* scanWorksheetKeys(
-  client: PlatformClient,
+/** Which rows and fields a list reads. */
+export interface RowsQuery {
+  /** Every row without one. */
+  filter?: Filter | undefined;
+  /** Only these fields (ids), without system fields: a key scan. Else every field and the system fields. */
+  fields?: readonly string[] | undefined;
+}
+
+/** The rows of `query`, normalised (keyed by field id and alias), values as the platform sent them. */
+export async function* listRows(
+  list: ListPage,
   structure: WorksheetStructure,
-  fieldIds: readonly string[],
-): AsyncGenerator<KeyScanRow> {
-  const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
-  const personForm = createPersonForm(structure);
-  for await (const row of iterateRows((body) => client.rows.list(structure.id, body), {
-    includeSystemFields: false,
-    fields: [...fieldIds],
+  timeZone: string,
+  query: RowsQuery,
+): AsyncGenerator<NormalisedRow> {
+  const normalise = createRowNormaliser({ structure, timeZone });
+  for await (const row of iterateRows(list, {
+    includeSystemFields: query.fields === undefined,
+    ...(query.fields === undefined ? {} : { fields: [...query.fields] }),
+    ...(query.filter === undefined ? {} : { filter: query.filter }),
   })) {
-    const normalised = normalise(row);
-    yield { id: normalised.id, values: personForm(normalised.values) };
+    yield normalise(row);
   }
 }
 
@@ -60,21 +68,4 @@ export function byIdFilters(ids: readonly string[]): Filter[] {
       ],
     });
   return out;
-}
-
-/** The rows of `filter` (every row without one) in a person's form, system fields included. */
-export async function* readWorksheetRows(
-  client: PlatformClient,
-  structure: WorksheetStructure,
-  filter?: Filter,
-): AsyncGenerator<NormalisedRow> {
-  const normalise = createRowNormaliser({ structure, timeZone: client.organisation.timeZone });
-  const personForm = createPersonForm(structure);
-  for await (const row of iterateRows((body) => client.rows.list(structure.id, body), {
-    includeSystemFields: true,
-    ...(filter === undefined ? {} : { filter }),
-  })) {
-    const normalised = normalise(row);
-    yield { ...normalised, values: personForm(normalised.values) };
-  }
 }
