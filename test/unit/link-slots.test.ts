@@ -50,3 +50,21 @@ describe('link slots', () => {
     expect([slots.isQuiet(1, 'source'), slots.isQuiet(1, 'worksheet')]).toEqual([false, true]);
   });
 });
+
+describe('link slots, row hashes', () => {
+  it('tells a changed row hash from a stored one, and names the stored ones no scan found', () => {
+    const slots = createLinkSlots({ keys: ['1', '2', '3'], rowIds: ['r1', 'r2', 'r3'] });
+    slots.storeRowHash('1', '0123456789abcdef');
+    slots.storeRowHash('2', 'fedcba9876543210');
+    slots.storeRowHash('3', '00000000ffffffff');
+    // Not linked, or not 16 hex digits: kept as they came.
+    slots.storeRowHash('9', 'aaaaaaaaaaaaaaaa');
+    slots.storeRowHash('8', 'not-a-hex-hash');
+    expect(slots.rowHashChanged('1', '0123456789abcdef')).toBe(false);
+    expect(slots.rowHashChanged('2', 'fedcba9876543211')).toBe(true);
+    expect(slots.rowHashChanged('2', 'fedcba9976543210')).toBe(true);
+    expect(slots.rowHashChanged('9', 'aaaaaaaaaaaaaaaa')).toBe(false);
+    expect(slots.rowHashChanged('7', '0123456789abcdef')).toBe(true);
+    expect(slots.unfoundRowHashes().sort()).toEqual(['3', '8']);
+  });
+});

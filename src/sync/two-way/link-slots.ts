@@ -8,6 +8,9 @@
  * plan: a quiet record whose hash equals that of a new record's match key is read whole,
  * and the planner compares the keys themselves. Two different keys with one hash cost a
  * record read, never a wrong match.
+ *
+ * A table without `updatedAtColumn` is read by row hash (16 hex digits, sql-table-scans.ts):
+ * the stored hash of a linked record is held here too, as two 32-bit halves.
  */
 import type { LinkIndex } from './link-store.ts';
 
@@ -15,6 +18,9 @@ const IN_SOURCE = 1;
 const IN_ROWS = 2;
 const QUIET_SOURCE = 4;
 const QUIET_ROWS = 8;
+const HAS_HASH = 16;
+const HASH_FOUND = 32;
+const HEX16 = /^[0-9a-f]{16}$/;
 
 /** The side a record is on. */
 export type Side = 'source' | 'worksheet';
@@ -36,6 +42,12 @@ export interface LinkSlots {
   isQuiet(slot: number, side: Side): boolean;
   /** Slots with a quiet record whose match key may be one of `matchKeys` ('' is never looked for). */
   quietMatching(matchKeys: Iterable<string>): number[];
+  /** Takes a table record's stored row hash. */
+  storeRowHash(key: string, hash: string): void;
+  /** Whether a scanned record's row hash differs from the stored one (or none is stored). */
+  rowHashChanged(key: string, hash: string): boolean;
+  /** Keys of the stored row hashes no scanned record asked about: records gone from the table. */
+  unfoundRowHashes(): string[];
 }
 
 /**
@@ -60,6 +72,10 @@ export function createLinkSlots(index: Pick<LinkIndex, 'keys' | 'rowIds'>): Link
   const flags = new Uint8Array(size);
   const hashes = { source: new Int32Array(size), worksheet: new Int32Array(size) };
   const bit = (side: Side, source: number, rows: number) => (side === 'source' ? source : rows);
+  // Row hashes: a linked record's in two halves by slot, any other's (few) as it came.
+  let hashHalves: Int32Array | undefined;
+  const otherHashes = new Map<string, string>();
+  const otherFound = new Set<string>();
 
   return {
     size,
@@ -92,6 +108,39 @@ export function createLinkSlots(index: Pick<LinkIndex, 'keys' | 'rowIds'>): Link
         )
           out.push(i);
       }
+      return out;
+    },
+    storeRowHash(key, hash) {
+      const slot = slotOfKey.get(key);
+      if (slot === undefined || !HEX16.test(hash)) {
+        otherHashes.set(key, hash);
+        return;
+      }
+      hashHalves ??= new Int32Array(2 * size);
+      hashHalves[2 * slot] = parseInt(hash.slice(0, 8), 16) | 0;
+      hashHalves[2 * slot + 1] = parseInt(hash.slice(8), 16) | 0;
+      flags[slot]! |= HAS_HASH;
+    },
+    rowHashChanged(key, hash) {
+      const slot = slotOfKey.get(key);
+      if (slot !== undefined && hashHalves !== undefined && (flags[slot]! & HAS_HASH) !== 0) {
+        flags[slot]! |= HASH_FOUND;
+        return (
+          !HEX16.test(hash) ||
+          hashHalves[2 * slot] !== (parseInt(hash.slice(0, 8), 16) | 0) ||
+          hashHalves[2 * slot + 1] !== (parseInt(hash.slice(8), 16) | 0)
+        );
+      }
+      const stored = otherHashes.get(key);
+      if (stored === undefined) return true;
+      otherFound.add(key);
+      return stored !== hash;
+    },
+    unfoundRowHashes() {
+      const out: string[] = [];
+      for (let i = 0; i < size; i++)
+        if ((flags[i]! & (HAS_HASH | HASH_FOUND)) === HAS_HASH) out.push(keys[i]!);
+      for (const key of otherHashes.keys()) if (!otherFound.has(key)) out.push(key);
       return out;
     },
   };

@@ -66,13 +66,10 @@ export interface ReadSidesDeps {
   /** The links in brief, and a way to read some of them whole (link-store.ts). */
   links: LinkIndex & { get(keys: readonly string[]): Promise<Map<string, Link>> };
   conflicts: ReadonlyMap<string, Conflict>;
-  /**
-   * The saved cursors (undefined: read whole), and the stored row hashes when the table has
-   * no updatedAtColumn. The read takes the hashes over: it removes each key its scan finds,
-   * so what is left is the records gone from the table.
-   */
+  /** The saved cursors (undefined: read whole). */
   cursors: TwoWayCursors | undefined;
-  rowHashes: Map<string, string> | undefined;
+  /** Table without updatedAtColumn: hands each stored row hash (key, hash) to `each`. */
+  storedRowHashes: ((each: (key: string, hash: string) => void) => Promise<void>) | undefined;
   /** The platform's time now (its client's `serverTime`), undefined when not known. */
   platformTime: () => number | undefined;
   /** How far behind its side's clock at the start of the reads a cursor is capped. */
@@ -135,16 +132,16 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
   // A linked record's keys are kept in brief (link-slots.ts): a big table's key scan must
   // not stay in memory whole. Unlinked records are read whole anyway.
   const slots = createLinkSlots(d.links);
+  await d.storedRowHashes?.((key, hash) => slots.storeRowHash(key, hash));
   const unlinkedSource: string[] = [];
   const hashes: RowHashChanges = { set: new Map(), drop: [] };
   const changedSource = new Set<string>();
   const byTime = d.updatedAtColumn !== undefined && cursors.source !== undefined;
   await scans.scanKeys(keyColumns, hashColumns, (r) => {
     if (!slots.see('source', r.key, d.matchKeyOf(r.values, 'source'))) unlinkedSource.push(r.key);
-    const stored = d.rowHashes?.get(r.key);
-    if (r.hash !== undefined && stored !== r.hash) hashes.set.set(r.key, r.hash);
-    d.rowHashes?.delete(r.key);
-    if (!byTime && (r.hash === undefined || stored !== r.hash)) changedSource.add(r.key);
+    const changed = r.hash === undefined || slots.rowHashChanged(r.key, r.hash);
+    if (r.hash !== undefined && changed) hashes.set.set(r.key, r.hash);
+    if (!byTime && changed) changedSource.add(r.key);
   });
   if (byTime) {
     const zoneLess = d.table.columns.get(d.updatedAtColumn!)?.zoneLess === true;
@@ -240,7 +237,7 @@ export async function readSides(d: ReadSidesDeps): Promise<SidesRead> {
     }
   }
   await readWhole(alsoSource, alsoRows);
-  for (const key of d.rowHashes?.keys() ?? []) hashes.drop.push(key);
+  hashes.drop = slots.unfoundRowHashes();
   return finish('changes', quiet, await d.links.get(touchedKeys), hashes);
 
   function finish(

@@ -38,6 +38,8 @@ export interface CursorStore {
   read(shape: string): Promise<TwoWayCursors | undefined>;
   /** Row hashes of a table without `updatedAtColumn`: table key → hash. */
   rowHashes(): Promise<Map<string, string>>;
+  /** The same, handed over a page at a time. */
+  eachRowHash(each: (key: string, hash: string) => void): Promise<void>;
   /** Sets and drops row hashes, then saves the cursors (in that order: see the header). */
   save(
     cursors: TwoWayCursors,
@@ -61,6 +63,15 @@ export function createCursorStore(deps: { redis: RedisClient; prefix: string; jo
   const { redis } = deps;
   const cursorKey = stateKey(deps.prefix, 'twoway', deps.job, 'cursors');
   const hashKey = stateKey(deps.prefix, 'twoway', deps.job, 'rowhash');
+  // A page at a time (HSCAN may give a key twice: with the same hash).
+  async function eachRowHash(each: (key: string, hash: string) => void): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.hscan(hashKey, cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) each(flat[i]!, flat[i + 1]!);
+    } while (cursor !== '0');
+  }
   return {
     async read(shape) {
       const json = await redis.get(cursorKey);
@@ -69,16 +80,11 @@ export function createCursorStore(deps: { redis: RedisClient; prefix: string; jo
       return saved.shape === shape ? saved : undefined;
     },
     async rowHashes() {
-      // A page at a time: a table's hashes are never held twice (a reply and the map).
       const hashes = new Map<string, string>();
-      let cursor = '0';
-      do {
-        const [next, flat] = await redis.hscan(hashKey, cursor, 'COUNT', 1000);
-        cursor = next;
-        for (let i = 0; i < flat.length; i += 2) hashes.set(flat[i]!, flat[i + 1]!);
-      } while (cursor !== '0');
+      await eachRowHash((key, hash) => hashes.set(key, hash));
       return hashes;
     },
+    eachRowHash,
     async save(cursors, rowHashes) {
       if (rowHashes !== undefined) {
         const set = [...rowHashes.set];
