@@ -6,7 +6,7 @@
  * reads the same way and saves nothing.
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
-import type { NormalisedRow, WorksheetStructure } from '../../api/types.ts';
+import type { WorksheetStructure } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
@@ -20,7 +20,7 @@ import type { TableSide } from './table-side-types.ts';
 import { createCursorStore, twoWayShape } from './two-way-cursors.ts';
 import type { TwoWayField } from './two-way-fields.ts';
 import type { TwoWayPlan } from './two-way-plan-types.ts';
-import { readWorksheetRows, scanWorksheetKeys } from './worksheet-scans.ts';
+import type { TwoWayRows } from './two-way-rows.ts';
 
 /** What the read phase needs. */
 export interface TwoWayReadDeps {
@@ -38,13 +38,8 @@ export interface TwoWayReadDeps {
   updatedAtColumn: string | undefined;
   updatedClock: ZoneClock;
   record: MakeRecord;
-  /** Every row of the worksheet in the run's read form. */
-  readWholeWorksheet: () => AsyncIterable<NormalisedRow>;
-  /**
-   * Whether the worksheet's rows can be read by filter in the same form as whole (not
-   * when a relation is read through its related rows' keys): else both sides are read whole.
-   */
-  worksheetByFilter: boolean;
+  /** The worksheet's reads in the run's read form (two-way-rows.ts): whole, by filter, key scans. */
+  worksheetRows: TwoWayRows;
 }
 
 /** The state and both sides as read, and the checkpoint to save after the writes. */
@@ -64,13 +59,12 @@ export interface TwoWayRead {
 export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
   const cursorStore = createCursorStore({ redis: d.redis, prefix: d.prefix, job: d.spec.name });
   const shape = twoWayShape(d.spec);
-  const [intents, conflicts, pendingDeletes, saved] = await Promise.all([
+  const [intents, conflicts, pendingDeletes, cursors] = await Promise.all([
     d.store.intents(),
     d.store.conflicts(),
     d.store.pendingDeletes(),
     cursorStore.read(shape),
   ]);
-  const cursors = d.worksheetByFilter ? saved : undefined;
   const whole = cursors === undefined || d.table.scans === undefined;
   const hashed = d.updatedAtColumn === undefined && d.table.scans !== undefined;
   // A run reading changes holds the links in brief, and reads whole only those it decides on.
@@ -89,9 +83,8 @@ export async function readTwoWay(d: TwoWayReadDeps): Promise<TwoWayRead> {
       keyTargets: d.keyTargets,
       orgClock: createZoneClock(d.client.organisation.timeZone),
     }),
-    readWorksheet: (filter) =>
-      filter === undefined ? d.readWholeWorksheet() : readWorksheetRows(d.client, d.structure, filter),
-    scanWorksheetKeys: (fieldIds) => scanWorksheetKeys(d.client, d.structure, fieldIds),
+    readWorksheet: (filter) => d.worksheetRows.read(filter),
+    scanWorksheetKeys: (fieldIds) => d.worksheetRows.scanKeys(fieldIds),
     timeZone: d.client.organisation.timeZone,
     links,
     conflicts,
