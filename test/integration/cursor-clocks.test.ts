@@ -16,6 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import type { EmulatorRequest } from '../../src/emulator/options.ts';
+import { twoWayReportKey } from '../../src/queue/two-way-job.ts';
 import { checkTableClock } from '../../src/sync/check/check-table-clock.ts';
 import { loadJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { pgQuery, PG_URL } from '../helpers/pg.ts';
@@ -210,6 +211,36 @@ describe("change cursors are capped on the stamping clock, not this machine's", 
     }
     await run('accounts');
     expect(rowOf('accounts', 'email', 'y@x.test')?.values.name).toBe('Y in tx');
+  });
+
+  it('two-way on PostgreSQL: a transaction open on another table does not hold the cursor back', async () => {
+    await pgQuery(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.elsewhere (n int)`);
+    await sleep(PAST_MARGIN_MS);
+    await run('accounts');
+    const tx = new pg.Client({ connectionString: PG_URL });
+    await tx.connect();
+    try {
+      await tx.query('BEGIN');
+      await tx.query(`INSERT INTO ${SCHEMA}.elsewhere VALUES (1)`);
+      await sleep(1_100);
+      await pgQuery(`UPDATE ${SCHEMA}.accounts SET full_name = 'Z again' WHERE email = 'z@x.test'`);
+      await sleep(PAST_MARGIN_MS);
+      await run('accounts');
+      expect(rowOf('accounts', 'email', 'z@x.test')?.values.name).toBe('Z again');
+      // The next run reads back its own worksheet write; the one after reads nothing: z's
+      // time is behind its cursor although the other transaction started before it.
+      await sleep(PAST_MARGIN_MS);
+      await run('accounts');
+      await sleep(PAST_MARGIN_MS);
+      const quiet = await run('accounts');
+      const report = JSON.parse((await h.rt.redis.get(twoWayReportKey(h.rt.statePrefix, quiet.runId)))!) as {
+        readWhole: unknown;
+      };
+      expect(report.readWhole).toEqual({ source: 0, worksheet: 0 });
+      await tx.query('COMMIT');
+    } finally {
+      await tx.end();
+    }
   });
 
   it("check warns when the table's login cannot see other logins' transactions", async () => {

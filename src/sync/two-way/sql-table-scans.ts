@@ -15,8 +15,9 @@
  * PostgreSQL's `now()` is the transaction's start, MySQL's the statement's. One that
  * stamped rows before the reads and commits after them would sit below a cap taken from
  * the clock alone, so the cap is the earlier of the clock and the start of the oldest
- * transaction in progress that has written (PostgreSQL `pg_stat_activity.backend_xid`,
- * MySQL `information_schema.INNODB_TRX`). PostgreSQL shows other roles' transactions only
+ * transaction in progress that has written: on PostgreSQL one that has written this table
+ * (its lock in `pg_locks`, its start in `pg_stat_activity`), on MySQL any
+ * (`information_schema.INNODB_TRX` names no table). PostgreSQL shows other roles' transactions only
  * to a superuser or a member of `pg_read_all_stats`, MySQL shows INNODB_TRX only with
  * PROCESS: unseen, such a transaction is covered by the margin alone (`check` says so).
  * A transaction that writes its first row only after the reads start, with a start
@@ -145,12 +146,17 @@ function msOf(value: unknown): number | undefined {
 
 /** `clock_timestamp()`, or the start of the oldest transaction of this database holding a transaction id. */
 async function postgresClock(d: ScanDialect): Promise<number | undefined> {
+  // Only transactions that have written this table: an INSERT, UPDATE or DELETE holds its
+  // RowExclusiveLock (or a stronger one) until the transaction ends. Transactions busy with
+  // other tables do not hold this table's cursor back.
   const [row] = await d.readOnly(
     `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now,
-            (SELECT floor(extract(epoch FROM min(xact_start)) * 1000)::bigint::text
-               FROM pg_stat_activity
-              WHERE backend_xid IS NOT NULL AND datname = current_database()) AS oldest`,
-    [],
+            (SELECT floor(extract(epoch FROM min(a.xact_start)) * 1000)::bigint::text
+               FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+              WHERE l.locktype = 'relation' AND l.relation = to_regclass(${d.placeholder(1)})
+                AND l.mode IN ('RowExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+                AND a.backend_xid IS NOT NULL) AS oldest`,
+    [d.quote(d.table)],
   );
   return earliest(msOf(row?.now), msOf(row?.oldest));
 }
