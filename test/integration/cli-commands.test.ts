@@ -184,7 +184,15 @@ fields: { sku: sku, qty: qty }
       expect(health?.status).toBe(200);
       const body = await health!.text();
       expect(body).not.toContain(String(h.env.ROWBRIDGE_SIGN));
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      // Ready once the workers are started, which on a loaded machine can come after health.
+      let ready: number | undefined;
+      for (let i = 0; i < 150 && ready !== 200; i += 1) {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+        await res.body?.cancel();
+        ready = res.status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(ready).toBe(200);
       expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/rowbridge_queue_jobs/);
     } finally {
       child.kill('SIGTERM');
