@@ -10,13 +10,12 @@
 import mysql from 'mysql2/promise';
 import type { Connection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAST_MARGIN_MS, SHORT_MARGIN } from '../helpers/cursor-margin.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
 const ROOT_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const TABLE = `curclk_people_${process.pid}`;
-/** Past the default cursor margin (5 s). */
-const PAST_MARGIN_MS = 6_000;
 
 let h: Harness;
 let sheet: string;
@@ -40,7 +39,7 @@ beforeAll(async () => {
   await admin.query(
     `INSERT INTO ${TABLE} (email, full_name) VALUES ('a@x.test', 'A'), ('y@x.test', 'Y'), ('z@x.test', 'Z')`,
   );
-  h = await createHarness('cursor-clocks-mysql', {}, { CURCLKM_DB: ROOT_URL });
+  h = await createHarness('cursor-clocks-mysql', {}, { CURCLKM_DB: ROOT_URL, ...SHORT_MARGIN });
   sheet = h.createWorksheet({
     name: 'People',
     alias: 'people',

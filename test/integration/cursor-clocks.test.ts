@@ -20,13 +20,12 @@ import { twoWayReportKey } from '../../src/queue/two-way-job.ts';
 import { checkTableClock } from '../../src/sync/check/check-table-clock.ts';
 import { loadJobSpec } from '../../src/sync/job-spec/load-job-spec.ts';
 import { pgQuery, PG_URL } from '../helpers/pg.ts';
+import { PAST_MARGIN_MS, SHORT_MARGIN } from '../helpers/cursor-margin.ts';
 import { createHarness, type Harness } from '../helpers/sync-harness.ts';
 
 const SCHEMA = `curclk_${process.pid}`;
 /** How far the platform's clock is behind this machine's. */
 const PLATFORM_BEHIND_MS = 90_000;
-/** Past the default cursor margin (5 s), so a run reads no more than the last one left. */
-const PAST_MARGIN_MS = 6_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let h: Harness;
@@ -54,7 +53,7 @@ beforeAll(async () => {
   h = await createHarness(
     'cursor-clocks',
     { now: () => Date.now() - PLATFORM_BEHIND_MS, beforeHandle: (request) => hold?.(request) },
-    { CURCLK_DB: PG_URL },
+    { CURCLK_DB: PG_URL, ...SHORT_MARGIN },
   );
   client = h.rt.clientFor();
   await pgQuery(

@@ -13,6 +13,7 @@ import type { PlatformClient } from '../../src/api/create-platform-client.ts';
 import type { WorksheetStructure } from '../../src/api/types.ts';
 import { twoWayReportKey } from '../../src/queue/two-way-job.ts';
 import type { TwoWayReport } from '../../src/sync/two-way/two-way-run.ts';
+import { PAST_MARGIN_MS, SHORT_MARGIN } from '../helpers/cursor-margin.ts';
 import { createHarness } from '../helpers/sync-harness.ts';
 import type { Harness } from '../helpers/sync-harness.ts';
 
@@ -70,7 +71,11 @@ beforeAll(async () => {
     );
   const values = Array.from({ length: 30 }, (_, i) => [`p${i}@x.test`, `Person ${i}`]);
   await admin.query(`INSERT INTO ${TABLE} (email, full_name) VALUES ?`, [values]);
-  h = await createHarness('two-way-incremental-mysql', { requestLogLimit: 1_000_000 }, { TWIM_DB: ROOT_URL });
+  h = await createHarness(
+    'two-way-incremental-mysql',
+    { requestLogLimit: 1_000_000 },
+    { TWIM_DB: ROOT_URL, ...SHORT_MARGIN },
+  );
   client = h.rt.clientFor();
   sheet = h.emulator.createWorksheet(h.appId, {
     name: 'People',
@@ -102,9 +107,9 @@ describe(
   () => {
     it('settled, no record is read whole; after edits and deletes on both sides, those records only, deletes found', async () => {
       expect((await run()).report.reads).toBe('whole');
-      await sleep(6_000);
+      await sleep(PAST_MARGIN_MS);
       expect((await run()).writes).toEqual({ table: 0, sheet: 0 });
-      await sleep(6_000);
+      await sleep(PAST_MARGIN_MS);
       const quiet = await run();
       expect(quiet.report.readWhole).toEqual({ source: 0, worksheet: 0 });
       expect(quiet.report.counts.linked).toBe(30);

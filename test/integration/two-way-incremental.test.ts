@@ -17,6 +17,7 @@ import { runTwoWay } from '../../src/sync/two-way/two-way-run.ts';
 import type { TwoWayReport } from '../../src/sync/two-way/two-way-run.ts';
 import { killChildren, spawnCli } from '../helpers/cli-process.ts';
 import { pgQuery, PG_URL } from '../helpers/pg.ts';
+import { PAST_MARGIN_MS, SHORT_MARGIN } from '../helpers/cursor-margin.ts';
 import { createHarness, type Harness } from '../helpers/sync-harness.ts';
 
 const SCHEMA = `twinc_${process.pid}`;
@@ -64,7 +65,11 @@ async function run(job: string) {
 }
 
 beforeAll(async () => {
-  h = await createHarness('two-way-incremental', { requestLogLimit: 1_000_000 }, { TWI_DB: PG_URL });
+  h = await createHarness(
+    'two-way-incremental',
+    { requestLogLimit: 1_000_000 },
+    { TWI_DB: PG_URL, ...SHORT_MARGIN },
+  );
   client = h.rt.clientFor();
   await pgQuery(
     `DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`,
@@ -143,11 +148,11 @@ describe('two-way runs read what changed since the last run (issue 25)', { timeo
     expect(first.report.readWhole).toEqual({ source: 60, worksheet: 40 });
     expect(rowsOf('contacts').size).toBe(80);
     // The next run reads back rowbridge's own writes (they moved _updatedAt) and writes nothing.
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     const second = await run('contacts');
     expect(second.report.reads).toBe('changes');
     expect(second.writes).toEqual({ table: 0, sheet: 0 });
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     const quiet = await run('contacts');
     expect(quiet.report.reads).toBe('changes');
     expect(quiet.report.readWhole).toEqual({ source: 0, worksheet: 0 });
@@ -187,9 +192,9 @@ describe('two-way runs read what changed since the last run (issue 25)', { timeo
 
   it('a table without updatedAtColumn is read by row hash: settled, nothing is read whole; an edit and a delete are found', async () => {
     await run('plain');
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     await run('plain');
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     const quiet = await run('plain');
     expect(quiet.report.readWhole).toEqual({ source: 0, worksheet: 0 });
     expect(quiet.writes).toEqual({ table: 0, sheet: 0 });
@@ -247,9 +252,9 @@ describe('two-way runs read what changed since the last run (issue 25)', { timeo
     expect(await h.rt.redis.hkeys(key)).toEqual([]);
   });
   it('a new record with the key of a linked record left out of the plan is ambiguous on both sides, and created nowhere', async () => {
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     await run('contacts');
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     expect((await run('contacts')).report.readWhole).toEqual({ source: 0, worksheet: 0 });
     await pgQuery(
       `INSERT INTO ${SCHEMA}.contacts (email, full_name, note) VALUES ('t12@x.test', 'second t12', 'n'), ('fresh@x.test', 'Fresh', 'n')`,

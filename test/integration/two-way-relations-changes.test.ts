@@ -24,6 +24,7 @@ import { twoWayReportKey } from '../../src/queue/two-way-job.ts';
 import type { TwoWayReport } from '../../src/sync/two-way/two-way-run.ts';
 import { killChildren, spawnCli } from '../helpers/cli-process.ts';
 import { pgQuery, PG_URL } from '../helpers/pg.ts';
+import { PAST_MARGIN_MS, SHORT_MARGIN } from '../helpers/cursor-margin.ts';
 import { createHarness, type Harness } from '../helpers/sync-harness.ts';
 
 const SCHEMA = `twrelc_${process.pid}`;
@@ -82,13 +83,17 @@ async function run(job: 'orders' | 'lines') {
 /** Runs until settled: the first run, then one reading back its own writes (the cursor margin is 5 s). */
 async function settle(job: 'orders' | 'lines') {
   await run(job);
-  await sleep(6_000);
+  await sleep(PAST_MARGIN_MS);
   expect((await run(job)).writes).toEqual({ table: 0, sheet: 0 });
-  await sleep(6_000);
+  await sleep(PAST_MARGIN_MS);
 }
 
 beforeAll(async () => {
-  h = await createHarness('two-way-rel-changes', { requestLogLimit: 1_000_000 }, { TWRC_DB: PG_URL });
+  h = await createHarness(
+    'two-way-rel-changes',
+    { requestLogLimit: 1_000_000 },
+    { TWRC_DB: PG_URL, ...SHORT_MARGIN },
+  );
   client = h.rt.clientFor();
   await pgQuery(
     `DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`,
@@ -247,13 +252,13 @@ describe('two-way jobs with relations read what changed (issue 25)', { timeout: 
     expect(edited.writes).toEqual({ table: 1, sheet: 1 });
     expect(order('O1').values.customer).toEqual([customerRow.get('GAMMA')]);
     expect((await tableOrders()).get('O2')?.customer).toBe('ACME');
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     const back = await run('orders');
     expect(back.writes).toEqual({ table: 0, sheet: 0 });
   });
 
   it('new records with a relation in the key match by the related key: a pair is linked, a key of a quiet record is ambiguous', async () => {
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     expect((await run('lines')).report.readWhole).toEqual({ source: 0, worksheet: 0 });
     const rel = (code: string) => ({ id: 'customer', value: [customerRow.get(code)] });
     // (GAMMA, L2) new on both sides; (DELTA, L2) new in the table only; (BETA, L1) new on
@@ -292,9 +297,9 @@ describe('two-way jobs with relations read what changed (issue 25)', { timeout: 
   });
 
   it('plan counts the relation lookups of its reads and writes: those the run then makes', async () => {
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     await run('orders');
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     // Read: O2's new relation is read by filter (its related key asked by id); written: O3's
     // key DELTA is looked up in the related worksheet.
     await client.rows.update(sheets.orders.id, order('O2').id, {
@@ -321,7 +326,7 @@ describe('two-way jobs with relations read what changed (issue 25)', { timeout: 
   });
 
   it("a related row's key edited is not an edit of the rows linking to it; it reaches the table with their next edit", async () => {
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     await run('orders');
     const rename = (from: string, to: string) =>
       client.rows.update(customers.id, customerRow.get(from)!, { fields: [{ id: 'code', value: to }] });
@@ -373,7 +378,7 @@ fields:
   });
 
   it("the key scan reads a relation in the key as its related row's key now: a new row under a renamed customer meets the linked one", async () => {
-    await sleep(6_000);
+    await sleep(PAST_MARGIN_MS);
     await run('lines');
     // (DELTA, L1) is linked and quiet; its customer is renamed, then a second worksheet row
     // links that customer with ref L1: both read (DELTA2, L1), the table still says DELTA.
