@@ -45,7 +45,7 @@ const LIMITS = { peakRssMb: 200, writes: 0, readRequestsPerThousandRows: 1.1 };
 const flags = parseNumberFlags('bench/two-way.ts', {
   rows: { default: 100_000 },
   'timeout-s': { default: 3600 },
-  hashed: { default: 0 },
+  hashed: { default: 0, min: 0 },
 });
 const rows = flags.rows;
 const JOB = 'bench-two-way';
