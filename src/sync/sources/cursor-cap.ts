@@ -14,7 +14,8 @@ import { readSetting } from '../../../config/settings.ts';
 
 /** `ROWBRIDGE_CURSOR_MARGIN_SECONDS` of `env`, in milliseconds. */
 export function cursorMarginMs(env: NodeJS.ProcessEnv): number {
-  return (readSetting('cursorMarginSeconds', env) ?? 5) * 1000;
+  // The setting has a default (5): it is never undefined.
+  return readSetting('cursorMarginSeconds', env)! * 1000;
 }
 
 /**

@@ -117,8 +117,8 @@ export function createLinkSlots(index: Pick<LinkIndex, 'keys' | 'rowIds'>): Link
         return;
       }
       hashHalves ??= new Int32Array(2 * size);
-      hashHalves[2 * slot] = parseInt(hash.slice(0, 8), 16) | 0;
-      hashHalves[2 * slot + 1] = parseInt(hash.slice(8), 16) | 0;
+      hashHalves[2 * slot] = highHalf(hash);
+      hashHalves[2 * slot + 1] = lowHalf(hash);
       flags[slot]! |= HAS_HASH;
     },
     rowHashChanged(key, hash) {
@@ -127,8 +127,8 @@ export function createLinkSlots(index: Pick<LinkIndex, 'keys' | 'rowIds'>): Link
         flags[slot]! |= HASH_FOUND;
         return (
           !HEX16.test(hash) ||
-          hashHalves[2 * slot] !== (parseInt(hash.slice(0, 8), 16) | 0) ||
-          hashHalves[2 * slot + 1] !== (parseInt(hash.slice(8), 16) | 0)
+          hashHalves[2 * slot] !== highHalf(hash) ||
+          hashHalves[2 * slot + 1] !== lowHalf(hash)
         );
       }
       const stored = otherHashes.get(key);
@@ -145,6 +145,10 @@ export function createLinkSlots(index: Pick<LinkIndex, 'keys' | 'rowIds'>): Link
     },
   };
 }
+
+/** The first and last 8 hex digits of a 16-digit row hash, as signed 32-bit integers. */
+const highHalf = (hash: string) => parseInt(hash.slice(0, 8), 16) | 0;
+const lowHalf = (hash: string) => parseInt(hash.slice(8), 16) | 0;
 
 /** FNV-1a over the string's UTF-16 code units, as a signed 32-bit integer. */
 function hashOf(s: string): number {

@@ -6,7 +6,6 @@
  * reads the same way and saves nothing.
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
-import type { WorksheetStructure } from '../../api/types.ts';
 import { createZoneClock } from '../../api/zone-clock.ts';
 import type { ZoneClock } from '../../api/zone-clock.ts';
 import type { JobSpec } from '../job-spec/job-spec-schema.ts';
@@ -31,7 +30,6 @@ export interface TwoWayReadDeps {
   prefix: string;
   store: LinkStore;
   client: PlatformClient;
-  structure: WorksheetStructure;
   table: TableSide;
   fields: readonly TwoWayField[];
   keyTargets: readonly string[];

@@ -97,7 +97,6 @@ export async function runTwoWay(deps: TwoWayDeps, planOnly = false): Promise<Two
     const read = await readTwoWay({
       ...deps,
       store,
-      structure: prepared.structure,
       table,
       fields,
       keyTargets,

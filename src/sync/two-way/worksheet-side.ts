@@ -13,8 +13,8 @@
  */
 import type { PlatformClient } from '../../api/create-platform-client.ts';
 import type { FieldValue, NormalisedRow } from '../../api/types.ts';
-import { ApiError } from '../../ground/errors.ts';
 import { mapRecord } from '../mapping/map-record.ts';
+import { isCategory } from '../write/batch-outcomes.ts';
 import type { RowError } from '../mapping/map-result.ts';
 import type { MappingPlan, PlannedField } from '../mapping/plan-types.ts';
 import { resolveReferences } from '../mapping/resolve-references.ts';
@@ -94,8 +94,7 @@ export function createWorksheetSide(
 
   /** The platform's refusal of a value in `err`, or undefined for any other failure. */
   function refusalOf(err: unknown, written: readonly FieldValue[]): WriteRefusal | undefined {
-    if (!(err instanceof ApiError) || (err.category !== 'invalid-row' && err.category !== 'conflict'))
-      return undefined;
+    if (!isCategory(err, 'invalid-row', 'conflict')) return undefined;
     const field = fieldNamed(err.message, written);
     return {
       reason: err.message,
